@@ -1,0 +1,93 @@
+"""The command line of every competition's score.py: resolve input/output, run one task, write the outputs,
+map errors to exit codes. The only module (with the other entry points) that prints.
+
+    python score.py INPUT OUTPUT     reads INPUT/ref and INPUT/res, writes OUTPUT/scores.txt, scores.json,
+                                     detailed_results.html
+    python score.py                  the same with Codabench's /app/input and /app/output
+
+Exit codes: 0 scored; 1 submission error (one line on stderr, no scores); 2 reference-data error (the
+organizer's fault); 3 internal error (a bug: please report it with the traceback).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+
+from .errors import EXIT_INTERNAL, EXIT_OK, ReferenceDataError, ScoringError, SubmissionError
+from .formats.files import Submission
+from .report.html import render
+from .report.write import format_score, remove_stale, write_outputs
+from .tasks import registry
+
+USAGE = "usage: python score.py [INPUT OUTPUT]   (INPUT holds ref/ and res/; default /app/input /app/output)"
+
+
+class Progress(object):
+    """A line on stderr every few seconds (Codalab shows stderr to the participant)."""
+
+    def __init__(self, stream, every=3.0):
+        self.stream = stream
+        self.every = every
+        self.start = time.time()
+        self.last = self.start
+
+    def __call__(self, done, total, what=""):
+        now = time.time()
+        if now - self.last >= self.every:
+            self.last = now
+            self.stream.write("progress: %d/%d %s (%.0f s)\n" % (done, total, what, now - self.start))
+            self.stream.flush()
+
+
+def run(slug, input_dir, output_dir, progress=None):
+    """Score one submission; returns the Result. Raises ScoringError subclasses for bad input."""
+    task = registry.get(slug)
+    ref_dir = os.path.join(input_dir, "ref")
+    res_dir = os.path.join(input_dir, "res")
+    if not os.path.isdir(ref_dir):
+        raise ReferenceDataError("ref", message="the reference data folder INPUT/ref is missing")
+    if not os.path.isdir(res_dir):
+        raise SubmissionError("res", message="no submission was found (INPUT/res is missing)")
+    result = task.score(ref_dir, Submission(res_dir), progress or (lambda *a: None))
+    columns = [k.key for k in task.score_keys(ref_dir)]
+    extra = [k for k in result.scores if k not in columns]
+    if extra:
+        raise RuntimeError("task wrote score keys that are not leaderboard columns: %s" % extra)
+    ordered = [(k, result.scores[k]) for k in columns if k in result.scores]
+    result.scores.clear()
+    result.scores.update(ordered)
+    write_outputs(output_dir, result, render(result))
+    return result
+
+
+def main(slug, argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) == 0:
+        input_dir, output_dir = "/app/input", "/app/output"
+    elif len(argv) == 2:
+        input_dir, output_dir = argv
+    else:
+        sys.stderr.write(USAGE + "\n")
+        return 2
+    t0 = time.time()
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+        result = run(slug, input_dir, output_dir, Progress(sys.stderr))
+    except ScoringError as e:
+        sys.stderr.write(e.render() + "\n")
+        remove_stale(output_dir)
+        return e.exit_code
+    except Exception:
+        sys.stderr.write("internal error in the scoring program (not your fault); please report this:\n")
+        traceback.print_exc()
+        remove_stale(output_dir)
+        return EXIT_INTERNAL
+    row = "  ".join("%s: %s" % (k, format_score(round(v, 6))) for k, v in list(result.scores.items())[:6])
+    more = len(result.scores) - 6
+    sys.stdout.write("%s  %s%s\n" % (slug, row, "  (+%d more)" % more if more > 0 else ""))
+    sys.stdout.write("scores written to %s (%.2f s)\n" % (os.path.join(output_dir, "scores.txt"), time.time() - t0))
+    for w in result.warnings:
+        sys.stderr.write("warning: %s\n" % w)
+    return EXIT_OK

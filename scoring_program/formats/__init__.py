@@ -1,0 +1,1 @@
+"""Parsers: path -> typed numpy arrays (+ line numbers). They raise SubmissionError / ReferenceDataError."""

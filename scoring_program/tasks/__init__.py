@@ -1,0 +1,1 @@
+"""One adapter per competition: find files, parse, call metrics, return a Result."""

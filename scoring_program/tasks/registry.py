@@ -1,0 +1,33 @@
+"""Competition slug -> task adapter module (each module defines TASK)."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+MODULES = {
+    "voc2011-classification": "voc2011_classification",
+    "voc2011-detection": "voc2011_detection",
+    "voc2011-segmentation": "voc2011_segmentation",
+    "voc2011-layout": "voc2011_layout",
+    "voc2011-action": "voc2011_action",
+    "chalearn-lap2014-pose": "chalearn_lap2014_pose",
+    "chalearn-lap2014-action": "chalearn_lap2014_action",
+    "chalearn-lap2015-cultural-event": "chalearn_lap2015_cultural_event",
+    "kinetics-tps": "kinetics_tps",
+    "action-tubes": "action_tubes",
+}
+
+
+def available():
+    """Slugs whose adapter exists, in the order above."""
+    out = []
+    for slug, mod in MODULES.items():
+        if importlib.util.find_spec("%s.%s" % (__package__, mod)) is not None:
+            out.append(slug)
+    return out
+
+
+def get(slug):
+    if slug not in MODULES:
+        raise KeyError("unknown competition %r (known: %s)" % (slug, ", ".join(MODULES)))
+    return importlib.import_module("%s.%s" % (__package__, MODULES[slug])).TASK
