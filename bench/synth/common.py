@@ -30,3 +30,26 @@ def copy_tree(src, dst):
     if os.path.isdir(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst)
+
+
+def make_logo(path, slug, size=256):
+    """A plain deterministic logo: a colour band per family and the competition's short name."""
+    import zlib
+
+    from PIL import Image, ImageDraw
+
+    family = slug.split("-")[0]
+    palette = {"voc2011": (0, 82, 155), "chalearn": (170, 40, 40), "kinetics": (30, 120, 60),
+               "action": (110, 60, 150)}
+    color = palette.get(family, (60, 60, 60))
+    img = Image.new("RGB", (size, size), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    d.rectangle([0, 0, size - 1, size // 3], fill=color)
+    h = zlib.crc32(slug.encode()) & 0xFFFFFF
+    accent = ((h >> 16) & 255, (h >> 8) & 255, h & 255)
+    d.ellipse([size // 3, size // 2 - 10, 2 * size // 3, 5 * size // 6 - 10], outline=accent, width=8)
+    words = slug.split("-")
+    d.text((12, 12), words[0].upper(), fill=(255, 255, 255))
+    d.text((12, size // 3 + 12), " ".join(words[1:]), fill=(0, 0, 0))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    img.save(path, optimize=True)
