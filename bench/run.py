@@ -1,0 +1,69 @@
+"""make bench: full-scale synthetic data per competition, whole-process seconds and peak memory of score.py.
+
+    python -m bench.run [SLUG ...] [--keep]
+
+Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and optionally
+{"inputs": {label: dir}} for several timed variants. A generator may define bench_baseline(info) ->
+(label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench.synth import MODULES, get
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure(argv):
+    """Run argv; returns (seconds, peak RSS in MiB, exit code, stderr tail)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = b"", b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return dt, usage.ru_maxrss / 1024.0, proc.returncode, (out + err).decode("utf-8", "replace").strip()
+
+
+def main(argv):
+    keep = "--keep" in argv
+    slugs = [a for a in argv if not a.startswith("--")] or [s for s in MODULES if get(s) is not None
+                                                             and hasattr(get(s), "make_bench")]
+    rows = []
+    for slug in slugs:
+        mod = get(slug)
+        work = tempfile.mkdtemp(prefix="bench-%s-" % slug)
+        try:
+            t0 = time.perf_counter()
+            info = mod.make_bench(work)
+            gen = time.perf_counter() - t0
+            inputs = info.get("inputs") or {"all": info["input"]}
+            for label, inp in inputs.items():
+                out = os.path.join(work, "output-" + label.replace(" ", "_"))
+                dt, mem, rc, tail = measure([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"),
+                                             inp, out])
+                first = tail.splitlines()[0] if tail else ""
+                rows.append((slug, label, dt, mem, rc))
+                print("%-32s %-14s %7.2f s  peak %7.1f MiB  exit %d  [%s; data generated in %.1f s]\n    %s"
+                      % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
+                sys.stdout.flush()
+            if hasattr(mod, "bench_baseline"):
+                label, base = mod.bench_baseline(info)
+                print("%-32s %-14s %7.2f s  (ratio scoring/%s = %.2f)" % (slug, label, base, label,
+                                                                           rows[-1][2] / base if base else 0))
+        finally:
+            if keep:
+                print("    kept %s" % work)
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+    return 1 if any(r[4] != 0 for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
