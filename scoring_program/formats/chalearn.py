@@ -1,0 +1,86 @@
+"""ChaLearn LAP 2014 Track 2 CSV files: SeqXX_labels.csv, SeqXX_data.csv, SeqXX_prediction.csv.
+
+Rows are comma-separated integers, one action instance per line, in one of two layouts:
+    3 columns  ActionID,StartFrame,EndFrame             (the 2014 starting kit)
+    4 columns  ActorID,ActionID,StartFrame,EndFrame     (the later kit, as the seed's submission text)
+Every row of a file has the same layout. Blank lines are errors (the original's csv reader crashed on them).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, shorten
+from .text import parse_table, read_bytes, to_int
+
+ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
+ACTORS = (1, 2)
+
+
+class Intervals(object):
+    """Parsed action rows: ncols (3 or 4), actor (None for 3 columns), action, start, end, lines (int64)."""
+
+    def __init__(self, ncols, actor, action, start, end, lines, file):
+        self.ncols = ncols
+        self.actor = actor
+        self.action = action
+        self.start = start
+        self.end = end
+        self.lines = lines
+        self.file = file
+
+    def __len__(self):
+        return int(self.lines.size)
+
+
+def _check_range(values, lines, ok, file, err, what, allowed):
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        i = int(bad[0])
+        raise err(file, int(lines[i]), expected="%s %s" % (what, allowed), found=str(int(values[i])))
+
+
+def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
+    """Rows of 3 or 4 comma-separated integers; action ids 1..11, actor ids 1..2, start frame >= 1.
+
+    An end frame <= start frame is accepted and marks nothing (as the original's numpy slice).
+    """
+    head = data.split(b"\n", 1)[0]
+    if head.strip() and head.count(b",") + 1 not in (3, 4):
+        raise err(file, 1, expected="3 or 4 comma-separated fields (ActionID,StartFrame,EndFrame or "
+                  "ActorID,ActionID,StartFrame,EndFrame)",
+                  found="%d: %s" % (head.count(b",") + 1, shorten(head.decode("utf-8", "replace").strip())))
+    rec = parse_table(data, file, (3, 4), err, allow_blank=False, sep=b",", what="comma-separated fields")
+    n = len(rec.cols)
+    names = (("actor id",) if n == 4 else ()) + ("action id", "start frame", "end frame")
+    vals = [to_int(rec, k, names[k], err) for k in range(n)]
+    actor = vals[0] if n == 4 else None
+    action, start, end = vals[-3:]
+    if actor is not None:
+        _check_range(actor, rec.lines, (actor == 1) | (actor == 2), file, err, "an actor id", "1 or 2")
+    _check_range(action, rec.lines, (action >= 1) & (action <= len(ACTIONS)), file, err, "an action id",
+                 "1..%d" % len(ACTIONS))
+    _check_range(start, rec.lines, start >= 1, file, err, "a start frame", ">= 1 (frames are 1-based)")
+    return Intervals(n, actor, action, start, end, rec.lines, file)
+
+
+def read_intervals(path, file, err=SubmissionError) -> Intervals:
+    return parse_intervals(read_bytes(path, file, err), file, err)
+
+
+def read_frame_count(path, file) -> int:
+    """SeqXX_data.csv: the number of frames is the first column of the LAST non-blank row (as the original)."""
+    data = read_bytes(path, file, ReferenceDataError)
+    lines = [ln for ln in data.split(b"\n") if ln.strip()]
+    if not lines:
+        raise ReferenceDataError(file, expected="a row whose first column is the number of frames",
+                                 found="an empty file")
+    first = lines[-1].split(b",")[0].strip()
+    try:
+        n = int(first)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ReferenceDataError(file, len(data.rstrip(b"\n").split(b"\n")),
+                                 expected="a number of frames (a non-negative integer) in the first column",
+                                 found=shorten(first.decode("utf-8", "replace")))
+    return n

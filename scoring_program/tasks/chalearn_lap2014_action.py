@@ -1,0 +1,215 @@
+"""chalearn-lap2014-action: ChaLearn LAP 2014 Track 2, action/interaction spotting, mean Jaccard.
+
+Scored as the starting kit's ChalearnLAPEvaluation.py (evalAction) computes it, which differs from the seed's
+prose: predicted actions absent from the ground truth are ignored, the end frame is exclusive.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.chalearn import ACTIONS, read_frame_count, read_intervals
+from ..metrics.jaccard import jaccard_2014, jaccard_actor
+from ..report.result import Result, ScoreKey, Table
+from .base import Task, no_progress
+
+LABELS = "_labels.csv"
+DATA = "_data.csv"
+PRED = "_prediction.csv"
+PRED_ALIAS = "_predictions.csv"   # the seed's evaluation section spells it so
+
+PROTOCOL = [
+    "ChaLearn LAP 2014 Track 2 (action/interaction spotting), scored as the starting kit's "
+    "ChalearnLAPEvaluation.py (evalAction) computes it: the code is the contract where it differs from the "
+    "challenge page's prose.",
+    "Each row is an action instance: 'ActionID,StartFrame,EndFrame' (3 columns, 2014 kit) or "
+    "'ActorID,ActionID,StartFrame,EndFrame' (4 columns). Frames are 1-based and the END FRAME IS EXCLUSIVE: a row "
+    "marks frames StartFrame .. EndFrame-1 (StartFrame == EndFrame marks nothing). Intervals are clipped to the "
+    "sequence length (the first column of the last row of SeqXX_data.csv); intervals of one action are OR-ed.",
+    "3-column ground truth (the 2014 rule): only the actions present in the sequence's ground truth are scored; a "
+    "predicted action absent from the ground truth is IGNORED (the prose says it would count as 0; the code never "
+    "looks at it). J = |GT and P| / |GT or P| over frames, per action; the sequence score is the mean J. A 4-column "
+    "prediction against 3-column ground truth: the actor column is dropped.",
+    "4-column ground truth (actor-aware rule): frames are indexed per (actor, action); every (actor, action) pair "
+    "of the ground truth is scored as above, a pair whose union is empty is skipped, the sequence score is the mean "
+    "over the scored pairs. A 3-column prediction against 4-column ground truth is an error.",
+    "A ground-truth action whose clipped intervals are empty, with an empty prediction, makes the original divide "
+    "0 by 0 (NaN): here J = 0 and the report warns. A sequence with nothing to score counts 0.",
+    "mean_jaccard = mean of the sequence scores over ALL reference sequences. A missing prediction file (the "
+    "original crashed) and an empty file score 0 for that sequence. jaccard_<Action> = mean J of that action over "
+    "the sequences (and actors) whose ground truth has it; not written when no ground truth has it.",
+]
+
+
+def reference_sequences(ref_dir):
+    """{seq: (labels path, data path)} for every ref file ending in _labels.csv (its _data.csv must exist)."""
+    ref_dir = str(ref_dir)
+    out = {}
+    for name in sorted(os.listdir(ref_dir)):
+        if name.endswith(LABELS) and os.path.isfile(os.path.join(ref_dir, name)):
+            seq = name[:-len(LABELS)]
+            data = os.path.join(ref_dir, seq + DATA)
+            if not os.path.isfile(data):
+                raise ReferenceDataError("ref/" + seq + DATA, message="the data file of sequence %s is missing" % seq)
+            out[seq] = (os.path.join(ref_dir, name), data)
+    if not out:
+        raise ReferenceDataError("ref", expected="files SeqXX_labels.csv and SeqXX_data.csv", found="none")
+    return out
+
+
+def prediction_files(submission):
+    """{seq: path} for SeqXX_prediction.csv (also SeqXX_predictions.csv; _prediction wins), plus notes."""
+    found = submission.matching(r".+_predictions?\.csv")
+    files, notes = {}, []
+    for name in sorted(found):
+        if name.endswith(PRED):
+            files[name[:-len(PRED)]] = found[name]
+    for name in sorted(found):
+        if name.endswith(PRED_ALIAS):
+            seq = name[:-len(PRED_ALIAS)]
+            if seq in files:
+                notes.append("%s: ignored, %s%s is used." % (submission.label(found[name]), seq, PRED))
+            else:
+                files[seq] = found[name]
+    return files, notes
+
+
+class ChalearnLap2014Action(Task):
+    slug = "chalearn-lap2014-action"
+    title = "ChaLearn LAP 2014 Track 2: action/interaction spotting (mean Jaccard)"
+
+    def score_keys(self, ref_dir=None):
+        keys = [ScoreKey("mean_jaccard", "Mean Jaccard")]
+        keys += [ScoreKey("jaccard_" + a, "J " + a) for a in ACTIONS]
+        return keys
+
+    def score(self, ref_dir, submission, progress=no_progress):
+        seqs = reference_sequences(ref_dir)
+        files, alias_notes = prediction_files(submission)
+        unknown = sorted(s for s in files if s not in seqs)
+        if unknown:
+            raise SubmissionError(submission.label(files[unknown[0]]),
+                                  expected="prediction files of the evaluated sequences only",
+                                  found="%d for unknown sequences: %s" % (len(unknown), quote_some(unknown)))
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        res.notes.extend(alias_notes)
+        per_action = [[] for _ in ACTIONS]
+        seq_rows, missing, empty, ignored_total, nan_cases, nothing = [], [], [], 0, [], []
+        total = len(seqs)
+        for k, (seq, (lab_path, dat_path)) in enumerate(seqs.items()):
+            progress(k, total, "sequences")
+            gt = read_intervals(lab_path, "ref/" + os.path.basename(lab_path), ReferenceDataError)
+            nframes = read_frame_count(dat_path, "ref/" + os.path.basename(dat_path))
+            path = files.get(seq)
+            if path is None:
+                missing.append(seq)
+                pr = None
+            else:
+                label = submission.label(path)
+                pr = read_intervals(path, label)
+                if len(pr) == 0:
+                    empty.append(label)
+                elif gt.ncols == 4 and pr.ncols == 3:
+                    raise SubmissionError(label, int(pr.lines[0]),
+                                          expected="4 columns ActorID,ActionID,StartFrame,EndFrame (this "
+                                          "sequence's ground truth identifies the actors)",
+                                          found="3 columns")
+            if pr is None or len(pr) == 0:
+                pa = ps = pe = pact = np.zeros(0, dtype=np.int64)
+            else:
+                pa, ps, pe = pr.action, pr.start, pr.end
+                pact = pr.actor if pr.actor is not None else np.zeros(0, dtype=np.int64)
+            if gt.ncols == 3 or len(gt) == 0:
+                actions, j, flagged, score = jaccard_2014(gt.action, gt.start, gt.end, pa, ps, pe, nframes)
+                ignored = int(np.count_nonzero(~np.isin(pa, actions)))
+                for a, v in zip(actions.tolist(), j.tolist()):
+                    per_action[a - 1].append(v)
+                if flagged.any():
+                    nan_cases.append("%s: %s" % (seq, ", ".join(ACTIONS[a - 1] for a in actions[flagged].tolist())))
+                pairs = ", ".join("%s %.4f" % (ACTIONS[a - 1], v) for a, v in zip(actions.tolist(), j.tolist()))
+                rule = "2014 (3 columns)"
+                nscored = int(actions.size)
+            else:
+                actors, actions, j, flagged, score = jaccard_actor(gt.actor, gt.action, gt.start, gt.end, pact, pa,
+                                                                   ps, pe, nframes, len(ACTIONS))
+                pk = pact * 100 + pa
+                ignored = int(np.count_nonzero(~np.isin(pk, actors * 100 + actions)))
+                for a, v, f in zip(actions.tolist(), j.tolist(), flagged.tolist()):
+                    if not f:
+                        per_action[a - 1].append(v)
+                if flagged.any():
+                    res.notes.append("%s: (actor, action) pairs with an empty union, skipped: %s." % (
+                        seq, ", ".join("%d/%s" % (p, ACTIONS[a - 1]) for p, a in
+                                       zip(actors[flagged].tolist(), actions[flagged].tolist()))))
+                pairs = ", ".join("actor %d %s %s" % (p, ACTIONS[a - 1], "skipped" if f else "%.4f" % v)
+                                  for p, a, v, f in zip(actors.tolist(), actions.tolist(), j.tolist(),
+                                                        flagged.tolist()))
+                rule = "actor-aware (4 columns)"
+                nscored = int(np.count_nonzero(~flagged))
+            if nscored == 0 or len(gt) == 0:
+                nothing.append(seq)
+            ignored_total += ignored
+            seq_rows.append([seq, score, rule, nframes, len(gt), 0 if pr is None else len(pr), ignored,
+                             "missing" if path is None else submission.label(path), pairs])
+        progress(total, total, "sequences")
+        mean = float(np.mean([r[1] for r in seq_rows])) if seq_rows else 0.0
+        res.set("mean_jaccard", mean)
+        arows = []
+        for a, name in enumerate(ACTIONS):
+            vals = per_action[a]
+            if vals:
+                res.set("jaccard_" + name, float(np.mean(vals)))
+            arows.append([a + 1, name, float(np.mean(vals)) if vals else float("nan"), len(vals)])
+        res.tables.append(Table("Per-action Jaccard (mean over the sequences and actors whose ground truth has "
+                                "the action)", ["id", "action", "mean J", "scored"], arows,
+                                note="n/a: no ground truth has the action; its column is not written."))
+        res.tables.append(Table("Per-sequence Jaccard", ["sequence", "score", "rule", "frames", "GT rows",
+                                                         "predicted rows", "ignored rows", "file", "J per action"],
+                                seq_rows))
+        if missing:
+            res.notes.append("%d sequence(s) without a prediction file, scored 0: %s." % (
+                len(missing), quote_some(missing, 20)))
+        if empty:
+            res.notes.append("%d empty prediction file(s), scored 0: %s." % (len(empty), quote_some(empty, 20)))
+        if ignored_total:
+            res.notes.append("%d predicted row(s) name an action (or actor/action pair) absent from their "
+                             "sequence's ground truth: ignored, as the original code does." % ignored_total)
+        if nan_cases:
+            res.warnings.append("the original returns NaN for a ground-truth action whose clipped intervals are "
+                                "empty when the prediction is empty too; counted as J = 0 here: %s."
+                                % "; ".join(nan_cases[:10]))
+        if nothing:
+            res.warnings.append("sequence(s) with nothing to score (no ground-truth frame), counted 0: %s."
+                                % quote_some(nothing, 20))
+        return res
+
+    def validate(self, submission, ids=None):
+        files, notes = prediction_files(submission)
+        if not files:
+            raise SubmissionError(expected="files named SeqXX_prediction.csv",
+                                  found="none (files present: %s)" % (quote_some(submission.names()) or "none"))
+        if ids is not None:
+            known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())
+            unknown = sorted(s for s in files if s not in known)
+            if unknown:
+                raise SubmissionError(submission.label(files[unknown[0]]),
+                                      expected="prediction files of the evaluated sequences only",
+                                      found="%d for unknown sequences: %s" % (len(unknown), quote_some(unknown)))
+        layouts = set()
+        for seq in sorted(files):
+            label = submission.label(files[seq])
+            pr = read_intervals(files[seq], label)
+            if len(pr):
+                layouts.add(pr.ncols)
+            notes.append("%s: %d rows%s" % (label, len(pr), "" if not len(pr) else ", %d columns" % pr.ncols))
+        notes.insert(0, "%d prediction file(s)" % len(files))
+        if 3 in layouts:
+            notes.append("3-column rows are an error for sequences whose ground truth has 4 columns (actor ids); "
+                         "4-column rows are accepted everywhere.")
+        return notes
+
+
+TASK = ChalearnLap2014Action()
