@@ -66,7 +66,8 @@ def read_confidences(path, label, gt_keys, nkey=1, what="image id") -> Confidenc
         out[rev_uniq] = conf[last]
         ndup = int(idx.size - rev_uniq.size)
         if ndup:
-            is_last = np.zeros(idx.size, dtype=bool)
-            is_last[last] = True
-            first_dup = int(rec.lines[np.flatnonzero(~is_last)[0]])
+            # the first line that repeats an id seen on an earlier line
+            is_first = np.zeros(idx.size, dtype=bool)
+            is_first[np.unique(idx, return_index=True)[1]] = True
+            first_dup = int(rec.lines[np.flatnonzero(~is_first)[0]])
     return ConfidenceFile(out, len(rec), ndup, first_dup)

@@ -1,0 +1,38 @@
+# Everything runs in a local virtualenv made from the pinned requirements (the Dockerfile uses the same file).
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: venv bundles demo test bench samples sync-yaml clean
+
+$(STAMP): docker/requirements.txt tests/requirements.txt
+	$(PY) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r docker/requirements.txt -r tests/requirements.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+bundles: venv
+	$(VPY) -m scoring_program.bundle --out dist
+
+# build every bundle, dry-run each competition's sample submission through the worker emulation, one row each
+demo: bundles
+	$(VPY) -m scoring_program.dryrun --demo --dist dist
+
+test: venv
+	$(VPY) -m pytest -q tests
+
+bench: venv
+	$(VPY) -m bench.run
+
+# regenerate the committed synthetic samples (reference_data/, starting_kit/*/submissions|malformed, logos)
+samples: venv
+	$(VPY) -m bench.synth
+	$(VPY) -m scoring_program.bundle --sync-yaml
+
+sync-yaml: venv
+	$(VPY) -m scoring_program.bundle --sync-yaml
+
+clean:
+	rm -rf dist .pytest_cache .hypothesis

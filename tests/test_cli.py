@@ -1,0 +1,130 @@
+"""The score.py contract: locating files in res, exit codes, atomic outputs, no stale scores."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, run_score
+from scoring_program.errors import SubmissionError
+from scoring_program.formats.files import Submission
+from scoring_program.formats.text import parse_table, to_float, to_int
+from scoring_program.report.write import format_score, scores_txt
+
+SLUG = "voc2011-classification"
+REF = os.path.join(ROOT, "reference_data", SLUG)
+RANDOM = os.path.join(ROOT, "starting_kit", SLUG, "submissions", "random")
+
+
+def test_res_metadata_and_wrapping_folder(tmp_path):
+    res = tmp_path / "res"
+    (res / "wrapper" / "deep").mkdir(parents=True)
+    (res / "metadata").write_text("fileName: x\n")
+    (res / "wrapper" / "deep" / "a.txt").write_text("x")
+    s = Submission(str(res))
+    assert s.find("a.txt").endswith("a.txt") and s.find("metadata") is None
+    assert s.label(s.find("a.txt")) == "wrapper/deep/a.txt"
+
+
+def test_same_name_twice_is_an_error(tmp_path):
+    res = tmp_path / "res"
+    (res / "a").mkdir(parents=True)
+    (res / "b").mkdir()
+    (res / "a" / "f.txt").write_text("1")
+    (res / "b" / "f.txt").write_text("2")
+    with pytest.raises(SubmissionError, match="expected one file named 'f.txt'"):
+        Submission(str(res)).find("f.txt")
+
+
+def test_reference_error_exits_2_and_blames_the_organizer(tmp_path):
+    ref = tmp_path / "badref" / "ImageSets" / "Main"
+    ref.mkdir(parents=True)
+    proc, out = run_score(SLUG, str(tmp_path / "badref"), RANDOM, tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("reference data error (the organizer's fault")
+    assert not (out / "scores.txt").exists()
+
+
+def test_broken_reference_label_exits_2(tmp_path):
+    import shutil
+    ref = tmp_path / "ref2"
+    shutil.copytree(REF, str(ref))
+    p = ref / "ImageSets" / "Main" / "car_test.txt"
+    lines = p.read_text().splitlines()
+    lines[3] = lines[3].split()[0] + " 7"
+    p.write_text("\n".join(lines) + "\n")
+    proc, out = run_score(SLUG, str(ref), RANDOM, tmp_path)
+    assert proc.returncode == 2 and "car_test.txt, line 4" in proc.stderr
+    assert " 7" in proc.stderr or "7" in proc.stderr
+
+
+def test_stale_scores_are_removed_on_error(tmp_path):
+    proc, out = run_score(SLUG, REF, RANDOM, tmp_path)
+    assert proc.returncode == 0 and (out / "scores.txt").exists()
+    inp = tmp_path / "run" / "input"
+    bad = inp / "res" / "results" / "VOC2011" / "Main" / "comp1_cls_test_car.txt"
+    bad.write_text("nope nope\n")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", SLUG, "score.py"), str(inp), str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and not (out / "scores.txt").exists() and not (out / "scores.json").exists()
+
+
+def test_usage_error():
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", SLUG, "score.py"), "only-one"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.startswith("usage:")
+
+
+def test_missing_res_is_a_submission_error(tmp_path):
+    inp = tmp_path / "input"
+    import shutil
+    shutil.copytree(REF, str(inp / "ref"))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", SLUG, "score.py"), str(inp),
+                        str(tmp_path / "out")], capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.startswith("submission error:")
+
+
+def test_format_score_is_plain_decimal():
+    assert format_score(1e-7) == "0.0000001"
+    assert format_score(0.9998999999999062) == "0.9998999999999062"
+    assert format_score(1) == "1.0" and format_score(0) == "0.0"
+    with pytest.raises(ValueError):
+        format_score(float("nan"))
+    assert scores_txt({"a": 0.5, "b": 1.0}) == "a: 0.5\nb: 1.0\n"
+
+
+def test_parse_table_reports_the_line():
+    data = b"a 1\n\nb 2\nc 3 4\n"
+    with pytest.raises(SubmissionError) as e:
+        parse_table(data, "f.txt", 2)
+    assert "f.txt, line 4" in str(e.value) and "expected 2 fields" in str(e.value)
+    rec = parse_table(b"\xef\xbb\xbfa\t1\r\nb  -2e-3\n", "f.txt", 2)
+    assert rec.lines.tolist() == [1, 2]
+    assert to_float(rec, 1, "x").tolist() == [1.0, -0.002]
+    with pytest.raises(SubmissionError, match="line 2"):
+        parse_table(b"a 1\n\nb 2\n", "f.txt", 2, allow_blank=False)
+    csv = parse_table(b"1, 2,3\n4,5 ,6\n", "c.csv", 3, sep=b",")
+    assert to_int(csv, 1, "y").tolist() == [2, 5]
+    with pytest.raises(SubmissionError, match="line 2.*an integer"):
+        to_int(parse_table(b"1,2\n1,x\n", "c.csv", 2, sep=b","), 1, "y")
+
+
+def test_scoring_code_parses_as_python37():
+    """The scorer must run on the stock Codabench image (Python 3.7): no newer syntax in scoring_program/."""
+    import ast
+    for dp, dn, fn in os.walk(os.path.join(ROOT, "scoring_program")):
+        for f in fn:
+            if f.endswith(".py"):
+                src = open(os.path.join(dp, f), encoding="utf-8").read()
+                ast.parse(src, filename=f, feature_version=(3, 7))
+
+
+def test_scorer_imports_without_yaml_or_cv2():
+    """Scoring must not need yaml (and cv2 only lazily): import every task with both blocked."""
+    code = ("import sys; sys.modules['yaml'] = None; sys.modules['cv2'] = None\n"
+            "from scoring_program.tasks import registry\n"
+            "from scoring_program import cli\n"
+            "[registry.get(s) for s in registry.available()]\nprint('ok')")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr

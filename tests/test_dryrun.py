@@ -1,0 +1,101 @@
+"""The worker emulation: both flavors on the sample, a zipped submission with a wrapping folder, unsafe zips."""
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import CHECKER, ROOT, competition_slugs, read_scores
+
+from scoring_program import bundle, dryrun
+from scoring_program.safezip import UnsafeZip, safe_extract
+
+SLUG = "voc2011-classification"
+KIT = os.path.join(ROOT, "starting_kit", SLUG)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("dist"))
+    for slug in competition_slugs():
+        bundle.build(slug, out)
+    return out
+
+
+def zip_folder(folder, dest, wrap=None):
+    with zipfile.ZipFile(dest, "w") as z:
+        for dp, dn, fn in os.walk(folder):
+            for f in fn:
+                p = os.path.join(dp, f)
+                rel = os.path.relpath(p, folder)
+                z.write(p, os.path.join(wrap, rel) if wrap else rel)
+    return dest
+
+
+@pytest.mark.parametrize("flavor", ["codabench", "codalab"])
+@pytest.mark.parametrize("slug", competition_slugs())
+def test_dry_run_perfect_sample(dist, tmp_path, flavor, slug):
+    sub = os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect")
+    code, scores, out, err = dryrun.run(slug, sub, flavor, dist=dist, keep=str(tmp_path / "out"))
+    assert code == 0, err
+    assert scores and os.path.isfile(os.path.join(out, "detailed_results.html"))
+    assert dict(scores) == read_scores(out)
+
+
+def test_dry_run_zip_with_wrapping_folder(dist, tmp_path):
+    z = zip_folder(os.path.join(KIT, "submissions", "random"), str(tmp_path / "sub.zip"), wrap="my_results")
+    code, scores, out, err = dryrun.run(SLUG, z, "codabench", dist=dist)
+    assert code == 0, err
+    assert dict(scores)["mAP"] == pytest.approx(0.7542828588460078, abs=1e-12)
+
+
+def test_dry_run_malformed_fails_like_the_worker(dist, tmp_path):
+    code, scores, out, err = dryrun.run(SLUG, os.path.join(KIT, "malformed", "unknown_id"), "codalab", dist=dist)
+    assert code == 1 and scores == [] and err.startswith("submission error:")
+
+
+def test_cli_prints_the_row(dist):
+    p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", SLUG, os.path.join(KIT, "submissions",
+                        "perfect"), "--dist", dist, "--flavor", "codalab"], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "mAP 1.0000" in p.stdout and "detailed report:" in p.stdout
+
+
+@pytest.mark.parametrize("entry", ["../evil.txt", "/abs.txt", "a/../../b.txt"])
+def test_unsafe_zip_entries_are_refused(tmp_path, entry):
+    z = str(tmp_path / "bad.zip")
+    with zipfile.ZipFile(z, "w") as f:
+        f.writestr(entry, "x")
+    with pytest.raises(UnsafeZip):
+        safe_extract(z, str(tmp_path / "x"))
+
+
+def test_symlink_and_size_limit_are_refused(tmp_path):
+    z = str(tmp_path / "link.zip")
+    with zipfile.ZipFile(z, "w") as f:
+        info = zipfile.ZipInfo("link")
+        info.external_attr = (0o120777 << 16)
+        f.writestr(info, "/etc/passwd")
+    with pytest.raises(UnsafeZip):
+        safe_extract(z, str(tmp_path / "x"))
+    z2 = str(tmp_path / "big.zip")
+    with zipfile.ZipFile(z2, "w", zipfile.ZIP_DEFLATED) as f:
+        f.writestr("zeros.txt", b"0" * 100000)
+    with pytest.raises(UnsafeZip):
+        safe_extract(z2, str(tmp_path / "y"), max_bytes=1000)
+
+
+@pytest.mark.skipif(not os.path.isfile(CHECKER), reason="../shared/tools/codalab_check.py not present")
+@pytest.mark.parametrize("flavor", ["codabench", "codalab"])
+def test_outside_worker_emulation_scores_the_sample(dist, tmp_path, flavor):
+    b = os.path.join(dist, SLUG, "%s-%s.zip" % (SLUG, flavor))
+    with zipfile.ZipFile(b) as z:
+        z.extract("scoring_program.zip", str(tmp_path))
+        z.extract("reference_data.zip", str(tmp_path))
+    sub = zip_folder(os.path.join(KIT, "submissions", "random"), str(tmp_path / "sub.zip"))
+    p = subprocess.run([sys.executable, CHECKER, "run-scoring", str(tmp_path / "scoring_program.zip"),
+                        str(tmp_path / "reference_data.zip"), sub, str(tmp_path / "out"), "--flavor", flavor,
+                        "--bundle", b, "--strict"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert '"mAP": 0.754282858846' in p.stdout.strip().splitlines()[-1]
