@@ -1,0 +1,157 @@
+"""ChaLearn LAP 2014 Track 1 limb panoramas: PNG -> 8-bit luminance, exactly as the original's
+`numpy.asarray(Image.open(path).convert('L'))` (Pillow), with the checks the original lacked.
+
+- Only PNG is decoded (Pillow is asked for the PNG plugin alone): anything else is "cannot read the PNG".
+- The declared size is checked BEFORE decoding: more pixels than `max_pixels` (the scorer passes 4x the
+  ground truth's pixel count) is a decompression bomb; a size different from the ground truth's is an error.
+  Pillow's own DecompressionBombWarning is turned into the same error (nothing is printed).
+- A truncated or corrupt stream is an error naming the file (LOAD_TRUNCATED_IMAGES is never set).
+- Colour, palette, 1-bit, grey+alpha and 16-bit PNGs work: they go through Pillow's convert('L') (alpha is
+  dropped, ITU-R 601-2 luma L = R*299/1000 + G*587/1000 + B*114/1000 in Pillow's fixed-point rounding).
+  An 8-bit grey ('L') image is used as decoded: convert('L') would return an identical copy.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError
+
+LIMBS = ("head", "torso", "lhand", "rhand", "lforearm", "rforearm", "larm", "rarm", "lfoot", "rfoot", "lleg",
+         "rleg", "lthigh", "rthigh")
+LIMB_LABELS = ("Head", "Torso", "Left hand", "Right hand", "Left forearm", "Right forearm", "Left upper arm",
+               "Right upper arm", "Left foot", "Right foot", "Left lower leg", "Right lower leg", "Left thigh",
+               "Right thigh")
+PANORAMA_WIDTH = 14 * 480
+STANDARD_HEIGHT = 360
+BOMB_FACTOR = 4
+
+# XX_YYYY_W: sequence, frame, actor (1 leftmost, 2 rightmost); predictions add "_prediction"
+NAME_RX = re.compile(r"([^_/]+)_([^_/]+)_([^_/.]+)(_prediction)?\.png")
+
+
+def split_name(stem):
+    """'01_0005_2' -> ('01', '0005', '2'); names with another shape -> (stem, '', '')."""
+    parts = stem.split("_")
+    if len(parts) == 3:
+        return tuple(parts)
+    return stem, "", ""
+
+
+def _image_module():
+    from PIL import Image
+    return Image
+
+
+class PanoramaHeader(object):
+    """An opened PNG whose header has been read (nothing decoded yet). Close it (or use `with`)."""
+
+    def __init__(self, path, label, err):
+        Image = _image_module()
+        self.label = label
+        self.err = err
+        try:
+            self._file = open(str(path), "rb")
+        except OSError as e:
+            raise err(label, message="cannot read the file (%s)" % e.strerror)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                self.image = Image.open(self._file, formats=["PNG"])
+        except (Image.DecompressionBombWarning, Image.DecompressionBombError):
+            self.close()
+            raise err(label, message="decompression bomb: the PNG declares far more pixels than a panorama",
+                      expected="at most %d pixels" % Image.MAX_IMAGE_PIXELS,
+                      found="a larger declared size")
+        except Exception:
+            self.close()
+            raise err(label, message="cannot read the PNG", expected="a PNG image (the file is not a readable "
+                      "PNG)", found="%s" % _sniff(path))
+        self.size = tuple(int(v) for v in self.image.size)   # (width, height), as declared in IHDR
+        self.mode = self.image.mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        img = getattr(self, "image", None)
+        if img is not None:
+            img.close()
+            self.image = None
+        f = getattr(self, "_file", None)
+        if f is not None:
+            f.close()
+            self._file = None
+
+    def check(self, expected_size=None, max_pixels=None):
+        """Declared size checks, before any pixel is decoded."""
+        w, h = self.size
+        if max_pixels is not None and w * h > max_pixels:
+            raise self.err(self.label, message="decompression bomb guard: the PNG declares %dx%d = %d pixels"
+                           % (w, h, w * h), expected="at most %d pixels (%dx the ground truth's)"
+                           % (max_pixels, BOMB_FACTOR), found="%d" % (w * h))
+        if expected_size is not None and (w, h) != tuple(expected_size):
+            raise self.err(self.label, message="size mismatch",
+                           expected="a %dx%d (width x height) panorama, the size of its ground truth"
+                           % tuple(expected_size), found="%dx%d" % (w, h))
+        return self
+
+    def luminance(self):
+        """Decode -> (H, W) uint8, Pillow convert('L') semantics."""
+        Image = _image_module()
+        img = self.image
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                img.load()
+                if img.mode != "L":
+                    img = img.convert("L")
+                arr = np.asarray(img)
+        except Exception as e:
+            raise self.err(self.label, message="cannot decode the PNG data (%s)" % _clean(e, self.label),
+                           expected="a complete, valid PNG", found="a truncated or corrupt image")
+        if arr.dtype != np.uint8 or arr.ndim != 2:
+            raise self.err(self.label, expected="an image convertible to 8-bit luminance",
+                           found="mode %s" % self.mode)
+        return arr
+
+
+def _clean(exc, label):
+    text = str(exc).replace("\n", " ")
+    text = re.sub(r"'[^']*[/\\][^']*'", repr(label), text)   # never echo absolute paths
+    return (text[:100] + "...") if len(text) > 100 else (text or type(exc).__name__)
+
+
+def _sniff(path):
+    try:
+        with open(str(path), "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return "an unreadable file"
+    if not head:
+        return "an empty file"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "a PNG signature with a broken header"
+    return "another kind of file (first bytes %r)" % head[:4]
+
+
+def read_panorama(path, label, err=SubmissionError, expected_size=None, max_pixels=None):
+    """Decode one panorama to (H, W) uint8 luminance after the declared-size checks."""
+    with PanoramaHeader(path, label, err) as hdr:
+        hdr.check(expected_size, max_pixels)
+        return hdr.luminance()
+
+
+def read_reference_size(path, label):
+    """The ground truth's declared (width, height); its width must be 14 x 480 = 6720."""
+    with PanoramaHeader(path, label, ReferenceDataError) as hdr:
+        w, h = hdr.size
+        if w != PANORAMA_WIDTH or h < 1:
+            raise ReferenceDataError(label, expected="a panorama %d pixels wide (14 limbs x 480)"
+                                     % PANORAMA_WIDTH, found="%dx%d" % (w, h))
+        return hdr.size

@@ -1,0 +1,270 @@
+"""chalearn-lap2014-pose: ChaLearn LAP 2014 Track 1, multi-limb pose recovery, mean hit rate.
+
+The platform's number is what the starting kit's ChalearnLAPEvaluation.evalPose computes; see
+metrics/hit_rate.py for the per-limb rule and PROTOCOL below for the file-level rules.
+"""
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
+                                     PanoramaHeader, read_panorama, read_reference_size, split_name)
+from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps
+from ..report.result import Plot, Result, ScoreKey, Series, Table
+from .base import Task, no_progress
+
+PROTOCOL = [
+    "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as the starting kit's "
+    "ChalearnLAPEvaluation.py (evalPose) computes it, which is what the Codalab platform computed. Where that "
+    "code differs from the challenge page's prose, the code is followed and the difference is stated here.",
+    "Ground truth: one PNG per frame and actor, XX_YYYY_W.png (sequence XX, frame YYYY, actor W: 1 leftmost, 2 "
+    "rightmost), a panorama of the 14 limb masks side by side, 480 columns each (head, torso, left/right hand, "
+    "left/right forearm, left/right upper arm, left/right foot, left/right lower leg, left/right thigh). The "
+    "prediction for it is XX_YYYY_W_prediction.png; XX_YYYY_W.png is accepted too, and when both are submitted "
+    "the _prediction one is used.",
+    "Both images are converted to 8-bit luminance with Pillow's convert('L') (so colour PNGs work: "
+    "L = R*299/1000 + G*587/1000 + B*114/1000; pure red is 76, i.e. OFF). A prediction must have exactly the "
+    "size of its ground truth.",
+    "Limb n uses the columns (n-1)*480 .. (n-1)*480+478: 479 columns. The last column of each 480-px block is "
+    "IGNORED (getLimbPanoramic's quirk, kept).",
+    "A limb is evaluated iff its ground-truth slice has any non-zero pixel, BEFORE binarization (so a slice "
+    "holding only grey values 1..127 is evaluated but can never be hit). Both slices are binarized with "
+    "value > 127; J = |A and B| / |A or B| (0 if the union is empty). A hit iff J > 0.5, STRICTLY (the prose "
+    "says >= 0.5; J exactly 0.5 is a miss).",
+    "Predictions for limbs that are empty in the ground truth never count (false positives do not affect the "
+    "rate).",
+    "A ground-truth panorama without a prediction file counts as ONE evaluation with no hit (not 14, and even "
+    "if all its limbs are empty), as the original does. mean_hit_rate = hits / evaluations, pooled over all "
+    "frames, actors and limbs.",
+    "hit_rate_<limb> (not in the original) = hits / evaluations of that limb, pooled over all panoramas; for a "
+    "panorama without a prediction, each limb that is non-empty in its ground truth counts as an evaluated "
+    "miss of that limb. A limb never evaluated has no rate: its key is not written.",
+    "Prediction files that match no ground-truth panorama are ignored and listed in the report. Unreadable or "
+    "truncated PNGs, PNGs declaring more than 4x the ground truth's pixel count (decompression bombs, refused "
+    "before decoding) and size mismatches are submission errors.",
+]
+
+THRESHOLDS = np.arange(21)   # J > k/20, k = 0..20, for the hit-rate-vs-threshold curve
+
+
+def _more(count, shown):
+    return " and %d more" % (count - shown) if count > shown else ""
+
+
+class _Counts(object):
+    """Pooled counters (flat memory whatever the number of frames)."""
+
+    def __init__(self):
+        self.evaluations = 0
+        self.hits = 0
+        self.panoramas = 0
+        self.predicted = 0
+
+    def row(self):
+        rate = hit_rate(self.hits, self.evaluations)
+        return [self.panoramas, self.predicted, self.evaluations, self.hits,
+                float("nan") if rate is None else rate]
+
+
+def reference_panoramas(ref_dir):
+    """[(stem, name)] of the ground-truth panoramas: every *.png directly in ref (evalPose lists truth_dir)."""
+    try:
+        names = sorted(n for n in os.listdir(str(ref_dir)) if n.lower().endswith(".png"))
+    except OSError:
+        names = []
+    if not names:
+        raise ReferenceDataError("ref", expected="ground-truth panoramas XX_YYYY_W.png", found="none")
+    return [(n[:-4], n) for n in names]
+
+
+def find_prediction(submission, stem):
+    """(path or None, shadowed path or None): XX_YYYY_W_prediction.png wins over XX_YYYY_W.png."""
+    pred = submission.find(stem + "_prediction.png")
+    plain = submission.find(stem + ".png")
+    if pred is not None:
+        return pred, plain
+    return plain, None
+
+
+class ChalearnLap2014Pose(Task):
+    slug = "chalearn-lap2014-pose"
+    title = "ChaLearn LAP 2014 Track 1: multi-limb pose recovery (mean hit rate)"
+
+    def score_keys(self, ref_dir=None):
+        keys = [ScoreKey("mean_hit_rate", "Mean hit rate")]
+        keys += [ScoreKey("hit_rate_" + limb, label) for limb, label in zip(LIMBS, LIMB_LABELS)]
+        return keys
+
+    def score(self, ref_dir, submission, progress=no_progress):
+        refs = reference_panoramas(ref_dir)
+        # reference headers first: a broken reference is reported as such, whatever the submission
+        sizes = [read_reference_size(os.path.join(str(ref_dir), name), "ref/" + name) for _, name in refs]
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        total = _Counts()
+        limb_eval = np.zeros(N_LIMBS, dtype=np.int64)
+        limb_hit = np.zeros(N_LIMBS, dtype=np.int64)
+        limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
+        limb_jsum = np.zeros(N_LIMBS, dtype=np.float64)      # sum of J over evaluated limbs with a prediction
+        curve = np.zeros(THRESHOLDS.size, dtype=np.int64)    # hits at J > k/20
+        groups = OrderedDict()                               # (sequence, actor) -> _Counts
+        missing, shadowed, no_eval = [], [], []             # first five of each (+ counts) for the notes
+        nmissing = nshadowed = nno_eval = 0
+        used = set()
+        n = len(refs)
+        for i, ((stem, name), size) in enumerate(zip(refs, sizes)):
+            progress(i, n, "panoramas")
+            seq, _, actor = split_name(stem)
+            group = groups.setdefault((seq, actor), _Counts())
+            group.panoramas += 1
+            total.panoramas += 1
+            path, shadow = find_prediction(submission, stem)
+            gt = read_panorama(os.path.join(str(ref_dir), name), "ref/" + name, ReferenceDataError)
+            if gt.shape != (size[1], size[0]) or gt.shape[1] != PANORAMA_WIDTH:
+                raise ReferenceDataError("ref/" + name, expected="a %dx%d panorama" % size,
+                                         found="%dx%d decoded" % (gt.shape[1], gt.shape[0]))
+            if path is None:
+                nmissing += 1
+                if len(missing) < 5:
+                    missing.append(stem)
+                # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
+                total.evaluations += 1
+                group.evaluations += 1
+                ev = evaluated_limbs(gt)
+                limb_eval += ev
+                limb_missing += ev
+                continue
+            used.add(os.path.basename(path))
+            if shadow is not None:
+                used.add(os.path.basename(shadow))
+                nshadowed += 1
+                if len(shadowed) < 5:
+                    shadowed.append(submission.label(shadow))
+            total.predicted += 1
+            group.predicted += 1
+            label = submission.label(path)
+            pred = read_panorama(path, label, SubmissionError, expected_size=size,
+                                 max_pixels=BOMB_FACTOR * size[0] * size[1])
+            ev, inter, union = limb_overlaps(gt, pred)
+            del gt, pred
+            hits = ev & is_hit(inter, union)
+            ne, nh = int(ev.sum()), int(hits.sum())
+            if ne == 0:
+                nno_eval += 1
+                if len(no_eval) < 5:
+                    no_eval.append(stem)
+            total.evaluations += ne
+            total.hits += nh
+            group.evaluations += ne
+            group.hits += nh
+            limb_eval += ev
+            limb_hit += hits
+            limb_jsum += np.where(ev, inter / np.maximum(union, 1), 0.0)
+            # J > k/20 <=> 20 * inter > k * union (exact)
+            curve += (ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)).sum(axis=1)
+        progress(n, n, "panoramas")
+
+        rate = hit_rate(total.hits, total.evaluations)
+        if rate is None:
+            res.notes.append("n/a: no limb was evaluated (every ground-truth limb is empty and every panorama "
+                             "has a prediction); the original divides by zero. mean_hit_rate is written as 0.")
+            rate = 0.0
+        res.set("mean_hit_rate", rate)
+        rows = []
+        for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)):
+            r = hit_rate(limb_hit[k], limb_eval[k])
+            if r is None:
+                res.notes.append("n/a: %s is empty in every ground-truth panorama; hit_rate_%s is not written."
+                                 % (lab, limb))
+            else:
+                res.set("hit_rate_" + limb, r)
+            with_pred = int(limb_eval[k] - limb_missing[k])
+            rows.append([lab, int(limb_eval[k]), int(limb_missing[k]), int(limb_hit[k]),
+                         float("nan") if r is None else r,
+                         float(limb_jsum[k] / with_pred) if with_pred else float("nan")])
+        res.tables.append(Table("Per-limb hit rate", ["limb", "evaluations", "of which missing predictions",
+                                                      "hits", "hit rate", "mean J (predicted panoramas)"], rows,
+                                note="A limb is evaluated where its ground-truth slice is non-empty. For a "
+                                     "panorama without a prediction, its non-empty limbs count as misses here; "
+                                     "mean_hit_rate counts that panorama as ONE evaluation instead."))
+        res.tables.append(Table("Per sequence and actor",
+                                ["sequence", "actor", "panoramas", "with prediction", "evaluations", "hits",
+                                 "hit rate"],
+                                [[seq, actor] + c.row() for (seq, actor), c in groups.items()],
+                                note="Evaluations here follow mean_hit_rate's rule (one per missing prediction)."))
+        if nmissing:
+            res.notes.append("%d of %d ground-truth panoramas have no prediction (each counts as one evaluation "
+                             "with no hit): %s%s." % (nmissing, n, quote_some(missing),
+                                                      _more(nmissing, len(missing))))
+        if nshadowed:
+            res.notes.append("Both XX_YYYY_W_prediction.png and XX_YYYY_W.png were submitted for %d panorama(s); "
+                             "the _prediction file was used, these were ignored: %s%s."
+                             % (nshadowed, quote_some(shadowed), _more(nshadowed, len(shadowed))))
+        if nno_eval:
+            res.notes.append("%d predicted panorama(s) whose ground truth has no non-empty limb add no "
+                             "evaluation: %s%s." % (nno_eval, quote_some(no_eval), _more(nno_eval, len(no_eval))))
+        ignored = [nm for nm in submission.names() if nm not in used]
+        if ignored:
+            res.notes.append("%d submitted file(s) match no ground-truth panorama and were ignored: %s."
+                             % (len(ignored), quote_some(ignored)))
+        if total.predicted and total.evaluations:
+            y = curve / float(total.evaluations)
+            res.plots.append(Plot("Hit rate as a function of the Jaccard threshold (hit iff J > t)",
+                                  "threshold t", "hit rate", [Series("all limbs", THRESHOLDS / 20.0, y)]))
+        res.notes.append("%d ground-truth panoramas, %d with a prediction, %d evaluations, %d hits."
+                         % (n, total.predicted, total.evaluations, total.hits))
+        return res
+
+    def validate(self, submission, ids=None):
+        notes = []
+        known = None
+        if ids is not None:
+            known = set(x.decode() if isinstance(x, bytes) else str(x) for x in np.asarray(ids).ravel())
+        stems = OrderedDict()
+        odd = []
+        for name in submission.names():
+            m = NAME_RX.fullmatch(name)
+            if m is None:
+                odd.append(name)
+                continue
+            stem = name[:-len("_prediction.png")] if m.group(4) else name[:-4]
+            stems.setdefault(stem, []).append(name)
+        if not stems:
+            raise SubmissionError(expected="prediction panoramas named XX_YYYY_W_prediction.png",
+                                  found="%s" % (quote_some(odd) if odd else "no file"))
+        cap = BOMB_FACTOR * PANORAMA_WIDTH * STANDARD_HEIGHT
+        heights = set()
+        for stem, names in stems.items():
+            name = stem + "_prediction.png" if stem + "_prediction.png" in names else names[0]
+            path = submission.find(name)
+            label = submission.label(path)
+            with PanoramaHeader(path, label, SubmissionError) as hdr:
+                hdr.check(max_pixels=cap)
+                if hdr.size[0] != PANORAMA_WIDTH:
+                    raise SubmissionError(label, expected="a panorama %d pixels wide (14 limbs x 480)"
+                                          % PANORAMA_WIDTH, found="%d pixels wide" % hdr.size[0])
+                hdr.luminance()
+                heights.add(hdr.size[1])
+            if len(names) > 1:
+                notes.append("%s: both names submitted; %s is the one scored" % (stem, name))
+        notes.insert(0, "%d prediction panoramas, heights %s" % (len(stems), sorted(heights)))
+        if odd:
+            notes.append("%d file(s) that are not XX_YYYY_W_prediction.png will be ignored: %s"
+                         % (len(odd), quote_some(odd)))
+        if known is not None:
+            unknown = [s for s in stems if s not in known]
+            absent = [s for s in sorted(known) if s not in stems]
+            if unknown:
+                notes.append("%d panorama(s) not in the given ids will be ignored: %s"
+                             % (len(unknown), quote_some(unknown)))
+            if absent:
+                notes.append("%d expected panorama(s) have no prediction (each scores one evaluation with no "
+                             "hit): %s" % (len(absent), quote_some(absent)))
+        return notes
+
+
+TASK = ChalearnLap2014Pose()
