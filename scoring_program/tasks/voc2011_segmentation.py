@@ -1,0 +1,247 @@
+"""voc2011-segmentation: PASCAL VOC2011 comp5/comp6, VOCevalseg.m (intersection over union per class)."""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.images import LabelImage, first_pixel_where
+from ..formats.text import parse_table, read_bytes
+from ..formats.voc import VOC_CLASSES
+from ..metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
+from ..report.result import Result, ScoreKey, Table
+from .base import Task, no_progress
+
+SEG_CLASSES = ("background",) + VOC_CLASSES
+NCLS = len(SEG_CLASSES)   # 21
+VOID = 255
+
+PROTOCOL = [
+    "PASCAL VOC2011 segmentation (comp5: VOC segmentation training data; comp6: any training data), scored as "
+    "the official devkit's VOCevalseg.m does (the VOC2012 devkit's evaluation is identical).",
+    "Each result is an indexed (palette) PNG, or an 8-bit greyscale PNG, per test image, named <id>.png inside a "
+    "folder comp5_<set>_cls (or comp6_<set>_cls). The class of a pixel is its palette INDEX (the colour map does "
+    "not matter) or its grey value: 0 = background, 1..20 = the VOC classes in alphabetical order.",
+    "A missing result image, an image whose size differs from the ground truth's, or any pixel value above 20 "
+    "(255 included: 'void' is not a prediction) is an error.",
+    "Ground-truth pixels labelled 255 ('void': object borders and ambiguous regions) are excluded. Every other "
+    "pixel adds one count to a 21 x 21 confusion matrix (rows: ground truth, columns: your label), accumulated "
+    "over the whole set: large images weigh more than small ones.",
+    "IoU of class j = C[j,j] / (sum of row j + sum of column j - C[j,j]) = TP / (TP + FP + FN). mIoU is the mean "
+    "over the 21 classes (background included), reported as a fraction in 0..1 (the devkit prints percent).",
+    "A class absent from both the ground truth (non-void) and your predictions has no IoU: its key is not "
+    "written and it is left out of the mean (the devkit would print NaN). A class present in only one of them has "
+    "IoU 0.",
+]
+
+
+def read_id_list(path, label):
+    """ImageSets/Segmentation/<set>.txt: one image id per line (first field)."""
+    rec = parse_table(read_bytes(path, label, ReferenceDataError), label, 1, ReferenceDataError, what="field")
+    ids = rec.cols[0]
+    uniq, first = np.unique(ids, return_index=True)
+    if uniq.size != ids.size:
+        dup = np.setdiff1d(np.arange(ids.size), first)
+        raise ReferenceDataError(label, int(rec.lines[dup[0]]), message="an id is listed twice")
+    return [i.decode("utf-8", "replace") for i in ids.tolist()]
+
+
+def check_prediction(pred, label):
+    """Any value above 20 (255 included) is an error naming the first such pixel."""
+    if pred.size and int(pred.max()) >= NCLS:
+        x, y = first_pixel_where(pred >= NCLS)
+        raise SubmissionError(label, expected="class indices 0..%d (0 = background; 255 'void' is only for the "
+                              "ground truth)" % (NCLS - 1), found="value %d at pixel x=%d, y=%d (0-based)"
+                              % (int(pred[y, x]), x, y))
+
+
+_DIR_RX = re.compile(r"comp(\d+)_(.+)_cls")
+
+
+def _result_dirs(submission):
+    """{folder name: first path} for folders that look like comp<N>_<set>_cls anywhere in the submission."""
+    out = {}
+    for dirpath, dirnames, _ in os.walk(submission.root):
+        for d in sorted(dirnames):
+            if _DIR_RX.fullmatch(d):
+                out.setdefault(d, os.path.join(dirpath, d))
+    return out
+
+
+def find_result_dir(submission, comps, set_name):
+    """(comp, folder path) of the comp<N>_<set>_cls folder; one comp only; other sets / comps are errors."""
+    dirs = _result_dirs(submission)
+    for name in sorted(dirs):
+        m = _DIR_RX.fullmatch(name)
+        comp = int(m.group(1))
+        if comp not in comps:
+            raise SubmissionError(submission.label(dirs[name]), expected="a folder named %s" % " or ".join(
+                "comp%d_%s_cls" % (c, set_name if set_name else "<set>") for c in comps), found="comp%d" % comp)
+        if set_name is not None and m.group(2) != set_name:
+            raise SubmissionError(submission.label(dirs[name]), expected="results for the '%s' set in a folder "
+                                  "comp%d_%s_cls" % (set_name, comp, set_name), found=repr(name))
+    if set_name is None:
+        sets = sorted({_DIR_RX.fullmatch(d).group(2) for d in dirs})
+        if len(sets) > 1:
+            raise SubmissionError(expected="result folders of one image set", found="sets %s" % ", ".join(sets))
+        set_name = sets[0] if sets else "<set>"
+    present = [(c, submission.find_dir("comp%d_%s_cls" % (c, set_name))) for c in comps
+               if "comp%d_%s_cls" % (c, set_name) in dirs]
+    if len(present) > 1:
+        raise SubmissionError(submission.label(present[1][1]), message="one submission may not mix %s results "
+                              "(also %s)" % (" and ".join("comp%d" % c for c, _ in present),
+                                             submission.label(present[0][1])))
+    if not present:
+        pngs = [n for n in submission.names() if n.lower().endswith(".png")]
+        raise SubmissionError(expected="a folder comp%d_%s_cls holding one <id>.png per test image"
+                              % (comps[0], set_name),
+                              found=("%d PNG file(s) outside such a folder" % len(pngs)) if pngs else
+                              ("no such folder; files present: %s" % quote_some(submission.names()))
+                              if submission.names() else "an empty submission")
+    return present[0]
+
+
+def list_results(folder, label_of):
+    """{id: path} of the <id>.png files in the folder, and the other entries (not read)."""
+    pngs, other = {}, []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if name.endswith(".png") and os.path.isfile(path):
+            pngs[name[:-4]] = path
+        elif not name.startswith("._") and name not in (".DS_Store", "Thumbs.db", "desktop.ini"):
+            other.append(label_of(path))
+    return pngs, other
+
+
+def check_result_ids(pngs, ids, folder_label):
+    """Unknown ids (a PNG for an image not in the set) and missing result images are errors."""
+    idset = set(ids)
+    unknown = [i for i in pngs if i not in idset]
+    if unknown:
+        raise SubmissionError(folder_label, expected="one <id>.png per image of the evaluated set",
+                              found="%d image(s) not in the set: %s" % (len(unknown),
+                                                                         quote_some(u + ".png" for u in unknown)))
+    missing = [i for i in ids if i not in pngs]
+    if missing:
+        raise SubmissionError(folder_label, message="result image missing for %d of %d images"
+                              % (len(missing), len(ids)), expected="one <id>.png per image of the evaluated set",
+                              found="no %s" % quote_some(m + ".png" for m in missing))
+
+
+class Voc2011Segmentation(Task):
+    slug = "voc2011-segmentation"
+    title = "PASCAL VOC2011 segmentation (comp5/comp6)"
+    comps = (5, 6)
+
+    def score_keys(self, ref_dir=None):
+        keys = [ScoreKey("mIoU", "mIoU")]
+        keys += [ScoreKey("IoU_" + c, "IoU " + c) for c in SEG_CLASSES]
+        return keys
+
+    def _set(self, ref_dir):
+        seg = os.path.join(str(ref_dir), "ImageSets", "Segmentation")
+        if not os.path.isdir(seg):
+            raise ReferenceDataError("ref/ImageSets/Segmentation", message="folder is missing")
+        lists = sorted(f for f in os.listdir(seg) if f.endswith(".txt"))
+        if len(lists) != 1:
+            raise ReferenceDataError("ref/ImageSets/Segmentation", expected="exactly one image list <set>.txt",
+                                     found=", ".join(lists) or "none")
+        set_name = lists[0][:-4]
+        label = "ref/ImageSets/Segmentation/%s" % lists[0]
+        return set_name, read_id_list(os.path.join(seg, lists[0]), label)
+
+    def score(self, ref_dir, submission, progress=no_progress):
+        set_name, ids = self._set(ref_dir)
+        comp, folder = find_result_dir(submission, self.comps, set_name)
+        folder_label = submission.label(folder)
+        pngs, other = list_results(folder, submission.label)
+        check_result_ids(pngs, ids, folder_label)
+        gt_dir = os.path.join(str(ref_dir), "SegmentationClass")
+        conf = np.zeros((NCLS, NCLS), dtype=np.int64)
+        nvoid = 0
+        n = len(ids)
+        for k, img in enumerate(ids):
+            progress(k, n, "images")
+            with LabelImage(os.path.join(gt_dir, img + ".png"), "ref/SegmentationClass/%s.png" % img,
+                            ReferenceDataError) as g:
+                gt = g.decode()
+            label = submission.label(pngs[img])
+            with LabelImage(pngs[img], label) as r:
+                pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]))
+            check_prediction(pred, label)
+            h = joint_histogram(gt, pred, NCLS)
+            if h[NCLS:VOID].any():
+                bad = int(np.flatnonzero(h[NCLS:VOID].any(axis=1))[0]) + NCLS
+                raise ReferenceDataError("ref/SegmentationClass/%s.png" % img,
+                                         expected="labels 0..%d or 255 (void)" % (NCLS - 1), found="value %d" % bad)
+            conf += h[:NCLS]
+            nvoid += int(h[VOID].sum())
+        progress(n, n, "images")
+        return self._result(conf, nvoid, n, comp, set_name, folder_label, other)
+
+    def _result(self, conf, nvoid, nimages, comp, set_name, folder_label, other):
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        ious = iou_per_class(conf)
+        m = mean_iou(ious)
+        res.set("mIoU", 0.0 if m is None else m)
+        gt_px, pred_px = conf.sum(axis=1), conf.sum(axis=0)
+        rows = []
+        for j, cls in enumerate(SEG_CLASSES):
+            if ious[j] is None:
+                res.notes.append("n/a: %s is absent from both the ground truth and your predictions; IoU_%s is "
+                                 "not written and the class is left out of the mean." % (cls, cls))
+            else:
+                res.set("IoU_" + cls, ious[j])
+            rows.append([cls, float("nan") if ious[j] is None else ious[j], int(conf[j, j]), int(gt_px[j]),
+                         int(pred_px[j]), int(pred_px[j] - conf[j, j]), int(gt_px[j] - conf[j, j])])
+        if m is None:
+            res.notes.append("No class has an IoU (no labelled pixel at all): mIoU is written as 0.")
+        res.notes.append("comp%d, set '%s': %d images from %s; %d labelled pixels, %d void pixels excluded."
+                         % (comp, set_name, nimages, folder_label, int(conf.sum()), nvoid))
+        if other:
+            res.notes.append("Not read (not <id>.png): %s." % quote_some(other, 10))
+        res.tables.append(Table("Per-class intersection over union (comp%d, set '%s')" % (comp, set_name),
+                                ["class", "IoU", "true positive pixels", "ground-truth pixels",
+                                 "predicted pixels", "false positives", "false negatives"], rows))
+        pct = row_normalized_percent(conf)
+        short = [c[:6] for c in SEG_CLASSES]
+        res.tables.append(Table("Confusion matrix, percent of each ground-truth row",
+                                ["ground truth \\ predicted"] + short,
+                                [[cls] + ["%.2f" % v for v in pct[j]] for j, cls in enumerate(SEG_CLASSES)],
+                                note="As the devkit's conf output: 100 * counts / row sum; void pixels excluded. "
+                                     "Columns abbreviated: %s." % ", ".join(SEG_CLASSES)))
+        res.tables.append(Table("Confusion matrix, pixel counts",
+                                ["ground truth \\ predicted"] + short,
+                                [[cls] + [int(v) for v in conf[j]] for j, cls in enumerate(SEG_CLASSES)]))
+        return res
+
+    def validate(self, submission, ids=None):
+        comp, folder = find_result_dir(submission, self.comps, None)
+        name = os.path.basename(folder)
+        set_name = _DIR_RX.fullmatch(name).group(2)
+        pngs, other = list_results(folder, submission.label)
+        if ids is not None:
+            check_result_ids(pngs, [i.decode("utf-8", "replace") if isinstance(i, bytes) else str(i)
+                                    for i in np.asarray(ids).tolist()], submission.label(folder))
+        if not pngs:
+            raise SubmissionError(submission.label(folder), expected="one <id>.png per test image",
+                                  found="no PNG file")
+        sizes = set()
+        for img, path in sorted(pngs.items()):
+            label = submission.label(path)
+            with LabelImage(path, label) as r:
+                pred = r.decode()
+            check_prediction(pred, label)
+            sizes.add(pred.shape)
+        notes = ["comp%d, set '%s': %d result images in %s, all indexed/greyscale PNGs with values 0..20"
+                 % (comp, set_name, len(pngs), submission.label(folder))]
+        if other:
+            notes.append("not read (not <id>.png): %s" % quote_some(other, 10))
+        notes.append("image sizes are checked against the ground truth when scoring")
+        return notes
+
+
+TASK = Voc2011Segmentation()
