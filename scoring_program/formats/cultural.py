@@ -1,0 +1,157 @@
+"""ChaLearn LAP 2015 cultural event recognition: per-category label and confidence files.
+
+Reference: `<Category>.txt` or `<Category>_<set>.txt` (e.g. `San_Fermin_val.txt`), lines `<image id> <1|-1>`.
+Submission: `<Category>.txt`, lines `<image id> <confidence>` separated by spaces or tabs.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError
+from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
+
+# The 50 events of the seed (challenge description), spaces replaced by '_', spelling and case kept.
+CATEGORIES = (
+    "Annual_Buffalo_Roundup", "Ati-atihan", "Ballon_Fiesta", "Basel_Fasnacht", "Battle_of_the_Oranges",
+    "Boston_Marathon", "Bud_Billiken", "Buenos_Aires_Tango_Festival", "Carnaval_Dunkerque", "Carnival_of_Venice",
+    "Carnival_Rio", "Castellers", "Chinese_New_Year", "Correfocs", "Desert_Festival_of_Jaisalmer",
+    "Desfile_de_Silleteros", "Diada_de_Sant_Jordi", "Dia_de_los_Muertos", "Diwali_Festival_of_Lights", "Falles",
+    "Festa_del_Renaixement", "Festival_de_la_Marinera", "Festival_of_the_Sun", "Fiesta_de_la_Candelaria",
+    "Gion_matsuri", "Harbin_Ice_and_Snow_Festival", "Heiva", "Helsinki_Samba_Carnaval", "Holi_Festival",
+    "Infiorata_di_Genzano", "La_Tomatina", "Lewes_Bonfire", "Macys_Thanksgiving", "Maslenitsa", "Midsommar",
+    "Notting_hill_carnival", "Obon", "Oktoberfest", "Onbashira", "Pingxi_Lantern_Festival", "Pushkar_Camel",
+    "Quebec_Winter_Carnival", "Queens_Day", "Rath_Yatra", "Sandfest", "San_Fermin", "Songkran_Water",
+    "St_Patrick_Day", "Timkat", "Viking_Festival",
+)
+
+# image-set suffixes the organizers used (`<Category>_<set>.txt`); a file named just `<set>.txt` is an id list
+SETS = ("train", "val", "test", "trainval", "valid", "validation", "dev", "development", "final")
+_SET_RX = re.compile(r"(.+)_(%s)\.txt" % "|".join(SETS))
+
+
+def normalize(name) -> str:
+    """How a near-miss file name is recognized: lower case, letters and digits only."""
+    return re.sub(r"[^0-9a-z]", "", str(name).lower())
+
+
+def reference_categories(ref_dir):
+    """[(category, path)] of the category files in ref_dir, in the seed's order then by name.
+
+    `<Category>_<set>.txt` and `<Category>.txt` are both accepted; all files must name the same set (or none).
+    """
+    ref_dir = str(ref_dir)
+    if not os.path.isdir(ref_dir):
+        raise ReferenceDataError("ref", message="the reference data folder is missing")
+    found, sets = {}, set()
+    for name in sorted(os.listdir(ref_dir)):
+        path = os.path.join(ref_dir, name)
+        if not name.endswith(".txt") or not os.path.isfile(path) or name[:-4] in SETS:
+            continue
+        m = _SET_RX.fullmatch(name)
+        if name[:-4] in CATEGORIES or not m:
+            cat, s = name[:-4], None
+        else:
+            cat, s = m.group(1), m.group(2)
+        if cat in found:
+            raise ReferenceDataError("ref/" + name, message="category %s has two reference files (also %s)"
+                                     % (cat, os.path.basename(found[cat])))
+        found[cat] = path
+        sets.add(s)
+    if not found:
+        raise ReferenceDataError("ref", expected="one file <Category>.txt or <Category>_<set>.txt per category",
+                                 found="no .txt file")
+    if len(sets) > 1:
+        raise ReferenceDataError("ref", expected="category files of one image set",
+                                 found="sets %s" % ", ".join(sorted(str(s) for s in sets)))
+    rank = {c: i for i, c in enumerate(CATEGORIES)}
+    cats = sorted(found, key=lambda c: (rank.get(c, len(rank)), c.lower(), c))
+    return [(c, found[c]) for c in cats]
+
+
+def read_labels(path, file):
+    """`<image id> <1|-1>` lines: returns (ids 'S' array, labels int8 array). Broken -> ReferenceDataError."""
+    err = ReferenceDataError
+    rec = parse_table(read_bytes(path, file, err), file, 2, err)
+    labels = to_int(rec, 1, "label", err)
+    bad = np.flatnonzero((labels != 1) & (labels != -1))
+    if bad.size:
+        raise err(file, int(rec.lines[bad[0]]), expected="a label 1 or -1", found=str(int(labels[bad[0]])))
+    ids = rec.cols[0]
+    uniq, first = np.unique(ids, return_index=True)
+    if uniq.size != ids.size:
+        dup = np.setdiff1d(np.arange(ids.size), first)
+        raise err(file, int(rec.lines[dup[0]]), message="an image id is listed twice")
+    return ids, labels.astype(np.int8)
+
+
+def _first_duplicate(keys, lines):
+    """Line of the first repeated key (the second occurrence), or None."""
+    if keys.size < 2:
+        return None
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    rep = np.flatnonzero(sk[1:] == sk[:-1]) + 1
+    if not rep.size:
+        return None
+    return int(lines[order[rep]].min())
+
+
+def parse_confidences(data: bytes, file):
+    """`<image id> <confidence>` lines, in file order: returns (ids 'S' array, confidences float64, lines).
+
+    Confidences must be finite; an id listed twice is an error naming its second line.
+    """
+    rec = parse_table(data, file, 2, what="fields (<image id> <confidence>)")
+    conf = to_float(rec, 1, "confidence")
+    ids = rec.cols[0]
+    dup = _first_duplicate(ids, rec.lines)
+    if dup is not None:
+        i = int(np.flatnonzero(rec.lines == dup)[0])
+        raise SubmissionError(file, dup, expected="each image id once",
+                              found="%s a second time" % repr(ids[i].decode("utf-8", "replace")))
+    return ids, conf, rec
+
+
+def read_confidences(path, file, gt_ids):
+    """Parse a submitted category file and map it onto the category's reference ids.
+
+    Returns (index into gt_ids of each line, in file order; confidences; number of lines). Unknown ids are an
+    error (the first five and a count of the rest).
+    """
+    ids, conf, rec = parse_confidences(read_bytes(path, file), file)
+    idx = lookup(ids, gt_ids)
+    check_known(ids, idx >= 0, rec, "image id")
+    return idx, conf, len(rec)
+
+
+def submitted_files(submission, categories):
+    """{category: path} for `<Category>.txt` files; a near miss (case, spaces, `_test` suffix) is an error.
+
+    Other files are ignored and returned by name.
+    """
+    exact = set(categories)
+    near = {}
+    for c in categories:
+        near.setdefault(normalize(c), c)
+    files, ignored = {}, []
+    for name in submission.names():
+        stem = name[:-4] if name.lower().endswith(".txt") else None
+        if stem is not None and stem in exact and name.endswith(".txt"):
+            files[stem] = submission.find(name)
+            continue
+        guess = None
+        if stem is not None:
+            m = _SET_RX.fullmatch(stem + ".txt")
+            for s in (stem, m.group(1) if m else None):
+                if s is not None and normalize(s) in near:
+                    guess = near[normalize(s)]
+                    break
+        if guess is not None:
+            raise SubmissionError(submission.label(submission.find(name)),
+                                  expected="the file name %s.txt (exact spelling and case)" % guess,
+                                  found=repr(name))
+        ignored.append(name)
+    return files, ignored
