@@ -1,0 +1,98 @@
+"""VOCevaldet.m (VOC2010+ devkits) detection matching and AP, in an order-free vectorized form.
+
+The devkit walks the detections in rank order (``[sc,si]=sort(-confidence)``, a stable sort) and for each one:
+
+    ovmax=-inf; for j over the image's GT objects of the class (XML order):
+        iw=min(x2)-max(x1)+1; ih=min(y2)-max(y1)+1
+        if iw>0 & ih>0: ov=iw*ih/ua (ua with the +1 convention); if ov>ovmax: ovmax=ov; jmax=j
+    if ovmax>=0.5: if ~diff(jmax): if ~det(jmax): tp, det(jmax)=true else fp   (difficult: neither)
+    else fp
+
+The candidate jmax depends only on the detection and the GT (the first maximum over ALL GT objects of the
+class in the image, difficult ones included), never on the other detections. "Already detected" means that
+an earlier-ranked detection had the same non-difficult candidate with ovmax >= 0.5. So: compute every
+candidate at once (one row of overlaps per detection, over the GT of its own image), then a detection is a TP
+iff it is the first claimant of its candidate. No fallback to a second-best free object, exactly as the devkit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .ap import ap_voc2010, pr_curve
+from .overlap import iou_pairs_plus1
+from .ranking import stable_descending_order
+
+
+def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups):
+    """For each detection, the GT index of its first-maximum +1-pixel overlap within its group, and that overlap.
+
+    det_group[i], gt_group[j]: integer group (image) of each item, 0 <= g < ngroups. Within a group, GT
+    order is index order (XML order). Returns (candidate int64, -1 when none; ovmax float64, -inf when none).
+    Overlaps are computed only for (detection, GT) pairs of the same group.
+    """
+    det_group = np.asarray(det_group, dtype=np.int64)
+    gt_group = np.asarray(gt_group, dtype=np.int64)
+    nd = det_group.size
+    cand = np.full(nd, -1, dtype=np.int64)
+    ovmax = np.full(nd, -np.inf)
+    if nd == 0 or gt_group.size == 0:
+        return cand, ovmax
+    gt_order = np.argsort(gt_group, kind="stable")          # group-major, XML order inside a group
+    counts = np.bincount(gt_group, minlength=ngroups)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    n = counts[det_group]                                      # GT objects facing each detection
+    has = np.flatnonzero(n)
+    if has.size == 0:
+        return cand, ovmax
+    n_has = n[has]
+    total = int(n_has.sum())
+    pair_det = np.repeat(has, n_has)
+    seg_start = np.concatenate(([0], np.cumsum(n_has)[:-1]))
+    within = np.arange(total, dtype=np.int64) - np.repeat(seg_start, n_has)
+    pair_gt = gt_order[np.repeat(starts[det_group[has]], n_has) + within]
+    ov = iou_pairs_plus1(np.asarray(det_boxes, dtype=np.float64)[pair_det],
+                         np.asarray(gt_boxes, dtype=np.float64)[pair_gt], disjoint=-np.inf)
+    # MATLAB's `ov>ovmax` never accepts NaN: fmax ignores it the same way
+    seg_max = np.fmax.reduceat(ov, seg_start)
+    is_max = ov == np.repeat(seg_max, n_has)
+    first = np.minimum.reduceat(np.where(is_max, np.arange(total), total), seg_start)
+    ok = (seg_max > -np.inf) & (first < total)
+    cand[has[ok]] = pair_gt[first[ok]]
+    ovmax[has[ok]] = seg_max[ok]
+    return cand, ovmax
+
+
+def match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5):
+    """tp, fp (bool arrays) for detections already in rank order, VOCevaldet.m's rules (see module doc).
+
+    A detection whose candidate is difficult (ovmax >= min_overlap) is neither TP nor FP; exactly
+    min_overlap matches (>=).
+    """
+    cand, ovmax = best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups)
+    diff = np.asarray(gt_difficult, dtype=bool)
+    hit = ovmax >= min_overlap
+    hit_diff = np.zeros(hit.shape, dtype=bool)
+    hit_diff[hit] = diff[cand[hit]]
+    claim = np.flatnonzero(hit & ~hit_diff)
+    tp = np.zeros(hit.shape, dtype=bool)
+    if claim.size:
+        _, first = np.unique(cand[claim], return_index=True)   # first claimant in rank order wins
+        tp[claim[first]] = True
+    fp = ~tp & ~hit_diff
+    return tp, fp
+
+
+def voc_det_ap(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5):
+    """VOCevaldet.m + VOCap.m for one class. Detections in result-file order; ranked by a stable sort.
+
+    Returns (ap, rec, prec, tp, fp) with tp/fp in rank order; ap is None when npos (non-difficult GT) is 0.
+    """
+    order = stable_descending_order(np.asarray(confidence, dtype=np.float64))
+    det_group = np.asarray(det_group, dtype=np.int64)[order]
+    det_boxes = np.asarray(det_boxes, dtype=np.float64).reshape(-1, 4)[order]
+    tp, fp = match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap)
+    npos = int(np.count_nonzero(~np.asarray(gt_difficult, dtype=bool)))
+    rec, prec = pr_curve(tp, fp, npos)
+    if npos == 0:
+        return None, rec, prec, tp, fp
+    return ap_voc2010(rec, prec), rec, prec, tp, fp

@@ -1,0 +1,180 @@
+"""voc2011-layout: PASCAL VOC2011 person layout taster comp7/comp8, VOCevallayout_pr.m + VOCap.m."""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.text import lookup, read_bytes, to_int
+from ..formats.voc import join_keys
+from ..formats.voc_xml import PART_CLASSES, find_plain_set, parse_layout_results, read_annotation, read_id_list
+from ..metrics.layout import select_layouts, voc_layout_ap
+from ..report.result import Plot, Result, ScoreKey, Series, Table
+from .base import Task, no_progress
+
+PROTOCOL = [
+    "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), scored as "
+    "the official devkit's VOCevallayout_pr.m and VOCap.m do, one AP per part class (head, hand, foot).",
+    "Ground truth: the persons of ImageSets/Layout/<set>.txt ('<id> <object index>', the index counting ALL "
+    "objects of the annotation in XML order, from 1) and their annotated parts. np(class) = number of GT parts "
+    "of that class over all listed persons.",
+    "Layouts are ranked by descending confidence with a STABLE sort (ties keep XML order). A layout for an "
+    "(image, object) that is not in the list, and any later-ranked layout for a person already seen, is skipped "
+    "with a warning: neither a true nor a false positive.",
+    "Inside a layout, predicted parts are taken in XML order. A part's candidate is the GT part of the same class "
+    "of that person with the largest +1-pixel overlap (first in XML order on ties). It is a true positive iff the "
+    "overlap is >= 0.5 and no earlier part of THIS layout took that GT part; otherwise a false positive (no "
+    "fallback: two predicted hands on one true hand give one TP and one FP). A predicted part class the person "
+    "has no GT part of is a false positive.",
+    "Each part carries its layout's confidence; the ranked list of a part class is its parts in layout order. "
+    "AP per class as VOCap (VOC2010+ 'all points'). A class with no GT part has no AP (not written, left out of "
+    "the mean); a class with GT parts but no predicted part scores AP 0. mAP is the mean over classes with an AP.",
+]
+
+_RX = re.compile(r"comp(\d+)_layout_(.+)\.xml")
+
+
+class LayoutTruth(object):
+    def __init__(self, keys, npersons, gt_person, gt_class, gt_box):
+        self.keys = keys            # 'S' array: image id + NUL + object index, one per listed person
+        self.npersons = npersons
+        self.gt_person = gt_person
+        self.gt_class = gt_class
+        self.gt_box = gt_box
+
+
+def load_ground_truth(ref_dir, progress=no_progress):
+    lay = os.path.join(str(ref_dir), "ImageSets", "Layout")
+    set_name = find_plain_set(lay, "ref/ImageSets/Layout")
+    label = "ref/ImageSets/Layout/%s.txt" % set_name
+    rec = read_id_list(os.path.join(lay, set_name + ".txt"), label, 2)
+    objs = to_int(rec, 1, "object index", ReferenceDataError)
+    keys = join_keys([rec.cols[0], objs.astype("S")])
+    uniq, first = np.unique(keys, return_index=True)
+    if uniq.size != keys.size:
+        dup = np.setdiff1d(np.arange(keys.size), first)
+        raise ReferenceDataError(label, int(rec.lines[dup[0]]), message="a person is listed twice")
+    anno = os.path.join(str(ref_dir), "Annotations")
+    cache = {}
+    gp, gc, gb = [], [], []
+    for p, (image_id, o) in enumerate(zip(rec.cols[0].tolist(), objs.tolist())):
+        image_id = image_id.decode("utf-8", "replace")
+        if image_id not in cache:
+            cache[image_id] = read_annotation(anno, image_id)
+        objects = cache[image_id]
+        if not 1 <= o <= len(objects):
+            raise ReferenceDataError(label, int(rec.lines[p]), expected="an object index 1..%d" % len(objects),
+                                     found=str(o))
+        for name, box in objects[o - 1].parts:
+            if name not in PART_CLASSES:
+                raise ReferenceDataError("ref/Annotations/%s.xml" % image_id, expected="part names head, hand, "
+                                         "foot", found=repr(name))
+            gp.append(p)
+            gc.append(PART_CLASSES.index(name))
+            gb.append(box)
+    return set_name, LayoutTruth(keys, int(keys.size), np.array(gp, dtype=np.int64), np.array(gc, dtype=np.int64),
+                                 np.array(gb, dtype=np.float64).reshape(-1, 4))
+
+
+def find_results(submission, comps, set_name=None):
+    """The one comp7/comp8 layout results file: (comp, set name, path)."""
+    found = []
+    for fname in submission.names():
+        m = _RX.fullmatch(fname)
+        if m:
+            found.append((fname, int(m.group(1)), m.group(2)))
+    if not found:
+        raise SubmissionError(expected="a results file named comp%d_layout_%s.xml" % (comps[0], set_name or "<set>"),
+                              found="no such file; files present: %s" % (quote_some(submission.names())
+                                                                          if submission.names() else "none"))
+    for fname, comp, s in found:
+        label = submission.label(submission.find(fname))
+        if comp not in comps:
+            raise SubmissionError(label, expected="a file name starting with %s" % " or ".join(
+                "comp%d_layout_" % c for c in comps), found="comp%d" % comp)
+        if set_name is not None and s != set_name:
+            raise SubmissionError(label, expected="results for the '%s' set: comp%d_layout_%s.xml"
+                                  % (set_name, comp, set_name), found=repr(fname))
+    if len(found) > 1:
+        labels = [submission.label(submission.find(f[0])) for f in found]
+        comps_seen = sorted(set(f[1] for f in found))
+        if len(comps_seen) > 1:
+            raise SubmissionError(labels[1], message="one submission may not mix comp%d and comp%d results (also %s)"
+                                  % (comps_seen[0], comps_seen[1], labels[0]))
+        raise SubmissionError(labels[1], expected="one layout results file", found="%d (also %s)"
+                              % (len(found), labels[0]))
+    fname, comp, s = found[0]
+    return comp, s, submission.find(fname)
+
+
+class Voc2011Layout(Task):
+    slug = "voc2011-layout"
+    title = "PASCAL VOC2011 person layout (comp7/comp8)"
+    comps = (7, 8)
+
+    def score_keys(self, ref_dir=None):
+        return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + c, "AP " + c) for c in PART_CLASSES]
+
+    def score(self, ref_dir, submission, progress=no_progress):
+        set_name, gt = load_ground_truth(ref_dir, progress)
+        comp, _, path = find_results(submission, self.comps, set_name)
+        label = submission.label(path)
+        lr = parse_layout_results(read_bytes(path, label), label)
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        lkeys = join_keys([np.array([s.encode("utf-8") for s in lr.image], dtype="S").reshape(-1),
+                           lr.object.astype("S")]) if len(lr) else np.zeros(0, dtype="S1")
+        person = lookup(lkeys, gt.keys)
+        kept, unknown, repeated = select_layouts(person, lr.confidence)
+        if unknown.size:
+            res.warnings.append("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
+                                "skipped, first at line %d." % (label, unknown.size, set_name,
+                                                                 int(lr.line[unknown[0]])))
+        if repeated.size:
+            res.warnings.append("%s: %d later layout(s) for a person that already had a higher-ranked layout were "
+                                "skipped (one layout per person), first at line %d." % (label, repeated.size,
+                                                                                      int(lr.line[repeated[0]])))
+        per = voc_layout_ap(kept, person, lr.part_layout, lr.part_class, lr.part_box, gt.gt_person, gt.gt_class,
+                            gt.gt_box, gt.npersons)
+        rows, aps, series = [], [], []
+        for c, name in enumerate(PART_CLASSES):
+            ap, rec, prec, tp, fp = per[c]
+            npos = int(np.count_nonzero(gt.gt_class == c))
+            if ap is None:
+                res.notes.append("n/a: no GT %s part in the ground truth; AP_%s is not written and the class is "
+                                 "left out of the mean." % (name, name))
+            else:
+                if tp.size == 0:
+                    res.notes.append("%s: no predicted part: AP 0." % name)
+                res.set("AP_" + name, ap)
+                aps.append(ap)
+                if rec.size:
+                    series.append(Series(name, rec, prec))
+            rows.append([name, float("nan") if ap is None else ap, npos, int(tp.size), int(tp.sum()),
+                         int(fp.sum())])
+        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+        res.scores.move_to_end("mAP", last=False)
+        res.tables.append(Table("Per-part average precision (comp%d, set '%s', %d persons, %d layouts evaluated of "
+                                "%d)" % (comp, set_name, gt.npersons, kept.size, len(lr)),
+                                ["part", "AP", "GT parts", "predicted parts", "true positives", "false positives"],
+                                rows))
+        if series:
+            res.plots.append(Plot("Precision/recall per part", "recall", "precision", series))
+        return res
+
+    def validate(self, submission, ids=None):
+        comp, set_name, path = find_results(submission, self.comps)
+        label = submission.label(path)
+        lr = parse_layout_results(read_bytes(path, label), label)
+        notes = ["comp%d, set '%s': %d layouts, %d parts" % (comp, set_name, len(lr), lr.part_class.size)]
+        if ids is not None and len(lr):
+            known = np.isin(np.array([s.encode("utf-8") for s in lr.image], dtype="S"), ids)
+            if not known.all():
+                notes.append("%d layout(s) name an image that is not in the given ids: they will be skipped"
+                             % int(np.count_nonzero(~known)))
+        return notes
+
+
+TASK = Voc2011Layout()
