@@ -1,0 +1,210 @@
+"""voc2011-action: PASCAL VOC2011 action classification comp9/comp10, VOCevalaction.m + VOCap.m exactly.
+
+The rules are those of classification (VOCevalcls.m) with a person -- (image id, object index) -- in place of an
+image. VOCevalaction.m keys persons by sprintf('%s/%d', id, obj) after reading the object index with %d, so the
+index is compared as a NUMBER ('01' is person 1): we canonicalize the index column before matching.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError
+from ..formats.text import check_known, lookup, parse_table, read_bytes, to_float, to_int
+from ..formats.voc import ConfidenceFile, read_gt_labels
+from ..metrics.classification import voc_cls_ap
+from ..report.result import Plot, Result, ScoreKey, Series, Table
+from .base import Task, no_progress
+from .voc_common import find_set, result_files
+
+ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
+           "takingphoto", "usingcomputer", "walking")
+WHAT = "person (image id, object index)"
+
+PROTOCOL = [
+    "PASCAL VOC2011 action classification taster (comp9: VOC training data only; comp10: any training data), "
+    "scored as the official devkit's VOCevalaction.m and VOCap.m do (the VOC2012 devkit's evaluation is "
+    "identical). The action 'other' is never scored.",
+    "A person is an (image id, object index) pair of the action's ground-truth list ImageSets/Action/"
+    "<action>_<set>.txt. Every person starts at confidence -inf; each line '<id> <object index> <confidence>' "
+    "of the result file sets its person's confidence. The object index is compared as a number ('01' is 1). "
+    "When a person appears twice, the LAST line wins. A person that is not in the list is an error.",
+    "Persons are ranked by descending confidence with a STABLE sort over the ground-truth list order: ties, and "
+    "every person the file does not mention (still at -inf), keep ground-truth list order. Missing persons are "
+    "therefore ranked last, not dropped.",
+    "Label 1 is a true positive, -1 a false positive, 0 neither (still ranked). rec = tp/#positives, "
+    "prec = tp/(tp+fp), cumulated down the ranking.",
+    "AP (VOC2010+ 'all points'): recall 0 / precision 0 prepended, recall 1 / precision 0 appended, precision "
+    "made non-increasing from the right, and the sum of (r_i - r_{i-1}) * p_i over every index where recall "
+    "changes.",
+    "An empty result file ranks every person at -inf (AP of the ground-truth list order, as the original). A "
+    "missing result file gives AP 0 for that action (participants may tackle a subset). An action without "
+    "positives has no AP: its key is not written and it is left out of the mean. mAP is the mean over the "
+    "actions that have an AP.",
+]
+
+
+def person_keys(rec, err):
+    """'<id>/<object index>' keys with the index canonicalized as an integer, VOCevalaction's sprintf('%s/%d').
+
+    (Not formats.voc.join_keys: numpy reads its b"\\x00" separator as an empty 'S1' scalar, so it joins without
+    a separator.)
+    """
+    obj = to_int(rec, 1, "object index", err)
+    return np.char.add(np.char.add(rec.cols[0], b"/"), obj.astype("S")), obj
+
+
+def read_gt_persons(path, label):
+    """ImageSets/Action/<action>_<set>.txt: (keys, labels int8) in list order."""
+    _, labels, rec = read_gt_labels(path, label, nkey=2)
+    keys, _ = person_keys(rec, ReferenceDataError)
+    if np.unique(keys).size != keys.size:
+        raise ReferenceDataError(label, message="a person is listed twice")
+    return keys, labels
+
+
+def read_person_confidences(path, label, gt_keys) -> ConfidenceFile:
+    """A comp9/comp10 result file mapped onto the GT list: formats.voc.read_confidences(nkey=2), except that the
+    object index is matched as a number. Last line of a person wins; unknown persons are an error."""
+    rec = parse_table(read_bytes(path, label), label, 3)
+    keys, _ = person_keys(rec, SubmissionError)
+    conf = to_float(rec, 2, "confidence")
+    idx = lookup(keys, gt_keys)
+    check_known(keys, idx >= 0, rec, WHAT)
+    out = np.full(gt_keys.shape[0], -np.inf)
+    ndup, first_dup = 0, None
+    if idx.size:
+        rev_uniq, rev_first = np.unique(idx[::-1], return_index=True)
+        last = idx.size - 1 - rev_first            # the last line of each person
+        out[rev_uniq] = conf[last]
+        ndup = int(idx.size - rev_uniq.size)
+        if ndup:
+            is_last = np.zeros(idx.size, dtype=bool)
+            is_last[last] = True
+            first_dup = int(rec.lines[np.flatnonzero(~is_last)[0]])
+    return ConfidenceFile(out, len(rec), ndup, first_dup)
+
+
+class _WithoutOther(object):
+    """The submission seen without comp<N>_action_<set>_other.txt files ('other' is never scored)."""
+
+    def __init__(self, submission, skip):
+        self._sub = submission
+        self._skip = set(skip)
+
+    def names(self):
+        return [n for n in self._sub.names() if n not in self._skip]
+
+    def find(self, name):
+        return self._sub.find(name)
+
+    def label(self, path):
+        return self._sub.label(path)
+
+
+def _other_files(submission, comps, set_name):
+    return [n for n in submission.names() for c in comps if n == "comp%d_action_%s_other.txt" % (c, set_name)]
+
+
+class Voc2011Action(Task):
+    slug = "voc2011-action"
+    title = "PASCAL VOC2011 action classification (comp9/comp10)"
+    comps = (9, 10)
+
+    def score_keys(self, ref_dir=None):
+        return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + a, "AP " + a) for a in ACTIONS]
+
+    def score(self, ref_dir, submission, progress=no_progress):
+        adir = os.path.join(str(ref_dir), "ImageSets", "Action")
+        set_name = find_set(adir, ACTIONS, "ref/ImageSets/Action")
+        gts = [read_gt_persons(os.path.join(adir, "%s_%s.txt" % (a, set_name)),
+                               "ref/ImageSets/Action/%s_%s.txt" % (a, set_name)) for a in ACTIONS]
+        other = _other_files(submission, self.comps, set_name)
+        comp, files, ignored = result_files(_WithoutOther(submission, other), "action", self.comps, set_name,
+                                            ACTIONS, "action")
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        rows, aps, series = [], [], []
+        for k, act in enumerate(ACTIONS):
+            progress(k, len(ACTIONS), "actions")
+            keys, labels = gts[k]
+            npos = int(np.count_nonzero(labels > 0))
+            path = files.get(act)
+            nlines = ndup = 0
+            rec = prec = np.zeros(0)
+            if path is None:
+                ap = 0.0 if npos else None
+                res.notes.append("%s: no result file (comp%d_action_%s_%s.txt): AP 0." % (act, comp, set_name, act)
+                                 if npos else "%s: no result file, and no positives in the ground truth." % act)
+            else:
+                label = submission.label(path)
+                cf = read_person_confidences(path, label, keys)
+                nlines, ndup = cf.nlines, cf.nduplicates
+                if ndup:
+                    res.warnings.append("%s: %d duplicate person line(s), first at line %d; the LAST line of each "
+                                        "person was used (as the devkit does)." % (label, ndup,
+                                                                                    cf.first_duplicate_line))
+                if nlines == 0:
+                    res.notes.append("%s: empty result file: every person ranked at -inf in ground-truth order."
+                                     % label)
+                ap, rec, prec = voc_cls_ap(cf.confidence, labels)
+            if ap is None:
+                res.notes.append("n/a: no positive person for %s in the ground truth; AP_%s is not written and the "
+                                 "action is left out of the mean." % (act, act))
+            else:
+                res.set("AP_" + act, ap)
+                aps.append(ap)
+                if rec.size:
+                    series.append(Series(act, rec, prec))
+            rows.append([act, float("nan") if ap is None else ap, npos, int(np.count_nonzero(labels < 0)),
+                         int(np.count_nonzero(labels == 0)), nlines, ndup,
+                         "missing" if path is None else submission.label(path)])
+        progress(len(ACTIONS), len(ACTIONS), "actions")
+        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+        res.scores.move_to_end("mAP", last=False)
+        res.tables.append(Table("Per-action average precision (comp%d, set '%s')" % (comp, set_name),
+                                ["action", "AP", "positives", "negatives", "ignored (0)", "result lines",
+                                 "duplicate lines", "file"], rows))
+        for i in range(0, len(series), 5):
+            res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
+                                  "recall", "precision", series[i:i + 5]))
+        if other:
+            res.notes.append("Not scored ('other' is a distractor, never evaluated): %s." % ", ".join(other))
+        if ignored:
+            res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
+        return res
+
+    def validate(self, submission, ids=None):
+        sets = set()
+        for fname in submission.names():
+            if fname.startswith("comp") and "_action_" in fname:
+                rest = fname.split("_action_", 1)[1]
+                for act in ACTIONS + ("other",):
+                    if rest.endswith("_%s.txt" % act):
+                        sets.add(rest[:-len(act) - 5])
+        if len(sets) != 1:
+            raise SubmissionError(expected="result files comp9_action_<set>_<action>.txt of one set",
+                                  found="sets %s" % (sorted(sets) or "none"))
+        set_name = sets.pop()
+        other = _other_files(submission, self.comps, set_name)
+        comp, files, ignored = result_files(_WithoutOther(submission, other), "action", self.comps, set_name,
+                                            ACTIONS, "action")
+        notes = ["comp%d, set '%s', %d of %d actions" % (comp, set_name, len(files), len(ACTIONS))]
+        for act, path in files.items():
+            label = submission.label(path)
+            rec = parse_table(read_bytes(path, label), label, 3)
+            person_keys(rec, SubmissionError)
+            to_float(rec, 2, "confidence")
+            if ids is not None:
+                check_known(rec.cols[0], np.isin(rec.cols[0], ids), rec, "image id")
+            notes.append("%s: %d lines" % (label, len(rec)))
+        missing = [a for a in ACTIONS if a not in files]
+        if missing:
+            notes.append("no file for: %s (those actions will score AP 0)" % ", ".join(missing))
+        if other:
+            notes.append("not scored ('other' is never evaluated): %s" % ", ".join(other))
+        return notes
+
+
+TASK = Voc2011Action()
