@@ -1,0 +1,420 @@
+"""chalearn-lap2014-pose: hand-computed scenarios for every rule of issue 4 (Track 1), Pillow convert('L')
+equality, a literal port of the original evalPose as an oracle, and the starting kit's baseline."""
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from PIL import Image
+
+from conftest import ROOT
+from scoring_program.errors import ReferenceDataError, SubmissionError
+from scoring_program.formats.chalearn_pose import LIMBS, read_panorama
+from scoring_program.formats.files import Submission
+from scoring_program.metrics.hit_rate import (is_hit, jaccard, limb_hits, limb_overlaps)
+from scoring_program.tasks.chalearn_lap2014_pose import TASK
+
+from bench.synth.chalearn_lap2014_pose import png_bytes
+
+W = 6720
+H = 4
+
+
+def blank(h=H):
+    return np.zeros((h, W), dtype=np.uint8)
+
+
+def cols(limb, a, b):
+    """Column slice [a, b) inside limb `limb` (1-based)."""
+    return slice((limb - 1) * 480 + a, (limb - 1) * 480 + b)
+
+
+def save(arr, path, mode=None):
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    img = Image.fromarray(arr) if mode is None else Image.fromarray(arr).convert(mode)
+    img.save(str(path), format="PNG")
+
+
+def score(tmp_path, gts, preds):
+    """gts: {stem: array}; preds: {file name: array or bytes}. Returns the Result."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    ref.mkdir(parents=True, exist_ok=True)
+    res.mkdir(exist_ok=True)
+    for stem, arr in gts.items():
+        save(arr, ref / (stem + ".png"))
+    for name, arr in preds.items():
+        if isinstance(arr, bytes):
+            (res / name).write_bytes(arr)
+        else:
+            save(arr, res / name)
+    return TASK.score(str(ref), Submission(str(res)))
+
+
+# ---------------------------------------------------------------- the per-limb rule
+
+def test_480th_column_is_ignored():
+    gt = blank(2)
+    gt[:, cols(1, 0, 1)] = 255                       # 2 pixels
+    pred = gt.copy()
+    pred[:, cols(1, 479, 480)] = 255                 # 2 more pixels, only in the ignored 480th column
+    ev, inter, union = limb_overlaps(gt, pred)
+    assert (ev[0], inter[0], union[0]) == (True, 2, 2)   # counted, J would be 2/4 = 0.5: a miss
+    assert limb_hits(gt, pred)[1][0]
+
+
+def test_difference_only_in_column_480_changes_nothing(tmp_path):
+    gt = blank()
+    gt[:, cols(3, 10, 30)] = 255
+    pred = gt.copy()
+    pred[:, cols(3, 479, 480)] = 255
+    gt2 = blank()
+    gt2[:, cols(5, 479, 480)] = 255                  # GT non-zero only in column 480: limb not evaluated
+    r = score(tmp_path, {"01_0001_1": gt, "01_0001_2": gt2}, {"01_0001_1_prediction.png": pred,
+                                                           "01_0001_2_prediction.png": blank()})
+    assert r.scores["mean_hit_rate"] == 1.0
+    assert "hit_rate_forearm" not in r.scores and "hit_rate_lforearm" not in r.scores
+    assert r.scores["hit_rate_lhand"] == 1.0
+
+
+def test_binarization_is_strictly_above_127():
+    gt = blank()
+    gt[:, cols(1, 0, 10)] = 255
+    for value, hit in ((128, True), (127, False)):
+        pred = blank()
+        pred[:, cols(1, 0, 10)] = value
+        assert bool(limb_hits(gt, pred)[1][0]) is hit
+
+
+def test_gt_with_only_faint_pixels_is_evaluated_but_never_hit():
+    gt = blank()
+    gt[:, cols(2, 0, 10)] = 127                      # non-zero before binarization, nothing after
+    ev, hit = limb_hits(gt, gt.copy())
+    assert ev[1] and not hit[1]
+    assert ev.sum() == 1
+
+
+def test_jaccard_exactly_half_is_a_miss():
+    gt = blank(1)
+    gt[0, cols(1, 0, 4)] = 255                       # 4 pixels
+    pred = blank(1)
+    pred[0, cols(1, 0, 2)] = 255                     # 2 of them: J = 2/4 = 0.5
+    ev, inter, union = limb_overlaps(gt, pred)
+    assert jaccard(inter, union)[0] == 0.5
+    assert not limb_hits(gt, pred)[1][0]
+    pred[0, cols(1, 2, 3)] = 255                     # 3 of 4: J = 0.75
+    assert limb_hits(gt, pred)[1][0]
+
+
+def test_is_hit_is_exact_where_floats_round():
+    # J = 1/2 exactly in integers for huge counts; strict comparison is never fooled by rounding
+    assert not is_hit(np.int64(2 ** 40), np.int64(2 ** 41))
+    assert is_hit(np.int64(2 ** 40 + 1), np.int64(2 ** 41))
+    assert not is_hit(0, 0)
+
+
+def test_limb_empty_in_gt_is_not_evaluated_even_if_predicted(tmp_path):
+    gt = blank()
+    gt[:, cols(1, 0, 20)] = 255
+    pred = np.full((H, W), 255, dtype=np.uint8)
+    pred[:, cols(1, 20, 480)] = 0                    # head perfect, the 13 other limbs all predicted
+    r = score(tmp_path, {"01_0001_1": gt}, {"01_0001_1_prediction.png": pred})
+    assert r.scores["mean_hit_rate"] == 1.0
+    assert list(r.scores) == ["mean_hit_rate", "hit_rate_head"]
+    assert any("hit_rate_torso is not written" in n for n in r.notes)
+
+
+# ---------------------------------------------------------------- files
+
+def three_limbs():
+    gt = blank()
+    for limb in (1, 2, 3):
+        gt[:, cols(limb, 0, 10)] = 255
+    return gt
+
+
+def test_missing_prediction_counts_as_one_evaluation(tmp_path):
+    r = score(tmp_path, {"01_0001_1": three_limbs(), "01_0001_2": three_limbs()},
+              {"01_0001_1_prediction.png": three_limbs()})
+    assert r.scores["mean_hit_rate"] == 3 / 4.0        # 3 hits / (3 + ONE), not 3 / 6
+    assert r.scores["hit_rate_head"] == 0.5            # per limb: the missing panorama's head is a miss
+    assert any("1 of 2 ground-truth panoramas have no prediction" in n and "01_0001_2" in n for n in r.notes)
+
+
+def test_missing_prediction_of_an_all_empty_gt_still_counts_one(tmp_path):
+    r = score(tmp_path, {"01_0001_1": three_limbs(), "01_0002_1": blank()}, {"01_0001_1_prediction.png":
+                                                                             three_limbs()})
+    assert r.scores["mean_hit_rate"] == 3 / 4.0
+    r2 = score(tmp_path / "b", {"01_0001_1": three_limbs(), "01_0002_1": blank()},
+               {"01_0001_1_prediction.png": three_limbs(), "01_0002_1_prediction.png": blank()})
+    assert r2.scores["mean_hit_rate"] == 1.0           # predicted: an all-empty GT adds no evaluation
+
+
+def test_pooled_over_panoramas_not_averaged_per_panorama(tmp_path):
+    a = three_limbs()
+    b = blank()
+    b[:, cols(1, 0, 10)] = 255
+    r = score(tmp_path, {"01_0001_1": a, "01_0001_2": b}, {"01_0001_1_prediction.png": blank(),
+                                                          "01_0001_2_prediction.png": b})
+    assert r.scores["mean_hit_rate"] == 1 / 4.0        # pooled 1/4, not mean(0/3, 1/1) = 0.5
+
+
+def test_size_mismatch_is_a_submission_error(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        score(tmp_path, {"01_0001_1": three_limbs()}, {"01_0001_1_prediction.png": blank(H + 1)})
+    assert "size mismatch" in str(e.value) and "01_0001_1_prediction.png" in str(e.value)
+    assert "6720x5" in str(e.value)
+
+
+def test_other_heights_are_accepted(tmp_path):
+    r = score(tmp_path, {"01_0001_1": np.pad(three_limbs(), ((0, 33), (0, 0)), mode="edge")},
+              {"01_0001_1_prediction.png": np.pad(three_limbs(), ((0, 33), (0, 0)), mode="edge")})
+    assert r.scores["mean_hit_rate"] == 1.0
+
+
+def test_colour_png_works_through_luminance(tmp_path):
+    gt = blank()
+    gt[:, cols(1, 0, 10)] = 255
+    gt[:, cols(2, 0, 10)] = 255
+    rgb = np.zeros((H, W, 3), dtype=np.uint8)
+    rgb[:, cols(1, 0, 10)] = (0, 255, 0)             # luminance 150: ON
+    rgb[:, cols(2, 0, 10)] = (255, 0, 0)             # luminance 76: OFF
+    r = score(tmp_path, {"01_0001_1": gt}, {"01_0001_1_prediction.png": rgb})
+    assert r.scores["hit_rate_head"] == 1.0 and r.scores["hit_rate_torso"] == 0.0
+    assert r.scores["mean_hit_rate"] == 0.5
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "LA", "P", "1", "I;16"])
+def test_decoding_equals_pillow_convert_L(tmp_path, mode):
+    rng = np.random.RandomState(3)
+    rgb = rng.randint(0, 256, size=(7, W, 3)).astype(np.uint8)
+    img = Image.fromarray(rgb)
+    if mode == "I;16":                                # 16-bit grey PNG
+        img = Image.fromarray((rng.randint(0, 65536, size=(7, W))).astype(np.uint16))
+    elif mode == "P":
+        img = img.quantize(64)
+    else:
+        img = img.convert(mode)
+    path = tmp_path / ("x_%s.png" % mode.replace(";", ""))
+    img.save(str(path), format="PNG")
+    ours = read_panorama(str(path), "x.png")
+    theirs = np.asarray(Image.open(str(path)).convert("L"))
+    assert ours.dtype == np.uint8 and ours.shape == (7, W)
+    assert np.array_equal(ours, theirs)
+
+
+def test_prediction_name_takes_precedence(tmp_path):
+    gt = three_limbs()
+    r = score(tmp_path / "a", {"01_0001_1": gt}, {"01_0001_1_prediction.png": gt, "01_0001_1.png": blank()})
+    assert r.scores["mean_hit_rate"] == 1.0
+    assert any("01_0001_1.png" in n and "_prediction file was used" in n for n in r.notes)
+    r = score(tmp_path / "b", {"01_0001_1": gt}, {"01_0001_1_prediction.png": blank(), "01_0001_1.png": gt})
+    assert r.scores["mean_hit_rate"] == 0.0
+    r = score(tmp_path / "c", {"01_0001_1": gt}, {"01_0001_1.png": gt})    # plain name alone: accepted
+    assert r.scores["mean_hit_rate"] == 1.0
+
+
+def test_predictions_without_gt_are_ignored_and_listed(tmp_path):
+    gt = three_limbs()
+    r = score(tmp_path, {"01_0001_1": gt}, {"01_0001_1_prediction.png": gt, "07_0001_1_prediction.png": blank(),
+                                             "01_0001_1_prediction.PNG": blank()})
+    assert r.scores["mean_hit_rate"] == 1.0
+    note = [n for n in r.notes if "match no ground-truth panorama" in n][0]
+    assert "'07_0001_1_prediction.png'" in note and "2 submitted file(s)" in note
+
+
+def test_decompression_bomb_is_refused_before_decoding(tmp_path):
+    gt = three_limbs()
+    # declares 4x the GT's pixels + one row: refused on the header alone (its IDAT is garbage)
+    bomb = png_bytes(W, 4 * H + 1, b"\x00")
+    with pytest.raises(SubmissionError) as e:
+        score(tmp_path / "a", {"01_0001_1": gt}, {"01_0001_1_prediction.png": bomb})
+    assert "decompression bomb guard" in str(e.value) and "%d pixels" % (4 * H * W) in str(e.value)
+    # exactly 4x: not a bomb, a size mismatch (checked next, still before decoding)
+    with pytest.raises(SubmissionError) as e:
+        score(tmp_path / "b", {"01_0001_1": gt}, {"01_0001_1_prediction.png": png_bytes(W, 4 * H, b"\x00")})
+    assert "size mismatch" in str(e.value)
+    # beyond Pillow's own limit: the same kind of message, no warning printed
+    with pytest.raises(SubmissionError) as e:
+        score(tmp_path / "c", {"01_0001_1": gt}, {"01_0001_1_prediction.png": png_bytes(W, 100000, b"")})
+    assert "decompression bomb" in str(e.value)
+
+
+@pytest.mark.parametrize("data,msg", [(b"not a png", "cannot read the PNG"), (b"", "cannot read the PNG"),
+                                      (png_bytes(W, H, b"\x00" * 10), "cannot decode the PNG data")])
+def test_unreadable_png_is_a_submission_error(tmp_path, data, msg):
+    with pytest.raises(SubmissionError) as e:
+        score(tmp_path, {"01_0001_1": three_limbs()}, {"01_0001_1_prediction.png": data})
+    assert msg in str(e.value) and "01_0001_1_prediction.png" in str(e.value)
+    assert str(tmp_path) not in str(e.value)
+
+
+def test_truncated_png_is_a_submission_error(tmp_path):
+    buf = io.BytesIO()
+    Image.fromarray(np.random.RandomState(0).randint(0, 256, (H, W)).astype(np.uint8)).save(buf, format="PNG")
+    with pytest.raises(SubmissionError) as e:
+        score(tmp_path, {"01_0001_1": three_limbs()}, {"01_0001_1_prediction.png": buf.getvalue()[:-200]})
+    assert "cannot decode the PNG data" in str(e.value)
+
+
+def test_broken_reference_is_a_reference_error(tmp_path):
+    with pytest.raises(ReferenceDataError):
+        score(tmp_path / "a", {"01_0001_1": np.zeros((H, 6000), dtype=np.uint8)}, {})
+    (tmp_path / "b" / "ref").mkdir(parents=True)
+    (tmp_path / "b" / "res").mkdir()
+    with pytest.raises(ReferenceDataError):
+        TASK.score(str(tmp_path / "b" / "ref"), Submission(str(tmp_path / "b" / "res")))
+
+
+# ---------------------------------------------------------------- oracle: the original evalPose, ported literally
+
+def original_eval_pose(prediction_dir, truth_dir):
+    def get_limb_panoramic(im, limb):
+        startcol = (limb - 1) * 480
+        return im[:, startcol:startcol + 479]
+
+    def overlap_images(gtimage, predimage):
+        gtimage = (np.array(gtimage) > 127) * 1
+        predimage = (np.array(predimage) > 127) * 1
+        inter = float(np.sum(np.bitwise_and(gtimage, predimage)))
+        union = float(np.sum(np.bitwise_or(gtimage, predimage)))
+        if union == 0:
+            return 0
+        return 1 if inter / union > 0.5 else 0
+
+    score, nevals = 0.0, 0
+    for name in os.listdir(truth_dir):
+        if not name.lower().endswith(".png"):
+            continue
+        parts = name.split(".")[0].split("_")
+        pred = os.path.join(prediction_dir, parts[0] + "_" + parts[1] + "_" + parts[2] + "_prediction.png")
+        if not os.path.isfile(pred):
+            nevals += 1
+            continue
+        gt = np.asarray(Image.open(os.path.join(truth_dir, name)).convert("L"))
+        pr = np.asarray(Image.open(pred).convert("L"))
+        for limb in range(1, 15):
+            g = get_limb_panoramic(gt, limb)
+            if np.count_nonzero(g) >= 1:
+                score += overlap_images(g, get_limb_panoramic(pr, limb))
+                nevals += 1
+    return score / nevals
+
+
+def random_panorama(rng, h):
+    img = np.zeros((h, W), dtype=np.uint8)
+    for limb in range(1, 15):
+        if rng.rand() < 0.3:
+            continue
+        a = rng.randint(470, 480)                     # boxes straddle the ignored 480th column
+        w = rng.randint(1, 12)
+        img[rng.randint(0, h):, cols(limb, a - w, a + 1)] = rng.choice([255, 200, 128, 127, 60])
+    return img
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_the_original_eval_pose(tmp_path, seed):
+    rng = np.random.RandomState(seed)
+    gts, preds = {}, {}
+    for f in range(6):
+        for a in (1, 2):
+            stem = "01_%04d_%d" % (f + 1, a)
+            gts[stem] = random_panorama(rng, 5)
+            if rng.rand() < 0.85:
+                p = gts[stem].copy() if rng.rand() < 0.5 else random_panorama(rng, 5)
+                p[:, rng.randint(0, W, 40)] = rng.choice([0, 255])
+                preds[stem + "_prediction.png"] = p
+    r = score(tmp_path, gts, preds)
+    assert r.scores["mean_hit_rate"] == pytest.approx(original_eval_pose(str(tmp_path / "res"),
+                                                                         str(tmp_path / "ref")), abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.data())
+def test_vectorized_limbs_equal_a_loop_over_slices(h, data):
+    values = st.sampled_from([0, 1, 127, 128, 255])
+    gt = np.array(data.draw(st.lists(values, min_size=h * 2 * 14, max_size=h * 2 * 14)), dtype=np.uint8)
+    pr = np.array(data.draw(st.lists(values, min_size=h * 2 * 14, max_size=h * 2 * 14)), dtype=np.uint8)
+    g, p = blank(h), blank(h)
+    # values in the first and last scored columns (0 and 478) of each limb; the ignored column 479 is 255 in GT
+    idx = np.concatenate([[n * 480, n * 480 + 478] for n in range(14)])
+    g[:, idx] = gt.reshape(h, 28)
+    p[:, idx] = pr.reshape(h, 28)
+    g[:, np.arange(14) * 480 + 479] = 255
+    ev, hit = limb_hits(g, p)
+    for n in range(14):
+        gs, ps = g[:, n * 480:n * 480 + 479], p[:, n * 480:n * 480 + 479]
+        a, b = gs > 127, ps > 127
+        u = np.sum(a | b)
+        assert ev[n] == (np.count_nonzero(gs) >= 1)
+        assert hit[n] == (ev[n] and u > 0 and np.sum(a & b) / u > 0.5)
+
+
+# ---------------------------------------------------------------- report, validate, sample, baseline
+
+def test_threshold_curve_at_half_equals_mean_hit_rate(tmp_path):
+    rng = np.random.RandomState(9)
+    gts = {"01_%04d_1" % i: random_panorama(rng, 4) for i in range(1, 5)}
+    preds = {k + "_prediction.png": random_panorama(rng, 4) for k in list(gts)[:3]}
+    r = score(tmp_path, gts, preds)
+    s = r.plots[0].series[0]
+    assert s.y[10] == pytest.approx(r.scores["mean_hit_rate"], abs=1e-15) and s.x[10] == 0.5
+
+
+def test_sample_scores(tmp_path):
+    ref = os.path.join(ROOT, "reference_data", "chalearn-lap2014-pose")
+    kit = os.path.join(ROOT, "starting_kit", "chalearn-lap2014-pose", "submissions")
+    perfect = TASK.score(ref, Submission(os.path.join(kit, "perfect")))
+    assert set(perfect.scores.values()) == {1.0} and len(perfect.scores) == 15
+    rnd = TASK.score(ref, Submission(os.path.join(kit, "random")))
+    assert len(rnd.scores) == 15 and 0.3 < rnd.scores["mean_hit_rate"] < 0.9
+    assert rnd.scores["mean_hit_rate"] == pytest.approx(original_eval_pose_with_plain_names(kit, ref), abs=1e-15)
+
+
+def original_eval_pose_with_plain_names(kit, ref):
+    """The sample's random submission uses one plain XX_YYYY_W.png name: the original would not see it."""
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp()
+    try:
+        for n in os.listdir(os.path.join(kit, "random")):
+            stem = n[:-len("_prediction.png")] if n.endswith("_prediction.png") else n[:-4]
+            dst = os.path.join(d, stem + "_prediction.png")
+            if n.endswith("_prediction.png") or not os.path.exists(os.path.join(kit, "random",
+                                                                                stem + "_prediction.png")):
+                shutil.copyfile(os.path.join(kit, "random", n), dst)
+        return original_eval_pose(d, ref)
+    finally:
+        shutil.rmtree(d)
+
+
+def test_validate(tmp_path):
+    kit = os.path.join(ROOT, "starting_kit", "chalearn-lap2014-pose")
+    notes = TASK.validate(Submission(os.path.join(kit, "submissions", "random")),
+                          ids=np.array([b"01_0001_1", b"02_0003_2"]))
+    assert notes[0] == "12 prediction panoramas, heights [60]"   # 11 + one without GT
+    assert any("both names submitted" in n for n in notes)
+    assert any("not in the given ids" in n for n in notes)
+    assert any("have no prediction" in n and "'02_0003_2'" in n for n in notes)
+    for case in ("decompression_bomb", "not_a_png", "truncated_png"):
+        with pytest.raises(SubmissionError):
+            TASK.validate(Submission(os.path.join(kit, "malformed", case)))
+    save(blank()[:, :6000], tmp_path / "res" / "01_0001_1_prediction.png")
+    with pytest.raises(SubmissionError) as e:
+        TASK.validate(Submission(str(tmp_path / "res")))
+    assert "6720 pixels wide" in str(e.value)
+
+
+def test_baseline_writes_a_valid_submission(tmp_path):
+    ref = os.path.join(ROOT, "reference_data", "chalearn-lap2014-pose")
+    out = tmp_path / "res"
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "starting_kit", "chalearn-lap2014-pose",
+                                                        "baseline.py"), ref, str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert len(os.listdir(str(out))) == 12
+    r = TASK.score(ref, Submission(str(out)))
+    assert 0.0 < r.scores["mean_hit_rate"] < 1.0
+    assert set(r.scores) == set(["mean_hit_rate"] + ["hit_rate_" + l for l in LIMBS])
