@@ -40,7 +40,7 @@ def _check_range(values, lines, ok, file, err, what, allowed):
 
 
 def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
-    """Rows of 3 or 4 comma-separated integers; action ids 1..11, actor ids 1..2, start frame >= 1.
+    """Rows of 3 or 4 comma-separated integers; action ids 1..11, actor ids 1..2, start and end frames >= 1.
 
     An end frame <= start frame is accepted and marks nothing (as the original's numpy slice).
     """
@@ -60,6 +60,8 @@ def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
     _check_range(action, rec.lines, (action >= 1) & (action <= len(ACTIONS)), file, err, "an action id",
                  "1..%d" % len(ACTIONS))
     _check_range(start, rec.lines, start >= 1, file, err, "a start frame", ">= 1 (frames are 1-based)")
+    # the original's slice [start-1:end-1] would wrap around for end 0 (marking frames up to the last but one)
+    _check_range(end, rec.lines, end >= 1, file, err, "an end frame", ">= 1 (frames are 1-based)")
     return Intervals(n, actor, action, start, end, rec.lines, file)
 
 

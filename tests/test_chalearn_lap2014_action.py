@@ -1,0 +1,267 @@
+"""chalearn-lap2014-action: hand-computed scenarios for every rule of issue 4 (Track 2), plus properties."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scoring_program.errors import ReferenceDataError, SubmissionError
+from scoring_program.formats.chalearn import parse_intervals, read_frame_count
+from scoring_program.formats.files import Submission
+from scoring_program.metrics.jaccard import frame_masks, jaccard_2014, jaccard_actor
+from scoring_program.tasks.chalearn_lap2014_action import TASK
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    with open(str(path), "w", newline="\n") as f:
+        f.write(text)
+
+
+def run(tmp_path, gt, pred, nframes=100):
+    """gt: {seq: labels text}; pred: {seq: prediction text or None}; nframes an int or {seq: int}."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    for seq, text in gt.items():
+        n = nframes[seq] if isinstance(nframes, dict) else nframes
+        write(ref / ("%s_labels.csv" % seq), text)
+        write(ref / ("%s_data.csv" % seq), "%d,20,2000\n" % n)
+    os.makedirs(str(res), exist_ok=True)
+    for seq, text in pred.items():
+        if text is not None:
+            write(res / ("%s_prediction.csv" % seq), text)
+    return TASK.score(str(ref), Submission(str(res)))
+
+
+# ---------------------------------------------------------------- the seed's worked example
+# The figure's intervals are not in the seed text: these reproduce its numbers over 100 frames.
+SEED_GT = "6,1,41\n11,31,61\n11,71,91"      # walk frames 1..40; fight 31..60 and 71..90
+SEED_PRED = "6,5,51\n11,31,54"              # walk 5..50 (36 common / 50 union); fight 31..53 (23 / 50)
+
+
+def test_seed_figure_walk_072_fight_046_mean_059(tmp_path):
+    actions, j, flagged, score = jaccard_2014([6, 11, 11], [1, 31, 71], [41, 61, 91], [6, 11], [5, 31], [51, 54], 100)
+    assert actions.tolist() == [6, 11]
+    assert j.tolist() == pytest.approx([0.72, 0.46], abs=1e-12)
+    assert score == pytest.approx(0.59, abs=1e-12)
+    assert not flagged.any()
+    res = run(tmp_path, {"Seq01": SEED_GT}, {"Seq01": SEED_PRED})
+    assert res.scores["mean_jaccard"] == pytest.approx(0.59, abs=1e-12)
+    assert res.scores["jaccard_Walk"] == pytest.approx(0.72, abs=1e-12)
+    assert res.scores["jaccard_Fight"] == pytest.approx(0.46, abs=1e-12)
+    assert "jaccard_Wave" not in res.scores           # no ground truth has it: not written
+
+
+# ---------------------------------------------------------------- frames
+def test_exclusive_end_start_equal_end_marks_nothing():
+    m = frame_masks([0, 0], [5, 8], [5, 8], 1, 10)
+    assert not m.any()
+    m = frame_masks([0], [5], [6], 1, 10)              # marks frame 5 only
+    assert np.flatnonzero(m[0]).tolist() == [4]
+    m = frame_masks([0], [7], [3], 1, 10)              # end before start: nothing, as the numpy slice
+    assert not m.any()
+
+
+def test_exclusive_end_changes_the_score(tmp_path):
+    # GT frames 1..10, prediction 10..19: one frame in common (frame 10), union 19 frames
+    res = run(tmp_path, {"Seq01": "1,1,11"}, {"Seq01": "1,10,20"})
+    assert res.scores["mean_jaccard"] == pytest.approx(1 / 19)
+    # touching intervals share no frame: GT 1..10, prediction 11..20
+    res = run(tmp_path / "b", {"Seq01": "1,1,11"}, {"Seq01": "1,11,21"})
+    assert res.scores["mean_jaccard"] == 0.0
+
+
+def test_intervals_clipped_to_sequence_length(tmp_path):
+    m = frame_masks([0], [95], [200], 1, 100)
+    assert np.flatnonzero(m[0]).tolist() == [94, 95, 96, 97, 98, 99]   # frames 95..100
+    # prediction overshooting the end counts only inside the sequence: GT 91..100, pred 96..(250)
+    res = run(tmp_path, {"Seq01": "2,91,101"}, {"Seq01": "2,96,250"})
+    assert res.scores["mean_jaccard"] == pytest.approx(5 / 10)
+
+
+def test_same_action_intervals_are_ored():
+    m = frame_masks([0, 0, 0], [1, 3, 3], [5, 8, 8], 1, 10)
+    assert m[0].sum() == 7                              # frames 1..7 once, overlaps and repeats count once
+
+
+# ---------------------------------------------------------------- the 2014 rule
+def test_false_positive_category_is_ignored_2014_rule(tmp_path):
+    # walk predicted perfectly, plus a fight that the ground truth does not have: the code ignores it (1.0),
+    # the prose would count fight as J = 0 (0.5)
+    res = run(tmp_path, {"Seq01": "6,1,41"}, {"Seq01": "6,1,41\n11,1,100"})
+    assert res.scores["mean_jaccard"] == 1.0
+    assert "jaccard_Fight" not in res.scores
+    assert any("absent from their sequence's ground truth" in n for n in res.notes)
+
+
+def test_sequence_score_is_mean_over_gt_actions_and_overall_mean_over_sequences(tmp_path):
+    # Seq01: walk 1.0, wave 0.0 -> 0.5; Seq02: walk 0.5 -> 0.5 ... overall (0.5 + 0.5) / 2
+    res = run(tmp_path, {"Seq01": "6,1,11\n1,20,30", "Seq02": "6,1,11"},
+              {"Seq01": "6,1,11", "Seq02": "6,1,6"})
+    assert res.scores["mean_jaccard"] == pytest.approx(0.5)
+    assert res.scores["jaccard_Walk"] == pytest.approx(0.75)   # mean over the two sequences that have walk
+    assert res.scores["jaccard_Wave"] == 0.0
+
+
+def test_empty_gt_category_with_empty_prediction_is_nan_in_original_zero_here(tmp_path):
+    # wave starts after the last frame: its clipped GT is empty; no wave predicted -> 0/0 in the original
+    actions, j, flagged, score = jaccard_2014([6, 1], [1, 150], [11, 160], [6], [1], [11], 100)
+    assert j.tolist() == [0.0, 1.0] and flagged.tolist() == [True, False] and score == 0.5
+    res = run(tmp_path, {"Seq01": "6,1,11\n1,150,160"}, {"Seq01": "6,1,11"})
+    assert res.scores["mean_jaccard"] == 0.5
+    assert any("NaN" in w and "Wave" in w for w in res.warnings)
+
+
+# ---------------------------------------------------------------- 3 vs 4 columns
+def test_four_column_prediction_against_three_column_gt_drops_actor(tmp_path):
+    three = run(tmp_path / "a", {"Seq01": SEED_GT}, {"Seq01": SEED_PRED})
+    four = run(tmp_path / "b", {"Seq01": SEED_GT}, {"Seq01": "2,6,5,51\n1,11,31,54"})
+    assert four.scores == three.scores
+    assert four.scores["mean_jaccard"] == pytest.approx(0.59)
+
+
+def test_three_column_prediction_against_four_column_gt_is_an_error(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path, {"Seq01": "1,6,1,41"}, {"Seq01": "6,1,41"})
+    msg = str(e.value)
+    assert "Seq01_prediction.csv" in msg and "line 1" in msg and "expected 4 columns" in msg
+
+
+def test_mixed_layouts_in_one_file_is_an_error():
+    with pytest.raises(SubmissionError) as e:
+        parse_intervals(b"6,1,41\n1,11,31,54", "p.csv")
+    assert "line 2" in str(e.value) and "expected 3 comma-separated fields" in str(e.value)
+
+
+# ---------------------------------------------------------------- the actor-aware rule
+def test_actor_aware_rule_scores_each_actor_separately(tmp_path):
+    # actor 1 walks 1..50, actor 2 walks 51..100; the prediction gives all 100 frames to actor 1:
+    # actor 1 J = 50/100, actor 2 J = 0 -> 0.25 (the 2014 rule, actors merged, would give 1.0)
+    res = run(tmp_path / "a", {"Seq01": "1,6,1,51\n2,6,51,101"}, {"Seq01": "1,6,1,101"})
+    assert res.scores["mean_jaccard"] == pytest.approx(0.25)
+    merged = run(tmp_path / "b", {"Seq01": "6,1,51\n6,51,101"}, {"Seq01": "1,6,1,101"})
+    assert merged.scores["mean_jaccard"] == 1.0
+
+
+def test_actor_aware_rule_skips_pairs_with_empty_union():
+    # actor 2's kiss lies beyond the 100 frames and nobody predicts it: skipped, not 0
+    actors, actions, j, skipped, score = jaccard_actor([1, 2], [6, 10], [1, 150], [41, 160], [1], [6], [1], [21],
+                                                       100)
+    assert actors.tolist() == [1, 2] and actions.tolist() == [6, 10]
+    assert skipped.tolist() == [False, True]
+    assert j[0] == 0.5 and np.isnan(j[1])
+    assert score == 0.5
+
+
+def test_actor_aware_rule_ignores_pairs_absent_from_gt():
+    # actor 2 walking is not in the ground truth: ignored like a 2014 false-positive category
+    _, _, j, _, score = jaccard_actor([1], [6], [1], [41], [1, 2], [6, 6], [1, 1], [41, 100], 100)
+    assert j.tolist() == [1.0] and score == 1.0
+
+
+# ---------------------------------------------------------------- missing and empty files
+def test_missing_prediction_file_scores_zero_and_is_listed(tmp_path):
+    res = run(tmp_path, {"Seq01": "6,1,41", "Seq02": "6,1,41"}, {"Seq01": "6,1,41", "Seq02": None})
+    assert res.scores["mean_jaccard"] == 0.5
+    assert any("without a prediction file" in n and "Seq02" in n for n in res.notes)
+
+
+def test_empty_prediction_file_scores_zero(tmp_path):
+    res = run(tmp_path, {"Seq01": "6,1,41", "Seq02": "6,1,41"}, {"Seq01": "6,1,41", "Seq02": ""})
+    assert res.scores["mean_jaccard"] == 0.5
+    assert any("empty prediction file" in n and "Seq02_prediction.csv" in n for n in res.notes)
+
+
+def test_prediction_for_unknown_sequence_is_an_error(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path, {"Seq01": "6,1,41"}, {"Seq01": "6,1,41", "Seq07": "6,1,41"})
+    assert "Seq07_prediction.csv" in str(e.value) and "unknown sequences" in str(e.value)
+
+
+def test_predictions_alias_name_accepted_prediction_wins(tmp_path):
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    write(ref / "Seq01_labels.csv", "6,1,41")
+    write(ref / "Seq01_data.csv", "100,20,2000\n")
+    write(res / "Seq01_predictions.csv", "6,1,41")
+    assert TASK.score(str(ref), Submission(str(res))).scores["mean_jaccard"] == 1.0
+    write(res / "Seq01_prediction.csv", "6,1,21")
+    assert TASK.score(str(ref), Submission(str(res))).scores["mean_jaccard"] == 0.5
+
+
+# ---------------------------------------------------------------- syntax
+@pytest.mark.parametrize("data,line,text", [
+    (b"6,1,41\n\n11,31,61", 2, "found a blank line"),
+    (b"6,1,41\n11,31,61\n\n", 3, "found a blank line"),
+    (b"6,1,41\n11,3x,61", 2, "expected an integer for the start frame"),
+    (b"6,1,41\n11,31,61.0", 2, "expected an integer for the end frame"),
+    (b"0,1,41", 1, "expected an action id 1..11"),
+    (b"12,1,41", 1, "expected an action id 1..11"),
+    (b"3,6,1,41", 1, "expected an actor id 1 or 2"),
+    (b"6,1", 1, "expected 3 or 4 comma-separated fields"),
+    (b"6,-4,41", 1, "expected a start frame >= 1"),
+    (b"6,4,0", 1, "expected an end frame >= 1"),
+])
+def test_malformed_rows_name_file_and_line(data, line, text):
+    with pytest.raises(SubmissionError) as e:
+        parse_intervals(data, "Seq01_prediction.csv")
+    msg = str(e.value)
+    assert "Seq01_prediction.csv" in msg and ("line %d" % line) in msg and text in msg
+
+
+def test_frame_count_is_first_column_of_last_row(tmp_path):
+    write(tmp_path / "d.csv", "999,1,1\n250,20,2000\n")
+    assert read_frame_count(str(tmp_path / "d.csv"), "d.csv") == 250
+
+
+def test_missing_data_file_is_a_reference_error(tmp_path):
+    write(tmp_path / "ref" / "Seq01_labels.csv", "6,1,41")
+    write(tmp_path / "res" / "Seq01_prediction.csv", "6,1,41")
+    with pytest.raises(ReferenceDataError):
+        TASK.score(str(tmp_path / "ref"), Submission(str(tmp_path / "res")))
+
+
+def test_validate_accepts_kit_sample_and_rejects_blank_line(tmp_path, root):
+    notes = TASK.validate(Submission(os.path.join(root, "starting_kit", "chalearn-lap2014-action", "submissions",
+                                                  "random")))
+    assert notes[0] == "5 prediction file(s)"
+    write(tmp_path / "Seq01_prediction.csv", "6,1,41\n\n")
+    with pytest.raises(SubmissionError):
+        TASK.validate(Submission(str(tmp_path)))
+
+
+# ---------------------------------------------------------------- properties and oracle
+def naive_jaccard_2014(gt, pred, n):
+    """The original's loop, literally: binary vectors filled with numpy slices [s-1:e-1]."""
+    out = []
+    for a in sorted(set(r[0] for r in gt)):
+        g = np.zeros(n)
+        p = np.zeros(n)
+        for r in gt:
+            if r[0] == a:
+                g[r[1] - 1:r[2] - 1] = 1
+        for r in pred:
+            if r[0] == a:
+                p[r[1] - 1:r[2] - 1] = 1
+        u = np.sum((g + p) > 0)
+        out.append(np.sum(g * p) / u if u else 0.0)
+    return float(np.mean(out)) if out else 0.0
+
+
+rows = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 70), st.integers(1, 80)), min_size=0, max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(gt=rows, pred=rows, n=st.integers(1, 60))
+def test_matches_the_original_slice_loop(gt, pred, n):
+    g = np.array(gt, dtype=np.int64).reshape(-1, 3)
+    p = np.array(pred, dtype=np.int64).reshape(-1, 3)
+    _, j, _, score = jaccard_2014(g[:, 0], g[:, 1], g[:, 2], p[:, 0], p[:, 1], p[:, 2], n)
+    assert score == pytest.approx(naive_jaccard_2014(gt, pred, n), abs=1e-12)
+    assert ((j >= 0) & (j <= 1)).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(gt=rows, n=st.integers(1, 60))
+def test_perfect_prediction_scores_one_unless_gt_empty(gt, n):
+    g = np.array(gt, dtype=np.int64).reshape(-1, 3)
+    _, j, flagged, _ = jaccard_2014(g[:, 0], g[:, 1], g[:, 2], g[:, 0], g[:, 1], g[:, 2], n)
+    assert (j[~flagged] == 1.0).all() and (j[flagged] == 0.0).all()
