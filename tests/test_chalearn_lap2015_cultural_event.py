@@ -1,0 +1,202 @@
+"""chalearn-lap2015-cultural-event: hand-computed AP scenarios for every rule of issue 4, plus properties."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scoring_program.errors import ReferenceDataError, SubmissionError
+from scoring_program.formats.cultural import CATEGORIES, reference_categories
+from scoring_program.formats.files import Submission
+from scoring_program.tasks.chalearn_lap2015_cultural_event import TASK, category_ap
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    with open(str(path), "w", newline="\n") as f:
+        f.write(text)
+
+
+def run(tmp_path, gt, sub, set_name="val"):
+    """gt: {category: [(id, label)]}; sub: {file name: text}."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    for cat, rows in gt.items():
+        write(ref / ("%s_%s.txt" % (cat, set_name) if set_name else "%s.txt" % cat),
+              "".join("%s %d\n" % r for r in rows))
+    os.makedirs(str(res), exist_ok=True)
+    for name, text in sub.items():
+        write(res / name, text)
+    return TASK.score(str(ref), Submission(str(res)))
+
+
+GT = [("a.jpg", 1), ("b.jpg", -1), ("c.jpg", 1), ("d.jpg", -1)]
+
+
+def test_categories_are_the_seeds_fifty_events():
+    assert len(CATEGORIES) == 50 and len(set(CATEGORIES)) == 50
+    assert CATEGORIES[:3] == ("Annual_Buffalo_Roundup", "Ati-atihan", "Ballon_Fiesta")
+    assert "La_Tomatina" in CATEGORIES and "Notting_hill_carnival" in CATEGORIES and "Gion_matsuri" in CATEGORIES
+    assert CATEGORIES[-1] == "Viking_Festival"
+    assert [k.key for k in TASK.score_keys(None)] == ["mAP"] + ["AP_" + c for c in CATEGORIES]
+
+
+def test_score_keys_come_from_the_reference_categories(tmp_path):
+    for cat in ("San_Fermin", "Zzz_Second_Edition_Event", "La_Tomatina"):
+        write(tmp_path / ("%s_test.txt" % cat), "a.jpg 1\n")
+    write(tmp_path / "test.txt", "a.jpg\n")           # an id list, not a category
+    keys = [k.key for k in TASK.score_keys(str(tmp_path))]
+    assert keys == ["mAP", "AP_La_Tomatina", "AP_San_Fermin", "AP_Zzz_Second_Edition_Event"]
+
+
+def test_reference_files_of_two_sets_are_a_reference_error(tmp_path):
+    write(tmp_path / "San_Fermin_val.txt", "a.jpg 1\n")
+    write(tmp_path / "La_Tomatina_test.txt", "a.jpg 1\n")
+    with pytest.raises(ReferenceDataError):
+        reference_categories(str(tmp_path))
+
+
+def test_perfect_ranking_scores_one(tmp_path):
+    res = run(tmp_path, {"Falles": GT}, {"Falles.txt": "a.jpg 0.9\nc.jpg 0.8\nb.jpg 0.1\nd.jpg 0.0\n"})
+    assert res.scores["AP_Falles"] == 1.0 and res.scores["mAP"] == 1.0
+
+
+def test_hand_computed_ap_with_envelope(tmp_path):
+    # ranking b(-) a(+) d(-) c(+): rec .0 .5 .5 1, prec 0 .5 .33 .5; envelope at rec .5 -> .5, at rec 1 -> .5
+    # AP = 0.5 * 0.5 + 0.5 * 0.5 = 0.5
+    res = run(tmp_path, {"Falles": GT}, {"Falles.txt": "b.jpg 4\na.jpg 3\nd.jpg 2\nc.jpg 1\n"})
+    assert res.scores["AP_Falles"] == pytest.approx(0.5)
+    # ranking a(+) b(-) c(+) d(-): prec at rec 1 is 2/3 -> AP = .5 * 1 + .5 * 2/3
+    res = run(tmp_path / "b", {"Falles": GT}, {"Falles.txt": "a.jpg 4\nb.jpg 3\nc.jpg 2\nd.jpg 1\n"})
+    assert res.scores["AP_Falles"] == pytest.approx(0.5 + 1 / 3)
+
+
+def test_ties_are_ranked_stably_in_file_order(tmp_path):
+    gt = [("a.jpg", 1), ("b.jpg", -1)]
+    neg_first = run(tmp_path / "x", {"Obon": gt}, {"Obon.txt": "b.jpg 0.5\na.jpg 0.5\n"})
+    pos_first = run(tmp_path / "y", {"Obon": gt}, {"Obon.txt": "a.jpg 0.5\nb.jpg 0.5\n"})
+    assert neg_first.scores["AP_Obon"] == 0.5       # b then a: the positive at precision 1/2
+    assert pos_first.scores["AP_Obon"] == 1.0
+
+
+def test_images_missing_from_the_file_are_unranked_but_count_as_positives(tmp_path):
+    # c.jpg (a positive) is not in the file: recall stops at 0.5 -> AP = 0.5 * 1
+    res = run(tmp_path, {"Falles": GT}, {"Falles.txt": "a.jpg 0.9\nb.jpg 0.1\n"})
+    assert res.scores["AP_Falles"] == pytest.approx(0.5)
+    # leaving out a NEGATIVE is harmless: a, c ranked first -> 1.0 even without b and d
+    res = run(tmp_path / "b", {"Falles": GT}, {"Falles.txt": "c.jpg 0.2\na.jpg 0.3\n"})
+    assert res.scores["AP_Falles"] == 1.0
+    row = [r for r in res.tables[0].rows if r[0] == "Falles"][0]
+    assert row[5] == 2 and row[6] == 0                # 2 unranked images, no unranked positive
+
+
+def test_duplicate_id_is_an_error_naming_the_second_line(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path, {"Falles": GT}, {"Falles.txt": "a.jpg 0.9\nb.jpg 0.1\nc.jpg 0.3\nb.jpg 0.2\n"})
+    msg = str(e.value)
+    assert "Falles.txt" in msg and "line 4" in msg and "'b.jpg' a second time" in msg
+
+
+def test_unknown_id_is_an_error_without_revealing_the_reference(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path, {"Falles": GT}, {"Falles.txt": "a.jpg 0.9\nzz.jpg 0.1\n"})
+    msg = str(e.value)
+    assert "line 2" in msg and "'zz.jpg'" in msg and "b.jpg" not in msg
+
+
+def test_missing_category_file_is_ap_zero_and_noted(tmp_path):
+    res = run(tmp_path, {"Falles": GT, "Obon": GT}, {"Falles.txt": "a.jpg 1\nc.jpg 1\n"})
+    assert res.scores["AP_Obon"] == 0.0 and res.scores["AP_Falles"] == 1.0
+    assert res.scores["mAP"] == 0.5
+    assert any("missing, AP 0" in n and "Obon" in n for n in res.notes)
+
+
+def test_empty_category_file_is_ap_zero(tmp_path):
+    res = run(tmp_path, {"Falles": GT, "Obon": GT}, {"Falles.txt": "a.jpg 1\nc.jpg 1\n", "Obon.txt": ""})
+    assert res.scores["AP_Obon"] == 0.0
+
+
+def test_category_without_positives_is_omitted_from_keys_and_mean(tmp_path):
+    res = run(tmp_path, {"Falles": GT, "Obon": [("a.jpg", -1), ("b.jpg", -1)]},
+              {"Falles.txt": "b.jpg 0.9\na.jpg 0.5\nc.jpg 0.4\n", "Obon.txt": "a.jpg 1\n"})
+    assert "AP_Obon" not in res.scores
+    # b(-) a(+) c(+): precision .5 at recall .5 is lifted to 2/3 by the envelope -> AP = 2/3
+    assert res.scores["mAP"] == res.scores["AP_Falles"] == pytest.approx(2 / 3)
+    assert any(n.startswith("n/a: no positive image for Obon") for n in res.notes)
+
+
+@pytest.mark.parametrize("name,right", [("la_tomatina.txt", "La_Tomatina.txt"), ("La Tomatina.txt", "La_Tomatina.txt"),
+                                        ("La_Tomatina_test.txt", "La_Tomatina.txt"), ("ati_atihan.txt", "Ati-atihan.txt")])
+def test_near_miss_file_names_are_errors(tmp_path, name, right):
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path, {"La_Tomatina": GT, "Ati-atihan": GT}, {name: "a.jpg 1\n"})
+    assert name in str(e.value) and right in str(e.value)
+
+
+def test_reference_without_set_suffix_and_tabs_in_submission(tmp_path):
+    res = run(tmp_path, {"Heiva": GT}, {"Heiva.txt": "a.jpg\t0.9\nc.jpg \t 0.8\n"}, set_name=None)
+    assert res.scores["AP_Heiva"] == 1.0
+
+
+def test_non_finite_confidence_is_an_error(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path, {"Heiva": GT}, {"Heiva.txt": "a.jpg 0.9\nc.jpg inf\n"})
+    assert "line 2" in str(e.value) and "finite" in str(e.value)
+
+
+def test_validate_sample_and_ids(tmp_path, root):
+    sub = Submission(os.path.join(root, "starting_kit", "chalearn-lap2015-cultural-event", "submissions", "random"))
+    notes = TASK.validate(sub)
+    assert notes[0] == "50 category file(s)"
+    write(tmp_path / "Obon.txt", "a.jpg 1\nq.jpg 2\n")
+    with pytest.raises(SubmissionError) as e:
+        TASK.validate(Submission(str(tmp_path)), ids=np.array([b"a.jpg"]))
+    assert "line 2" in str(e.value) and "'q.jpg'" in str(e.value)
+
+
+# ---------------------------------------------------------------- properties and oracle
+def documented_ap(conf, labels_in_file_order, npos):
+    """The documented rule, literally: rank (stable), precision at recall r = max precision at recall >= r,
+    AP = area under that step curve (sum over recall increments)."""
+    order = sorted(range(len(conf)), key=lambda i: -conf[i])          # Python's sort is stable
+    tp = fp = 0
+    points = []
+    for i in order:
+        if labels_in_file_order[i] > 0:
+            tp += 1
+        else:
+            fp += 1
+        points.append((tp / npos, tp / (tp + fp)))
+    ap, prev = 0.0, 0.0
+    for r, _ in points:
+        if r > prev:
+            ap += (r - prev) * max(p for rr, p in points if rr >= r)
+            prev = r
+    return ap
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.booleans()), min_size=1, max_size=25))
+def test_matches_the_documented_rule(items):
+    # (confidence level with many ties, positive?, listed in the file?)
+    labels = np.array([1 if p else -1 for _, p, _ in items], dtype=np.int8)
+    npos = int((labels > 0).sum())
+    listed = [i for i, (_, _, keep) in enumerate(items) if keep]
+    conf = np.array([float(items[i][0]) for i in listed])
+    idx = np.array(listed, dtype=np.int64)
+    ap, _, _ = category_ap(idx, conf, labels)
+    if npos == 0:
+        assert ap is None
+        return
+    assert 0.0 <= ap <= 1.0
+    assert ap == pytest.approx(documented_ap(conf.tolist(), labels[idx].tolist(), npos), abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.permutations(list(range(8))), st.lists(st.booleans(), min_size=8, max_size=8))
+def test_file_order_does_not_matter_without_ties(perm, pos):
+    labels = np.array([1 if p else -1 for p in pos], dtype=np.int8)
+    conf = np.arange(8, dtype=np.float64)
+    a, _, _ = category_ap(np.arange(8), conf, labels)
+    perm = np.array(perm)
+    b, _, _ = category_ap(perm, conf[perm], labels)
+    assert a == b
