@@ -1,0 +1,311 @@
+"""voc2011-segmentation: hand-computed VOCevalseg.m scenarios, the PNG reader's rules, and properties."""
+import os
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from scoring_program.errors import ReferenceDataError, SubmissionError
+from scoring_program.formats.files import Submission
+from scoring_program.formats.images import read_label_png
+from scoring_program.metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
+from scoring_program.tasks.voc2011_segmentation import SEG_CLASSES, TASK
+
+PALETTE = [(i * 37) % 256 for i in range(768)]   # any colour map: only the indices count
+
+
+def save_png(path, arr, mode="P"):
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    arr = np.asarray(arr)
+    if mode == "P":
+        im = Image.fromarray(arr.astype(np.uint8), mode="P")
+        im.putpalette(PALETTE)
+    elif mode == "L":
+        im = Image.fromarray(arr.astype(np.uint8), mode="L")
+    elif mode == "RGB":
+        im = Image.fromarray(np.stack([arr] * 3, axis=-1).astype(np.uint8), mode="RGB")
+    elif mode == "I;16":
+        im = Image.fromarray(arr.astype(np.uint16))
+    else:
+        raise ValueError(mode)
+    im.save(str(path))
+
+
+def make_case(tmp_path, gts, preds, comp=5, set_name="test", mode="P"):
+    """ref/ and res/ for images img1..imgN; preds[i] None = no result image."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    ids = ["img%d" % (k + 1) for k in range(len(gts))]
+    (ref / "ImageSets" / "Segmentation").mkdir(parents=True)
+    (ref / "ImageSets" / "Segmentation" / ("%s.txt" % set_name)).write_text("".join(i + "\n" for i in ids))
+    folder = res / "results" / ("comp%d_%s_cls" % (comp, set_name))
+    folder.mkdir(parents=True)
+    for i, g, p in zip(ids, gts, preds):
+        save_png(ref / "SegmentationClass" / (i + ".png"), g)
+        if p is not None:
+            save_png(folder / (i + ".png"), p, mode)
+    return ref, res, folder
+
+
+def score(ref, res):
+    return TASK.score(str(ref), Submission(str(res)))
+
+
+def test_two_images_hand_computed_confusion_and_iou(tmp_path):
+    gt1 = [[0, 0, 1], [1, 1, 255]]
+    pr1 = [[0, 1, 1], [1, 0, 2]]
+    gt2 = [[2, 2, 0, 255]]
+    pr2 = [[2, 0, 0, 0]]
+    ref, res, _ = make_case(tmp_path, [gt1, gt2], [pr1, pr2])
+    r = score(ref, res)
+    # rows = ground truth: C[0] = [2, 1, 0], C[1] = [1, 2, 0], C[2] = [1, 0, 1]
+    assert r.scores["IoU_background"] == pytest.approx(2 / 5)     # 2 / (3 + 4 - 2)
+    assert r.scores["IoU_aeroplane"] == pytest.approx(2 / 4)      # 2 / (3 + 3 - 2)
+    assert r.scores["IoU_bicycle"] == pytest.approx(1 / 2)        # 1 / (2 + 1 - 1)
+    assert r.scores["mIoU"] == pytest.approx((0.4 + 0.5 + 0.5) / 3)
+    assert set(r.scores) == {"mIoU", "IoU_background", "IoU_aeroplane", "IoU_bicycle"}
+    counts = [t for t in r.tables if t.title == "Confusion matrix, pixel counts"][0]
+    assert counts.rows[0][1:4] == [2, 1, 0] and counts.rows[1][1:4] == [1, 2, 0] and counts.rows[2][1:4] == [1, 0, 1]
+    assert sum(sum(row[1:]) for row in counts.rows) == 8          # the 2 void pixels are not counted
+    assert any("2 void pixels excluded" in n for n in r.notes)
+
+
+def test_void_pixels_excluded_whatever_is_predicted_there(tmp_path):
+    gt = [[0, 1], [255, 255]]
+    ref, res, _ = make_case(tmp_path, [gt], [[[0, 1], [7, 20]]])
+    r = score(ref, res)
+    assert r.scores["mIoU"] == 1.0
+    # classes 7 and 20 were predicted only on void pixels: absent from both, no IoU
+    assert "IoU_cat" not in r.scores and "IoU_tvmonitor" not in r.scores
+
+
+def test_class_absent_from_gt_and_predictions_is_omitted_from_the_mean(tmp_path):
+    gt = [[0, 0, 15, 15]]
+    pr = [[0, 0, 15, 0]]
+    ref, res, _ = make_case(tmp_path, [gt], [pr])
+    r = score(ref, res)
+    assert r.scores["IoU_background"] == pytest.approx(2 / 3)
+    assert r.scores["IoU_person"] == pytest.approx(1 / 2)
+    assert r.scores["mIoU"] == pytest.approx((2 / 3 + 1 / 2) / 2)   # 19 absent classes are not zeros
+    assert "IoU_cow" not in r.scores
+    assert any(n.startswith("n/a: cow is absent") for n in r.notes)
+    table = r.tables[0]
+    assert table.rows[10][0] == "cow" and table.rows[10][1] != table.rows[10][1]   # NaN shown as n/a
+
+
+def test_class_only_predicted_counts_as_zero_in_the_mean(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 0]]], [[[0, 9]]])
+    r = score(ref, res)
+    assert r.scores["IoU_chair"] == 0.0
+    assert r.scores["IoU_background"] == pytest.approx(1 / 2)
+    assert r.scores["mIoU"] == pytest.approx(1 / 4)
+
+
+def test_value_255_in_a_result_is_an_error(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 1, 255]]], [[[0, 1, 255]]])
+    with pytest.raises(SubmissionError) as e:
+        score(ref, res)
+    msg = str(e.value)
+    assert "comp5_test_cls/img1.png" in msg and "value 255 at pixel x=2, y=0" in msg
+
+
+def test_value_21_in_a_result_is_an_error(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 1], [2, 3]]], [[[0, 1], [21, 3]]])
+    with pytest.raises(SubmissionError, match="value 21 at pixel x=0, y=1"):
+        score(ref, res)
+
+
+def test_rgb_result_says_what_is_expected(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 1]]], [[[0, 1]]], mode="RGB")
+    with pytest.raises(SubmissionError) as e:
+        score(ref, res)
+    assert "expected an indexed (palette) or 8-bit greyscale PNG" in str(e.value)
+    assert "found an RGB PNG" in str(e.value)
+
+
+def test_16_bit_greyscale_is_refused(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 1]]], [[[0, 1]]], mode="I;16")
+    with pytest.raises(SubmissionError, match="found a 16-bit greyscale PNG"):
+        score(ref, res)
+
+
+def test_greyscale_values_are_labels(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 1, 2]]], [[[0, 1, 2]]], mode="L")
+    assert score(ref, res).scores["mIoU"] == 1.0
+
+
+def test_palette_indices_count_not_colours(tmp_path):
+    ref, res, folder = make_case(tmp_path, [[[0, 1, 2]]], [None])
+    im = Image.fromarray(np.array([[0, 1, 2]], dtype=np.uint8), mode="P")
+    im.putpalette([255, 255, 255] * 256)                         # every index is white
+    im.save(str(folder / "img1.png"))
+    assert score(ref, res).scores["mIoU"] == 1.0
+
+
+def test_4_bit_palette_gives_raw_indices(tmp_path):
+    ref, res, folder = make_case(tmp_path, [[[0, 1, 2, 3]]], [None])
+    im = Image.fromarray(np.array([[0, 1, 2, 3]], dtype=np.uint8), mode="P")
+    im.putpalette(PALETTE[:48])
+    im.save(str(folder / "img1.png"), bits=4)
+    assert Image.open(str(folder / "img1.png")).tile[0][3] in ("P;4", ("P;4",))
+    assert score(ref, res).scores["mIoU"] == 1.0
+
+
+def test_size_mismatch_is_an_error_before_decoding(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 1, 1]]], [[[0, 1]]])
+    with pytest.raises(SubmissionError) as e:
+        score(ref, res)
+    assert "3 x 1 (width x height)" in str(e.value) and "found 2 x 1" in str(e.value)
+
+
+def test_missing_result_image_is_an_error(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0]], [[1]], [[2]]], [[[0]], None, [[2]]])
+    with pytest.raises(SubmissionError, match="result image missing for 1 of 3 images.*'img2.png'"):
+        score(ref, res)
+
+
+def test_result_for_an_unknown_image_is_an_error(tmp_path):
+    ref, res, folder = make_case(tmp_path, [[[0]]], [[[0]]])
+    save_png(folder / "other.png", [[0]])
+    with pytest.raises(SubmissionError, match="1 image\\(s\\) not in the set: 'other.png'"):
+        score(ref, res)
+
+
+def test_comp5_and_comp6_together_is_an_error(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0]]], [[[0]]])
+    save_png(res / "comp6_test_cls" / "img1.png", [[0]])
+    with pytest.raises(SubmissionError, match="may not mix comp5 and comp6"):
+        score(ref, res)
+
+
+def test_comp6_alone_is_scored(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 3]]], [[[0, 3]]], comp=6)
+    r = score(ref, res)
+    assert r.scores["mIoU"] == 1.0 and "comp6" in r.tables[0].title
+
+
+def test_another_set_is_an_error(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0]]], [[[0]]])
+    os.rename(str(res / "results" / "comp5_test_cls"), str(res / "results" / "comp5_val_cls"))
+    with pytest.raises(SubmissionError, match="results for the 'test' set"):
+        score(ref, res)
+
+
+def test_ground_truth_value_outside_labels_is_a_reference_error(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 30]]], [[[0, 1]]])
+    with pytest.raises(ReferenceDataError, match="value 30"):
+        score(ref, res)
+
+
+def tiny_png_declaring(width, height, bits=8, rows=b"\x00" * 16):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def test_2_bit_greyscale_is_refused_not_rescaled(tmp_path):
+    p = tmp_path / "x.png"
+    p.write_bytes(tiny_png_declaring(4, 1, bits=2, rows=b"\x00\x1b"))   # values 0, 1, 2, 3
+    with pytest.raises(SubmissionError, match="found a 2-bit greyscale PNG"):
+        read_label_png(str(p), "x.png")
+
+
+def test_declared_size_is_checked_before_decoding(tmp_path):
+    p = tmp_path / "x.png"
+    p.write_bytes(tiny_png_declaring(5000, 5000))          # 25 Mpixel header, 16 bytes of data
+    with pytest.raises(SubmissionError, match="expected an image of at most"):
+        read_label_png(str(p), "x.png")
+    with pytest.raises(SubmissionError, match="found 5000 x 5000"):
+        read_label_png(str(p), "x.png", expected_size=(500, 375))
+    p.write_bytes(tiny_png_declaring(100000, 100000))      # beyond Pillow's own bomb limit: refused at open
+    with pytest.raises(SubmissionError, match="too large to decode"):
+        read_label_png(str(p), "x.png")
+
+
+def test_not_a_png_and_truncated_png(tmp_path):
+    p = tmp_path / "x.png"
+    p.write_bytes(b"GIF89a not really")
+    with pytest.raises(SubmissionError, match="not a readable image"):
+        read_label_png(str(p), "x.png")
+    Image.fromarray(np.zeros((8, 8), dtype=np.uint8), mode="L").save(str(tmp_path / "j.jpg"))
+    with pytest.raises(SubmissionError, match="found a JPEG file"):
+        read_label_png(str(tmp_path / "j.jpg"), "j.jpg")
+    rng = np.random.RandomState(0)
+    save_png(p, rng.randint(0, 21, size=(40, 40)))
+    data = p.read_bytes()
+    p.write_bytes(data[:-200])
+    with pytest.raises(SubmissionError, match="cannot be decoded"):
+        read_label_png(str(p), "x.png")
+
+
+def test_validate_checks_modes_and_values_without_reference(tmp_path):
+    _, res, folder = make_case(tmp_path, [[[0, 1]], [[1, 2]]], [[[0, 1]], [[1, 2]]])
+    notes = TASK.validate(Submission(str(res)))
+    assert notes[0].startswith("comp5, set 'test': 2 result images")
+    save_png(folder / "img2.png", [[1, 255]])
+    with pytest.raises(SubmissionError, match="value 255"):
+        TASK.validate(Submission(str(res)))
+    with pytest.raises(SubmissionError, match="result image missing"):
+        TASK.validate(Submission(str(res)), ids=np.array([b"img1", b"img2", b"img3"]))
+
+
+def test_report_shows_the_confusion_matrix(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[0, 0, 1, 1]]], [[[0, 1, 1, 1]]])
+    r = score(ref, res)
+    pct = [t for t in r.tables if t.title.startswith("Confusion matrix, percent")][0]
+    assert pct.header[1:] == [c[:6] for c in SEG_CLASSES]
+    assert pct.rows[0][1:3] == ["50.00", "50.00"] and pct.rows[1][1:3] == ["0.00", "100.00"]
+    assert pct.rows[5][1:] == ["0.00"] * 21                 # an absent row stays 0, not NaN
+
+
+# ---- metric properties -------------------------------------------------------------------------------------
+
+def naive_confusion(gt, pred, n):
+    c = np.zeros((n, n), dtype=np.int64)
+    for g, p in zip(np.ravel(gt).tolist(), np.ravel(pred).tolist()):
+        if g < n:
+            c[g, p] += 1
+    return c
+
+
+labels = st.lists(st.sampled_from([0, 1, 2, 3, 255]), min_size=1, max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(labels, st.data())
+def test_bincount_confusion_equals_a_pixel_loop(gt, data):
+    pred = data.draw(st.lists(st.integers(0, 3), min_size=len(gt), max_size=len(gt)))
+    gt, pred = np.array(gt, dtype=np.uint8), np.array(pred, dtype=np.uint8)
+    h = joint_histogram(gt, pred, 4)
+    assert np.array_equal(h[:4], naive_confusion(gt, pred, 4))
+    assert int(h[255].sum()) == int(np.count_nonzero(gt == 255))
+    ious = iou_per_class(h[:4])
+    for j, v in enumerate(ious):
+        present = np.any((gt == j)) or np.any((pred == j) & (gt != 255))
+        assert (v is None) == (not present)
+        assert v is None or 0.0 <= v <= 1.0
+    m = mean_iou(ious)
+    assert m is None or 0.0 <= m <= 1.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=1, max_size=30), st.randoms())
+def test_pixel_order_and_image_split_change_nothing(pairs, rnd):
+    gt = np.array([p[0] for p in pairs], dtype=np.uint8)
+    pred = np.array([p[1] for p in pairs], dtype=np.uint8)
+    whole = joint_histogram(gt, pred, 3)[:3]
+    perm = list(range(len(pairs)))
+    rnd.shuffle(perm)
+    cut = rnd.randint(0, len(pairs))
+    a, b = perm[:cut], perm[cut:]
+    split = joint_histogram(gt[a], pred[a], 3)[:3] + joint_histogram(gt[b], pred[b], 3)[:3]
+    assert np.array_equal(whole, split)
+
+
+def test_row_normalized_percent_is_the_devkit_conf():
+    c = np.array([[3, 1], [0, 0]])
+    assert np.allclose(row_normalized_percent(c), [[75.0, 25.0], [0.0, 0.0]])
