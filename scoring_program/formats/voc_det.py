@@ -7,11 +7,14 @@ file is parsed again with formats.text.parse_table, which names the first bad li
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 import numpy as np
 
 from .text import check_known, lookup, parse_table, read_bytes, to_float
+
+_NONBLANK = re.compile(rb"\S")
 
 
 class Detections(object):
@@ -44,24 +47,35 @@ def _slow(data, label, ids):
     return idx, vals
 
 
-def parse_detections(data: bytes, label, ids) -> Detections:
-    """ids: the evaluated image ids ('S' array). Unknown ids and non-finite numbers are errors naming the line."""
-    if not data.strip():
+def id_index(ids):
+    """{id bytes: position} for repeated lookups of result-file ids (faster than a sorted search of strings)."""
+    return {k: i for i, k in enumerate(ids.tolist())}
+
+
+def parse_detections(data: bytes, label, ids, index=None) -> Detections:
+    """ids: the evaluated image ids ('S' array); index: id_index(ids), optional.
+
+    Unknown ids and non-finite numbers are errors naming the line.
+    """
+    if _NONBLANK.search(data) is None:
         return Detections(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 4)))
     width = max(int(ids.dtype.itemsize), 1) + 1     # a longer id is truncated to a length no real id has
     try:
         keys, vals = _fast(data, width)
-        idx = lookup(keys, ids)
+        if index is None:
+            idx = lookup(keys, ids)
+        else:
+            idx = np.fromiter(map(index.__getitem__, keys.tolist()), dtype=np.int64, count=keys.size)
         good = bool((idx >= 0).all() and np.isfinite(vals).all())
-    except (ValueError, TypeError, UnicodeError, IndexError):
+    except (ValueError, TypeError, UnicodeError, IndexError, KeyError):
         good = False
     if not good:
         idx, vals = _slow(data, label, ids)
     return Detections(idx, vals[:, 0].copy(), vals[:, 1:].copy())
 
 
-def read_detections(path, label, ids) -> Detections:
-    return parse_detections(read_bytes(path, label), label, ids)
+def read_detections(path, label, ids, index=None) -> Detections:
+    return parse_detections(read_bytes(path, label), label, ids, index)
 
 
 def check_syntax(path, label, ids=None) -> int:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
 from ..formats.voc import VOC_CLASSES
-from ..formats.voc_det import check_syntax, read_detections
+from ..formats.voc_det import check_syntax, id_index, read_detections
 from ..formats.voc_xml import find_plain_set, read_annotation, read_id_list
 from ..metrics.detection import voc_det_ap
 from ..report.result import Plot, Result, ScoreKey, Series, Table
@@ -85,6 +85,7 @@ class Voc2011Detection(Task):
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
         nimg = int(gt.ids.size)
+        index = id_index(gt.ids)
         rows, aps, series = [], [], []
         for k, cls in enumerate(VOC_CLASSES):
             progress(k, len(VOC_CLASSES), "classes")
@@ -100,7 +101,7 @@ class Voc2011Detection(Task):
                     res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0." % (cls, comp, set_name, cls))
             else:
                 label = submission.label(path)
-                det = read_detections(path, label, gt.ids)
+                det = read_detections(path, label, gt.ids, index)
                 ndet = len(det)
                 if ndet == 0:
                     res.notes.append("%s: empty result file: AP 0." % label)
