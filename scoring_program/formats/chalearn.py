@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import parse_table, read_bytes, to_int
+from .text import parse_table, read_bytes
 
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
 ACTORS = (1, 2)
@@ -32,11 +32,20 @@ class Intervals(object):
         return int(self.lines.size)
 
 
-def _check_range(values, lines, ok, file, err, what, allowed):
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        i = int(bad[0])
-        raise err(file, int(lines[i]), expected="%s %s" % (what, allowed), found=str(int(values[i])))
+def _to_ints(rec, names, err):
+    """All columns as one (ncols, nrows) int64 array; on failure, the first bad token in file order."""
+    try:
+        return np.stack(rec.cols).astype(np.int64)
+    except (ValueError, TypeError, OverflowError):
+        pass
+    for i, row in enumerate(zip(*[c.tolist() for c in rec.cols])):
+        for k, tok in enumerate(row):
+            try:
+                int(tok)
+            except ValueError:
+                raise err(rec.file, int(rec.lines[i]), expected="an integer for the %s" % names[k],
+                          found=shorten(tok.decode("utf-8", "replace")))
+    raise err(rec.file, message="cannot read the rows as integers")
 
 
 def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
@@ -51,17 +60,28 @@ def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
                   found="%d: %s" % (head.count(b",") + 1, shorten(head.decode("utf-8", "replace").strip())))
     rec = parse_table(data, file, (3, 4), err, allow_blank=False, sep=b",", what="comma-separated fields")
     n = len(rec.cols)
+    if len(rec) == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return Intervals(n, z if n == 4 else None, z, z, z, rec.lines, file)
     names = (("actor id",) if n == 4 else ()) + ("action id", "start frame", "end frame")
-    vals = [to_int(rec, k, names[k], err) for k in range(n)]
+    vals = _to_ints(rec, names, err)
     actor = vals[0] if n == 4 else None
-    action, start, end = vals[-3:]
+    action, start, end = vals[-3], vals[-2], vals[-1]
+    # one combined check on the good path; the first bad row is then explained column by column
+    checks = [(action, (action >= 1) & (action <= len(ACTIONS)), "an action id", "1..%d" % len(ACTIONS)),
+              (start, start >= 1, "a start frame", ">= 1 (frames are 1-based)"),
+              # the original's slice [start-1:end-1] would wrap around for end 0 (frames up to the last but one)
+              (end, end >= 1, "an end frame", ">= 1 (frames are 1-based)")]
     if actor is not None:
-        _check_range(actor, rec.lines, (actor == 1) | (actor == 2), file, err, "an actor id", "1 or 2")
-    _check_range(action, rec.lines, (action >= 1) & (action <= len(ACTIONS)), file, err, "an action id",
-                 "1..%d" % len(ACTIONS))
-    _check_range(start, rec.lines, start >= 1, file, err, "a start frame", ">= 1 (frames are 1-based)")
-    # the original's slice [start-1:end-1] would wrap around for end 0 (marking frames up to the last but one)
-    _check_range(end, rec.lines, end >= 1, file, err, "an end frame", ">= 1 (frames are 1-based)")
+        checks.insert(0, (actor, (actor == 1) | (actor == 2), "an actor id", "1 or 2"))
+    ok = checks[0][1]
+    for c in checks[1:]:
+        ok = ok & c[1]
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        for values, good, what, allowed in checks:
+            if not good[i]:
+                raise err(file, int(rec.lines[i]), expected="%s %s" % (what, allowed), found=str(int(values[i])))
     return Intervals(n, actor, action, start, end, rec.lines, file)
 
 
