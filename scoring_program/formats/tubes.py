@@ -1,0 +1,425 @@
+"""CSV files of the action-tubes competition: a header row, columns found by header name, vectorized parsing.
+
+read_csv() splits the bytes with numpy (no Python loop over lines on the good path): newline and comma positions
+give each record's field boundaries, each column is gathered into a fixed-width byte matrix, and numbers are
+decoded from that matrix (plain decimals exactly, anything else through numpy's own float parser). Every error
+names the file and the 1-based line.
+
+read_videos / read_gt_tubes (reference, ReferenceDataError) and read_frame_detections / read_tubes (submission,
+SubmissionError) return plain arrays for the metrics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
+from .text import lookup, read_bytes
+
+_WS = np.zeros(256, dtype=bool)
+_WS[[0, 9, 11, 12, 13, 32]] = True      # NUL is the gather padding
+_POW10 = np.array([10.0 ** i for i in range(23)])  # exact doubles
+
+VIDEO_COLUMNS = ("video", "label", "num_frames")
+GT_COLUMNS = ("video", "tube", "label", "frame", "x1", "y1", "x2", "y2")
+DET_COLUMNS = ("video", "frame", "label", "score", "x1", "y1", "x2", "y2")
+TUBE_COLUMNS = ("video", "tube", "label", "score", "frame", "x1", "y1", "x2", "y2")
+
+
+def _line_text(data, start, end):
+    return data[start:end].decode("utf-8", "replace").strip()
+
+
+class CsvTable(object):
+    """Records of a CSV file: field bounds per required column, the 1-based line of every record."""
+
+    def __init__(self, data, arr, file, err, lines, bounds):
+        self.data = data
+        self.arr = arr
+        self.file = file
+        self.err = err
+        self.lines = lines          # (n,) int64, 1-based
+        self.bounds = bounds        # name -> (start, end) byte offsets, end exclusive
+
+    def __len__(self):
+        return int(self.lines.size)
+
+    def _matrix(self, start, end, limit, name):
+        n = start.size
+        length = end - start
+        if n == 0:
+            return np.zeros((0, 1), dtype=np.uint8)
+        w = int(length.max())
+        if w > limit:
+            i = int(np.argmax(length > limit))
+            raise self.err(self.file, int(self.lines[i]), expected="a %s of at most %d characters" % (name, limit),
+                           found="%d characters" % int(length[i]))
+        w = max(w, 1)
+        padded = np.concatenate((self.arr, np.zeros(w, dtype=np.uint8)))
+        view = np.lib.stride_tricks.as_strided(padded, shape=(self.arr.size, w), strides=(1, 1))
+        mat = view[start]
+        mat[np.arange(w)[None, :] >= length[:, None]] = 0
+        return mat
+
+    def text(self, name, limit=256):
+        """Column `name` as a stripped 'S' array; an empty field is an error naming the line."""
+        start, end = self.bounds[name]
+        mat = self._matrix(start, end, limit, name)
+        ws = _WS[mat]
+        if ws.any():
+            nonws = ~ws
+            anyc = nonws.any(axis=1)
+            w = mat.shape[1]
+            new_start = start + np.argmax(nonws, axis=1)
+            new_end = start + w - np.argmax(nonws[:, ::-1], axis=1)
+            new_end = np.where(anyc, new_end, new_start)
+            mat = self._matrix(new_start, new_end, limit, name)
+            start, end = new_start, new_end
+        empty = np.flatnonzero(end <= start)
+        if empty.size:
+            raise self.err(self.file, int(self.lines[empty[0]]), expected="a %s" % name, found="an empty field")
+        return mat.view("S%d" % mat.shape[1]).ravel()
+
+    def raw(self, name, i):
+        start, end = self.bounds[name]
+        return self.data[int(start[i]):int(end[i])].decode("utf-8", "replace").strip()
+
+    def number(self, name):
+        """Column `name` as finite float64 (plain decimals decoded exactly as float() does)."""
+        start, end = self.bounds[name]
+        mat = self._matrix(start, end, 64, name)
+        vals, ok = _parse_plain_decimal(mat)
+        rest = np.flatnonzero(~ok)
+        if rest.size:
+            sub = mat[rest].view("S%d" % mat.shape[1]).ravel()
+            try:
+                vals[rest] = sub.astype(np.float64)
+            except (ValueError, TypeError):
+                for j, tok in zip(rest.tolist(), sub.tolist()):
+                    try:
+                        float(tok)
+                    except ValueError:
+                        raise self.err(self.file, int(self.lines[j]), expected="a number for the %s" % name,
+                                       found=shorten(self.raw(name, j)))
+                raise self.err(self.file, message="cannot read the %s column as numbers" % name)
+        bad = np.flatnonzero(~np.isfinite(vals))
+        if bad.size:
+            j = int(bad[0])
+            raise self.err(self.file, int(self.lines[j]), expected="a finite number for the %s" % name,
+                           found=shorten(self.raw(name, j)))
+        return vals
+
+    def integer(self, name):
+        start, end = self.bounds[name]
+        mat = self._matrix(start, end, 32, name)
+        sub = mat.view("S%d" % mat.shape[1]).ravel()
+        try:
+            return sub.astype(np.int64)
+        except (ValueError, TypeError, OverflowError):
+            pass
+        for j, tok in enumerate(sub.tolist()):
+            try:
+                int(tok)
+            except ValueError:
+                raise self.err(self.file, int(self.lines[j]), expected="an integer for the %s" % name,
+                               found=shorten(self.raw(name, j)))
+        raise self.err(self.file, message="cannot read the %s column as integers" % name)
+
+
+def _parse_plain_decimal(mat):
+    """Decode [sign]digits[.digits] (surrounding blanks allowed) from an (n, w) byte matrix.
+
+    mantissa and 10**k are exact doubles (at most 15 digits, k <= 22), so the IEEE quotient is the correctly
+    rounded decimal value: identical to float(). Rows that are not plain decimals come back with ok=False.
+    """
+    n, w = mat.shape
+    digit = (mat >= 48) & (mat <= 57)
+    dot = mat == 46
+    minus = mat == 45
+    sign = minus | (mat == 43)
+    pad = _WS[mat]
+    body = ~pad
+    ok = np.all(digit | dot | sign | pad, axis=1)
+    nbody = body.sum(axis=1)
+    first = np.argmax(body, axis=1)
+    last = w - 1 - np.argmax(body[:, ::-1], axis=1)
+    ok &= (nbody > 0) & (last - first + 1 == nbody)
+    ndig = digit.sum(axis=1)
+    ok &= (ndig > 0) & (ndig <= 15) & (dot.sum(axis=1) <= 1)
+    nsign = sign.sum(axis=1)
+    rows = np.arange(n)
+    ok &= (nsign == 0) | ((nsign == 1) & sign[rows, first])
+    m = np.zeros(n, dtype=np.int64)
+    for c in range(w):
+        d = digit[:, c]
+        m = np.where(d, m * 10 + (mat[:, c].astype(np.int64) - 48), m)
+    has_dot = dot.any(axis=1)
+    dot_pos = np.where(has_dot, np.argmax(dot, axis=1), w)
+    after = digit & (np.arange(w)[None, :] > dot_pos[:, None])
+    k = after.sum(axis=1)
+    vals = m.astype(np.float64) / _POW10[np.minimum(k, 22)]
+    neg = minus.any(axis=1)
+    vals = np.where(neg, -vals, vals)
+    ok &= k <= 22
+    return vals, ok
+
+
+def read_csv(path, label, columns, err=SubmissionError):
+    """Parse a headed CSV; `columns` are the required header names (extra columns are ignored)."""
+    data = read_bytes(path, label, err)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(arr == 10)
+    starts = np.concatenate(([0], nl + 1)).astype(np.int64)
+    ends = np.concatenate((nl, [arr.size])).astype(np.int64)
+    if starts.size and starts[-1] >= arr.size:      # nothing after the last newline
+        starts, ends = starts[:-1], ends[:-1]
+    # header: the first non-blank line
+    h = 0
+    while h < starts.size and not data[starts[h]:ends[h]].strip():
+        h += 1
+    if h >= starts.size:
+        raise err(label, expected="a header row naming the columns %s" % ",".join(columns), found="an empty file")
+    names = [x.strip().decode("utf-8", "replace").lower() for x in data[starts[h]:ends[h]].split(b",")]
+    missing = [c for c in columns if c not in names]
+    dup = sorted(set(c for c in names if names.count(c) > 1 and c in columns))
+    if missing or dup:
+        raise err(label, h + 1, expected="a header row naming the columns %s" % ",".join(columns),
+                  found=(("missing %s" % ", ".join(missing)) if missing else "the column %s twice" % dup[0])
+                  + ": " + shorten(_line_text(data, starts[h], ends[h])))
+    ncols = len(names)
+    lineno = np.arange(h + 2, starts.size + 1, dtype=np.int64)
+    starts, ends = starts[h + 1:], ends[h + 1:]
+    commas = np.flatnonzero(arr == 44)
+    c0 = np.searchsorted(commas, starts)
+    ncomma = np.searchsorted(commas, ends) - c0
+    good = ncomma == ncols - 1
+    if not good.all():
+        cand = np.flatnonzero(~good)
+        blank = np.array([not data[starts[i]:ends[i]].strip() for i in cand.tolist()], dtype=bool) \
+            if cand.size else np.zeros(0, dtype=bool)
+        bad = cand[~blank]
+        if bad.size:
+            i = int(bad[0])
+            raise err(label, int(lineno[i]), expected="%d comma-separated fields (as the header)" % ncols,
+                      found="%d: %s" % (int(ncomma[i]) + 1, shorten(_line_text(data, starts[i], ends[i]))))
+        keep = np.ones(starts.size, dtype=bool)
+        keep[cand] = False
+        starts, ends, c0, lineno = starts[keep], ends[keep], c0[keep], lineno[keep]
+    bounds = {}
+    for name in columns:
+        k = names.index(name)
+        s = starts if k == 0 else commas[c0 + k - 1] + 1 if c0.size else starts
+        e = ends if k == ncols - 1 else commas[c0 + k] if c0.size else ends
+        bounds[name] = (np.asarray(s, dtype=np.int64), np.asarray(e, dtype=np.int64))
+    return CsvTable(data, arr, label, err, lineno, bounds)
+
+
+# ----------------------------------------------------------------------------------------------- reference data
+
+class Videos(object):
+    def __init__(self, ids, labels, num_frames, classes):
+        self.ids = ids                  # 'S' array in file order
+        self.label = labels             # class index per video
+        self.num_frames = num_frames
+        self.classes = classes          # 'S' array, sorted
+
+
+def read_videos(path, label="ref/videos.csv"):
+    t = read_csv(path, label, VIDEO_COLUMNS, ReferenceDataError)
+    ids = t.text("video")
+    labs = t.text("label")
+    nf = t.integer("num_frames")
+    if ids.size == 0:
+        raise ReferenceDataError(label, message="no video")
+    order = np.argsort(ids, kind="stable")
+    dup = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+    if dup.size:
+        i = int(order[dup[0] + 1])
+        raise ReferenceDataError(label, int(t.lines[i]), message="the video %s is listed twice" % shorten(
+            ids[i].decode("utf-8", "replace")))
+    bad = np.flatnonzero(nf < 1)
+    if bad.size:
+        raise ReferenceDataError(label, int(t.lines[bad[0]]), expected="num_frames >= 1", found=int(nf[bad[0]]))
+    classes = np.unique(labs)
+    return Videos(ids, lookup(labs, classes), nf, classes)
+
+
+class Boxes(object):
+    """Rows of tubes (one row per frame), grouped: rows of tube j are start[j]..start[j]+length[j]-1, frames
+    consecutive ascending. Per row: video, frame, box; per tube: video, label, score, first, length, line."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what):
+    """Sort rows by tube (stable), check consecutive frames and constant label/score per tube."""
+    n = vid.size
+    same = np.zeros(n, dtype=bool)
+    if n:
+        same[1:] = (vid[1:] == vid[:-1]) & (tube_id[1:] == tube_id[:-1])
+    run_start = np.flatnonzero(~same)
+    # a tube may be split over non-adjacent rows: then sort rows by (video, tube), stable
+    keys = np.empty(run_start.size, dtype=[("v", np.int64), ("t", tube_id.dtype)])
+    keys["v"] = vid[run_start]
+    keys["t"] = tube_id[run_start]
+    if run_start.size != np.unique(keys).size:
+        _, inv = np.unique(tube_id, return_inverse=True)
+        order = np.lexsort((inv, vid))   # stable: within a tube, file order
+        perm = True
+    else:
+        order = np.arange(n)
+        perm = False
+    if perm:
+        vid, tube_id, frame, labels = vid[order], tube_id[order], frame[order], labels[order]
+        scores = None if scores is None else scores[order]
+        same[1:] = (vid[1:] == vid[:-1]) & (tube_id[1:] == tube_id[:-1])
+        same[:1] = False
+        run_start = np.flatnonzero(~same)
+    lines = t.lines[order]
+    tube_of_row = np.cumsum(~same) - 1
+    # frames ascending within a tube (sort within tubes when they are not)
+    if n and np.any(same[1:] & (frame[1:] < frame[:-1])):
+        o2 = np.lexsort((frame, tube_of_row))
+        order = order[o2]
+        vid, tube_id, frame, labels, lines = vid[o2], tube_id[o2], frame[o2], labels[o2], lines[o2]
+        scores = None if scores is None else scores[o2]
+    step = np.diff(frame)
+    rep = np.flatnonzero(same[1:] & (step == 0))
+    gap = np.flatnonzero(same[1:] & (step > 1))
+    tube_txt = lambda i: shorten(tube_id[i].decode("utf-8", "replace"), 40)  # noqa: E731
+    if rep.size:
+        i = int(rep[0]) + 1
+        raise err(t.file, int(lines[i]), message="the %s %s repeats frame %d" % (what, tube_txt(i), int(frame[i])),
+                  expected="one row per frame of a tube")
+    if gap.size:
+        i = int(gap[0]) + 1
+        raise err(t.file, int(lines[i]), message="the %s %s jumps from frame %d to %d" % (
+            what, tube_txt(i), int(frame[i - 1]), int(frame[i])), expected="consecutive frames (no gaps)")
+    first_row = run_start[tube_of_row]
+    badl = np.flatnonzero(labels != labels[first_row])
+    if badl.size:
+        i = int(badl[0])
+        raise err(t.file, int(lines[i]), message="the label of the %s %s changes" % (what, tube_txt(i)),
+                  expected="the same label on every row of a tube")
+    if scores is not None:
+        bads = np.flatnonzero(scores != scores[first_row])
+        if bads.size:
+            i = int(bads[0])
+            raise err(t.file, int(lines[i]), message="the score of the %s %s changes" % (what, tube_txt(i)),
+                      expected="the same score on every row of a tube")
+    length = np.diff(np.concatenate((run_start, [n])))
+    first_line = np.minimum.reduceat(lines, run_start) if n else lines[:0]
+    return order, run_start, length, first_line
+
+
+def _check_frames(t, frame, nf_row, err):
+    bad = np.flatnonzero((frame < 1) | (frame > nf_row))
+    if bad.size:
+        i = int(bad[0])
+        raise err(t.file, int(t.lines[i]), expected="a frame in 1..%d (the video's num_frames)" % int(nf_row[i]),
+                  found=int(frame[i]))
+
+
+def _boxes(t, err):
+    b = np.stack([t.number(c) for c in ("x1", "y1", "x2", "y2")], axis=1)
+    bad = np.flatnonzero((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))
+    if bad.size:
+        i = int(bad[0])
+        raise err(t.file, int(t.lines[i]), expected="x1 <= x2 and y1 <= y2 (inclusive corners)",
+                  found="%s" % ",".join("%g" % v for v in b[i]))
+    return b
+
+
+def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
+    err = ReferenceDataError
+    t = read_csv(path, label, GT_COLUMNS, err)
+    vid = lookup(t.text("video"), videos.ids)
+    if np.any(vid < 0):
+        i = int(np.argmax(vid < 0))
+        raise err(label, int(t.lines[i]), message="a video that is not in videos.csv")
+    lab = lookup(t.text("label"), videos.classes)
+    if np.any(lab < 0):
+        i = int(np.argmax(lab < 0))
+        raise err(label, int(t.lines[i]), message="a label that no video of videos.csv has")
+    frame = t.integer("frame")
+    _check_frames(t, frame, videos.num_frames[vid], err)
+    boxes = _boxes(t, err)
+    tid = t.text("tube")
+    order, start, length, first_line = _group_tubes(t, vid, tid, frame, lab, None, err, "ground-truth tube")
+    vid, frame, lab, boxes = vid[order], frame[order], lab[order], boxes[order]
+    fo = np.argsort(first_line, kind="stable")    # tubes in file order (ACT lists a video's GT tubes in order)
+    return Boxes(video=vid, frame=frame, box=boxes, tube_video=vid[start][fo], tube_label=lab[start][fo],
+                 tube_start=start[fo], tube_first=frame[start][fo], tube_length=length[fo], tube_line=first_line[fo])
+
+
+# ----------------------------------------------------------------------------------------------- submission
+
+def _known_rows(t, videos, err):
+    vid = lookup(t.text("video"), videos.ids)
+    known = vid >= 0
+    return vid, known
+
+
+def _check_labels(t, labs_txt, classes, err, rows):
+    lab = lookup(labs_txt, classes)
+    bad = np.flatnonzero((lab < 0) & rows)
+    if bad.size:
+        uniq = []
+        for x in labs_txt[bad].tolist():
+            s = x.decode("utf-8", "replace")
+            if s not in uniq:
+                uniq.append(s)
+        raise err(t.file, int(t.lines[bad[0]]), expected="labels of the class set (the labels of videos.csv)",
+                  found="%d unknown: %s" % (len(uniq), quote_some(uniq)))
+    return lab
+
+
+class FrameDetections(object):
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def read_frame_detections(path, label, videos):
+    """frame_detections.csv -> arrays for the known videos (rows of other videos are dropped and counted)."""
+    t = read_csv(path, label, DET_COLUMNS)
+    vid, known = _known_rows(t, videos, SubmissionError)
+    lab = _check_labels(t, t.text("label"), videos.classes, SubmissionError, known)
+    frame = t.integer("frame")
+    score = t.number("score")
+    boxes = _boxes(t, SubmissionError)
+    nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
+    _check_frames(t, frame, nf, SubmissionError)
+    keep = np.flatnonzero(known)
+    return FrameDetections(video=vid[keep], frame=frame[keep], label=lab[keep], score=score[keep],
+                           box=boxes[keep], line=t.lines[keep], nrows=len(t), ignored=int(len(t) - keep.size))
+
+
+def read_tubes(path, label, videos):
+    """tubes.csv -> Boxes of the known videos, tubes in file order of their first row."""
+    t = read_csv(path, label, TUBE_COLUMNS)
+    vid, known = _known_rows(t, videos, SubmissionError)
+    lab = _check_labels(t, t.text("label"), videos.classes, SubmissionError, known)
+    frame = t.integer("frame")
+    score = t.number("score")
+    boxes = _boxes(t, SubmissionError)
+    nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
+    _check_frames(t, frame, nf, SubmissionError)
+    tid = t.text("tube")
+    order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube")
+    vid, frame, lab, score, boxes = vid[order], frame[order], lab[order], score[order], boxes[order]
+    ntubes_all = start.size
+    tv = vid[start]
+    keep_t = tv >= 0
+    # drop the rows of ignored videos; keep the tubes in order of their first line (file order)
+    row_keep = vid >= 0
+    new_start = np.cumsum(row_keep) - row_keep
+    start_k = new_start[start[keep_t]]
+    first_line = tube_lines[keep_t]
+    fo = np.argsort(first_line, kind="stable")
+    b = Boxes(video=vid[row_keep], frame=frame[row_keep], box=boxes[row_keep],
+              tube_video=tv[keep_t][fo], tube_label=lab[start][keep_t][fo], tube_score=score[start][keep_t][fo],
+              tube_start=start_k[fo], tube_first=frame[start][keep_t][fo], tube_length=length[keep_t][fo],
+              tube_line=first_line[fo])
+    b.nrows = len(t)
+    b.ignored_tubes = int(ntubes_all - int(keep_t.sum()))
+    return b

@@ -1,0 +1,241 @@
+"""action-tubes: spatio-temporal action detection, frame-AP / video-AP (ACT-detector, MOC-Detector) and AUC
+(Gkioxari's get_ROC_curve_JHMDB.m), for UCF Sports / J-HMDB / UCF101-24 style data."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError
+from ..formats import tubes as fmt
+from ..formats.text import decode
+from ..metrics import tubes as M
+from ..report.result import Plot, Result, ScoreKey, Series, Table
+from .base import Task, no_progress
+
+VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
+              ("video_mAP_50_95", M.video_thresholds_50_95()))
+AUC_KEYS = tuple(("AUC_%d" % k, k / 100.0) for k in (10, 20, 30, 40, 50, 60))
+
+PROTOCOL = [
+    "Scored as the ACT-detector evaluation (frameAP, videoAP; the MOC-Detector port adds video-AP 0.5:0.95) and "
+    "Gkioxari's get_ROC_curve_JHMDB.m (AUC). Boxes have inclusive pixel corners: width = x2 - x1 + 1, and every IoU "
+    "is the '+1 pixel' IoU. Rows for videos not in the test list are ignored. Means are over the class set (the "
+    "labels of the test videos); a class without detections counts 0.",
+    "frame_mAP (threshold 0.5): per class, detections sorted by descending score compared as float32 (ACT stores "
+    "them as float32), ties in file order. Each detection takes the best IoU among the still-unmatched ground-truth "
+    "boxes of its class in its (video, frame): >= 0.5 is a true positive and consumes that box; otherwise, or when "
+    "no box is left, a false positive.",
+    "AP (ACT pr_to_ap): the trapezoid rule on the raw precision/recall points, starting at (recall 0, precision "
+    "1): sum (r_i - r_(i-1)) (p_i + p_(i-1)) / 2. No precision envelope and nothing appended at recall 1.",
+    "video-AP: first, per video and class, 3D non-maximum suppression at ST-IoU 0.3 (part of the official "
+    "evaluation): the highest-scored tube is kept (among equal scores the one later in the file), tubes overlapping "
+    "it by more than 0.3 are dropped and never count as false positives. ST-IoU = temporal IoU (tmax - tmin + 1) / "
+    "(union span) times the mean per-frame IoU over the common frames; one shared frame counts, none gives 0.",
+    "The kept tubes of a class are listed video by video (test list order), sorted stably by descending score; each "
+    "takes the best ST-IoU among its video's unmatched ground-truth tubes of the class: >= threshold is a true "
+    "positive and consumes it. video_mAP_50_95 averages the thresholds 0.5 + 0.05 i (i = 0..9) computed as Python "
+    "floats, as MOC-Detector does (0.8500000000000001 is the 8th).",
+    "AUC (Gkioxari, threshold = key / 100): per video (sorted by id) and every class, the video's 3 best-scored "
+    "tubes of that class; a tube's IoU is the mean +1 IoU over frames 1..num_frames with the video's ground-truth "
+    "tube (frames where either has no box count 0); in score order a tube is correct iff IoU >= threshold, the "
+    "class is the video's and no earlier kept tube of the video and class was correct. Per class a ROC curve "
+    "(float32 scores, stable) kept up to false-positive rate 0.6; the mean ROC curve uses the original's nearest-"
+    "neighbour rule, and AUC is its area from the smallest to the largest kept false-positive rate (so a perfect "
+    "detector scores the largest kept rate, e.g. 0.5, not 0.6). Defined only when every test video has exactly one "
+    "ground-truth tube.",
+]
+
+
+def _cls(videos):
+    return decode(videos.classes.tolist())
+
+
+class ActionTubes(Task):
+    slug = "action-tubes"
+    title = "Spatio-temporal action detection: frame-AP, video-AP, AUC"
+
+    def score_keys(self, ref_dir=None):
+        keys = [ScoreKey("frame_mAP", "frame-mAP@0.5")]
+        keys += [ScoreKey(k, k.replace("video_mAP_", "video-mAP@").replace("50_95", "0.5:0.95")) for k, _ in VIDEO_KEYS]
+        keys += [ScoreKey(k, "AUC@%.1f" % th) for k, th in AUC_KEYS]
+        return keys
+
+    # ------------------------------------------------------------------------------------------- reference
+    def _reference(self, ref_dir):
+        vpath = os.path.join(str(ref_dir), "videos.csv")
+        gpath = os.path.join(str(ref_dir), "gt_tubes.csv")
+        for p, lab in ((vpath, "ref/videos.csv"), (gpath, "ref/gt_tubes.csv")):
+            if not os.path.isfile(p):
+                raise ReferenceDataError(lab, message="missing from the reference data")
+        videos = fmt.read_videos(vpath)
+        gt = fmt.read_gt_tubes(gpath, videos)
+        return videos, gt
+
+    def score(self, ref_dir, submission, progress=no_progress):
+        videos, gt = self._reference(ref_dir)
+        det_path = submission.find("frame_detections.csv")
+        tube_path = submission.find("tubes.csv")
+        if det_path is None and tube_path is None:
+            raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
+                                  found="%s" % (", ".join(submission.names()[:5]) or "no file"))
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        classes = _cls(videos)
+        C = classes.__len__()
+        V = videos.ids.size
+        npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)
+        ntubes_gt = np.bincount(gt.tube_label, minlength=C)
+        # ---- frame-AP
+        progress(0, 3, "measures")
+        if det_path is not None:
+            d = fmt.read_frame_detections(det_path, submission.label(det_path), videos)
+            span = int(videos.num_frames.max()) + 1
+            aps, curves, tp = M.frame_ap(d.label, d.video * span + d.frame, d.score, d.box,
+                                         gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)],
+                                         gt.video * span + gt.frame, gt.box, C)
+            ndet = np.bincount(d.label, minlength=C)
+            ntp = np.bincount(d.label[tp], minlength=C)
+            if d.ignored:
+                res.notes.append("%s: %d row(s) of videos not in the test list were ignored."
+                                 % (submission.label(det_path), d.ignored))
+            res.notes.append("%s: %d detections read." % (submission.label(det_path), d.score.size))
+        else:
+            aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
+            ndet = ntp = np.zeros(C, dtype=np.int64)
+            res.notes.append("No frame_detections.csv: frame-AP is 0 for every class.")
+        res.set("frame_mAP", float(np.mean(aps)))
+        res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
+                                [[classes[c], aps[c], int(npos_frames[c]), int(ndet[c]), int(ntp[c])]
+                                 for c in range(C)]))
+        self._pr_plots(res, "frame-AP", classes, curves)
+        # ---- video-AP
+        progress(1, 3, "measures")
+        thresholds = []
+        for _, ths in VIDEO_KEYS:
+            thresholds += ths
+        gts = {"video": gt.tube_video, "label": gt.tube_label, "first": gt.tube_first,
+               "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
+        tb = None
+        if tube_path is not None:
+            tb = fmt.read_tubes(tube_path, submission.label(tube_path), videos)
+            tubes = {"video": tb.tube_video, "label": tb.tube_label, "score": tb.tube_score,
+                     "first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
+            vaps, vcurves, kept = M.video_ap(tubes, gts, V, C, thresholds)
+            res.notes.append("%s: %d tubes read, %d kept by the 3D NMS at 0.3 (%d suppressed; they are not counted)."
+                             % (submission.label(tube_path), tb.tube_video.size, kept.size,
+                                tb.tube_video.size - kept.size))
+            if tb.ignored_tubes:
+                res.notes.append("%s: %d tube(s) of videos not in the test list were ignored."
+                                 % (submission.label(tube_path), tb.ignored_tubes))
+            nkept = np.bincount(tb.tube_label[kept], minlength=C)
+        else:
+            vaps = np.zeros((len(thresholds), C))
+            vcurves = [[(np.zeros(0), np.zeros(0))] * C for _ in thresholds]
+            nkept = np.zeros(C, dtype=np.int64)
+            res.notes.append("No tubes.csv: video-AP and AUC are 0 for every class.")
+        i = 0
+        per_key = []
+        for key, ths in VIDEO_KEYS:
+            block = vaps[i:i + len(ths)]
+            per_key.append(block.mean(axis=0))
+            res.set(key, float(np.mean(block.mean(axis=0))))
+            i += len(ths)
+        res.tables.append(Table("video-AP per class (after 3D NMS at 0.3)",
+                                ["class", "AP@0.2", "AP@0.5", "AP@0.75", "AP@0.5:0.95", "GT tubes", "kept tubes"],
+                                [[classes[c]] + [float(p[c]) for p in per_key] + [int(ntubes_gt[c]), int(nkept[c])]
+                                 for c in range(C)]))
+        self._pr_plots(res, "video-AP@0.5", classes, vcurves[thresholds.index(0.5)])
+        # ---- AUC
+        progress(2, 3, "measures")
+        per_video = np.bincount(gt.tube_video, minlength=V)
+        if np.all(per_video == 1):
+            self._auc(res, videos, gt, tb, classes)
+        else:
+            nbad = int(np.count_nonzero(per_video != 1))
+            res.notes.append("AUC is not computed: it is defined only when every test video has exactly one "
+                             "ground-truth tube (J-HMDB / UCF Sports); %d video(s) here have %s." % (
+                                 nbad, "none or several"))
+        progress(3, 3, "measures")
+        return res
+
+    def _auc(self, res, videos, gt, tb, classes):
+        C = len(classes)
+        V = videos.ids.size
+        vrank = np.empty(V, dtype=np.int64)
+        vrank[np.argsort(videos.ids, kind="stable")] = np.arange(V)
+        gt_of_video = np.empty(V, dtype=np.int64)
+        gt_of_video[gt.tube_video] = np.arange(gt.tube_video.size)
+        if tb is not None and tb.tube_video.size:
+            n = tb.tube_video.size
+            iou = np.zeros(n)
+            sel = np.flatnonzero(tb.tube_label == videos.label[tb.tube_video])
+            a = {"first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
+            b = {"first": gt.tube_first, "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
+            pf = M.pair_frames(a, b, sel, gt_of_video[tb.tube_video[sel]])
+            iou[sel] = pf.iou_sum / videos.num_frames[tb.tube_video[sel]]
+            tv, tl, ts = tb.tube_video, tb.tube_label, tb.tube_score
+        else:
+            tv = tl = np.zeros(0, dtype=np.int64)
+            ts = iou = np.zeros(0)
+        rows = [[classes[c]] for c in range(C)]
+        series = []
+        for key, th in AUC_KEYS:
+            r = M.auc_gkioxari(vrank, tv, tl, ts, iou, videos.label, C, th)
+            res.set(key, r["auc"])
+            for c in range(C):
+                rows[c].append(float(r["class_auc"][c]))
+            series.append(Series("IoU %.1f (AUC %.4f)" % (th, r["auc"]), r["fpr"], r["tpr"]))
+            if th == 0.5:
+                ngt, nneg = r["num_gt"], r["num_neg"]
+        for c in range(C):
+            rows[c] += [int(ngt[c]), int(nneg[c])]
+        res.tables.append(Table("Per-class ROC area up to false-positive rate 0.6 (for reference; the AUC keys are "
+                                "the areas of the mean ROC curve)",
+                                ["class"] + ["AUC@%.1f" % th for _, th in AUC_KEYS] + ["GT videos", "negatives@0.5"],
+                                rows))
+        res.plots.append(Plot("Mean ROC curve (top-3 tubes per class and video)", "false positive rate",
+                              "true positive rate", series, xlim=(0.0, 0.6)))
+
+    def _pr_plots(self, res, what, classes, curves):
+        series = [Series(classes[c], r, p) for c, (r, p) in enumerate(curves) if r.size]
+        for i in range(0, len(series), 6):
+            res.plots.append(Plot("%s precision/recall (%s)" % (what, ", ".join(s.label for s in series[i:i + 6])),
+                                  "recall", "precision", series[i:i + 6]))
+
+    # ------------------------------------------------------------------------------------------- validate
+    def validate(self, submission, ids=None):
+        det_path = submission.find("frame_detections.csv")
+        tube_path = submission.find("tubes.csv")
+        if det_path is None and tube_path is None:
+            raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
+                                  found="%s" % (", ".join(submission.names()[:5]) or "no file"))
+        notes = []
+        for path, cols in ((det_path, fmt.DET_COLUMNS), (tube_path, fmt.TUBE_COLUMNS)):
+            if path is None:
+                continue
+            label = submission.label(path)
+            t = fmt.read_csv(path, label, cols)
+            vids = np.unique(t.text("video"))
+            labs = np.unique(t.text("label"))
+            big = np.iinfo(np.int64).max // 4
+            fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, big), labs)
+            if path is det_path:
+                d = fmt.read_frame_detections(path, label, fake)
+                notes.append("%s: %d detections, %d videos, %d labels" % (label, d.score.size, vids.size, labs.size))
+            else:
+                b = fmt.read_tubes(path, label, fake)
+                notes.append("%s: %d tubes (%d rows), %d videos, %d labels" % (label, b.tube_video.size, b.nrows,
+                                                                              vids.size, labs.size))
+            if ids is not None:
+                unknown = int(np.count_nonzero(~np.isin(vids, ids)))
+                if unknown:
+                    notes.append("%s: %d video(s) not in the given ids: their rows will be ignored" % (label, unknown))
+        if det_path is None:
+            notes.append("no frame_detections.csv: frame-AP will be 0")
+        if tube_path is None:
+            notes.append("no tubes.csv: video-AP and AUC will be 0")
+        return notes
+
+
+TASK = ActionTubes()
