@@ -1,0 +1,374 @@
+"""Kinetics-TPS JSON files: ground truth and submission, flattened into numpy arrays.
+
+    gt_vid_result.json     {video: action_class}
+    gt_part_result.json    {video: {frame_json_name: {"humans": [{"box": [x1,y1,x2,y2],
+                                    "parts": {part_name: {"box": [x1,y1,x2,y2], "verb": STATE}}}]}}}
+    pred_vid_result.json   {video: predicted_class}
+    pred_part_result.json  {video: {frame_json_name: {"humans": [{"box": [x1,y1,x2,y2],
+                                    "parts": {part_name: {"box": [[..], [..]], "verb": [S1, S2]}}}]}}}
+
+Other keys ("number", "name") are ignored. json.load builds the Python objects; everything after that works on
+whole lists at once (list comprehensions and numpy), and only when a check fails do we walk the objects one by
+one to name the video, frame, human and part at fault.
+"""
+from __future__ import annotations
+
+import json
+import math
+from itertools import chain, count, repeat
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
+from .text import read_bytes
+
+MAX_HUMANS = 10
+MAX_PROPOSALS = 5
+_MISSING = object()
+
+
+def load_json(path, label, err=SubmissionError):
+    """Parse a JSON file; invalid JSON names the line and column (json.JSONDecodeError's lineno/colno)."""
+    data = read_bytes(path, label, err)
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as e:
+        raise err(label, line=e.lineno, message="not valid JSON (%s at column %d)" % (e.msg, e.colno))
+    except UnicodeDecodeError:
+        raise err(label, message="not valid JSON (the file is not UTF-8 text)")
+    except RecursionError:
+        raise err(label, message="not valid JSON (nested too deeply)")
+
+
+def _found(x):
+    if isinstance(x, dict):
+        return "an object with keys %s" % shorten(", ".join(map(str, list(x)[:6])))
+    if isinstance(x, list):
+        return "a list of %d: %s" % (len(x), shorten(json.dumps(x)))
+    if isinstance(x, str):
+        return "the text %s" % shorten(x)
+    return shorten(json.dumps(x))
+
+
+def _is_number(x):
+    if not isinstance(x, (int, float)):          # bool is an int: the official arithmetic accepts it too
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def _is_box(b):
+    return isinstance(b, list) and len(b) == 4 and all(_is_number(x) for x in b)
+
+
+BOX = "a box [x1, y1, x2, y2] of 4 finite numbers"
+
+
+def as_boxes(boxes):
+    """(N, 4) float64 array from a list of 4-number lists, or None when any entry is not such a box."""
+    if not boxes:
+        return np.zeros((0, 4))
+    if not set(map(type, boxes)) <= {list} or set(map(len, boxes)) != {4}:
+        return None
+    try:
+        arr = np.array(boxes)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind != "O" or not all(_is_box(b) for b in boxes):
+            return None
+        arr = np.array([[float(x) for x in b] for b in boxes])
+    arr = arr.astype(np.float64)
+    if arr.shape != (len(boxes), 4) or not np.isfinite(arr).all():
+        return None
+    return arr
+
+
+class GroundTruth(object):
+    """Flattened ground truth. Frames are those with at least one GT human, video by video in file order."""
+
+    def __init__(self):
+        self.videos = []            # GT video names (gt_vid_result order)
+        self.classes = []           # their action classes
+        self.frame_video = None     # (F,) video index of each frame with humans
+        self.frame_name = []        # (F,) frame key
+        self.empty_frames = None    # (V,) frames without GT humans (dropped from the count)
+        self.human_frame = None     # (H,)
+        self.human_box = None       # (H, 4) float64 as written (the metric casts to float32 like the original)
+        self.part_human = None      # (P,)
+        self.part_name = None       # (P,) integer code of the part name
+        self.part_box = None        # (P, 4) float64
+        self.part_verb = None       # (P,) integer code of the state
+        self.names = {}             # part name -> code
+        self.verbs = {}             # state -> code
+
+    @property
+    def n_videos(self):
+        return len(self.videos)
+
+
+def _ref_fault(label, where, expected, x):
+    return ReferenceDataError(label, message=where, expected=expected, found=_found(x))
+
+
+def _check_gt_human(label, where, h):
+    if not isinstance(h, dict):
+        raise _ref_fault(label, where, "an object with 'box' and 'parts'", h)
+    if not _is_box(h.get("box")):
+        raise _ref_fault(label, where + " > box", BOX, h.get("box"))
+    parts = h.get("parts")
+    if not isinstance(parts, dict):
+        raise _ref_fault(label, where + " > parts", "an object {part_name: {box, verb}}", parts)
+    for name, p in parts.items():
+        w = "%s > parts %r" % (where, name)
+        if not isinstance(p, dict):
+            raise _ref_fault(label, w, "an object with 'box' and 'verb'", p)
+        if not _is_box(p.get("box")):
+            raise _ref_fault(label, w + " > box", BOX, p.get("box"))
+        if not isinstance(p.get("verb"), str):
+            raise _ref_fault(label, w + " > verb", "a state name", p.get("verb"))
+
+
+def read_ground_truth(vid_path, part_path, vid_label="gt_vid_result.json", part_label="gt_part_result.json"):
+    vid = load_json(vid_path, vid_label, ReferenceDataError)
+    part = load_json(part_path, part_label, ReferenceDataError)
+    if not isinstance(vid, dict) or not vid:
+        raise ReferenceDataError(vid_label, expected="a non-empty object {video: action_class}", found=_found(vid))
+    if not isinstance(part, dict):
+        raise ReferenceDataError(part_label, expected="an object {video: {frame: {humans}}}", found=_found(part))
+    gt = GroundTruth()
+    gt.videos = list(vid)
+    gt.classes = list(vid.values())
+    bad = [v for v, c in vid.items() if not isinstance(c, str)]
+    if bad:
+        raise ReferenceDataError(vid_label, message="video %r" % bad[0], expected="a class name", found=_found(vid[bad[0]]))
+    frame_video, frame_humans, empty = [], [], []
+    for v, name in enumerate(gt.videos):
+        frames = part.get(name, _MISSING)
+        if frames is _MISSING:
+            raise ReferenceDataError(part_label, message="video %r of %s has no entry" % (name, vid_label))
+        if not isinstance(frames, dict):
+            raise _ref_fault(part_label, "video %r" % name, "an object {frame: {humans}}", frames)
+        n_empty = 0
+        for fname, fr in frames.items():
+            hs = fr.get("humans", _MISSING) if isinstance(fr, dict) else _MISSING
+            if not isinstance(hs, list):
+                raise _ref_fault(part_label, "video %r > frame %r" % (name, fname), "an object with a 'humans' list",
+                                 fr if hs is _MISSING else hs)
+            if hs:
+                frame_video.append(v)
+                gt.frame_name.append(fname)
+                frame_humans.append(hs)
+            else:
+                n_empty += 1
+        empty.append(n_empty)
+    gt.frame_video = np.array(frame_video, dtype=np.int64)
+    gt.empty_frames = np.array(empty, dtype=np.int64)
+    try:
+        _flatten_gt(gt, frame_humans)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        for k, hs in enumerate(frame_humans):
+            for i, h in enumerate(hs):
+                _check_gt_human(part_label, "video %r > frame %r > humans[%d]"
+                                % (gt.videos[frame_video[k]], gt.frame_name[k], i), h)
+        raise ReferenceDataError(part_label, message="malformed ground truth")
+    return gt
+
+
+def _codes(vocab, items):
+    """Integer code per item, adding new items to vocab (codes unique, not necessarily dense)."""
+    return np.fromiter(map(vocab.setdefault, items, count(_next_code(vocab))), dtype=np.int64, count=len(items))
+
+
+def _next_code(vocab):
+    return (max(vocab.values()) + 1) if vocab else 0
+
+
+def _flatten_gt(gt, frame_humans):
+    n_h = np.fromiter(map(len, frame_humans), dtype=np.int64, count=len(frame_humans))
+    humans = list(chain.from_iterable(frame_humans))
+    gt.human_frame = np.repeat(np.arange(len(frame_humans), dtype=np.int64), n_h)
+    gt.human_box = as_boxes([h["box"] for h in humans])
+    parts = [h["parts"] for h in humans]
+    if gt.human_box is None or not set(map(type, parts)) <= {dict}:
+        raise ValueError("bad human")
+    n_p = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    gt.part_human = np.repeat(np.arange(len(parts), dtype=np.int64), n_p)
+    names = list(chain.from_iterable(parts))
+    vals = list(chain.from_iterable(map(dict.values, parts)))
+    if not set(map(type, vals)) <= {dict}:
+        raise ValueError("bad part")
+    gt.part_box = as_boxes([p["box"] for p in vals])
+    verbs = [p["verb"] for p in vals]
+    if gt.part_box is None or not set(map(type, verbs)) <= {str}:
+        raise ValueError("bad part")
+    gt.part_name = _codes(gt.names, names)
+    gt.part_verb = _codes(gt.verbs, verbs)
+
+
+class Predictions(object):
+    """The parts of a submission the metric reads, aligned with a GroundTruth."""
+
+    def __init__(self):
+        self.classes = []           # predicted class per GT video
+        self.frame_has_pred = None  # (F,) per GT frame with humans
+        self.human_frame = None     # (Hp,) GT frame index of each predicted human in an evaluated frame
+        self.human_box = None       # (Hp, 4)
+        self.pp_human = None        # predicted parts: owner human, name code (-1: not a GT part name)
+        self.pp_name = None
+        self.pp_nverb = None        # N_p = length of the verb list
+        self.pp_nbox = None         # length of the box list (<= N_p)
+        self.pp_box_start = None
+        self.prop_box = None        # (Q, 4) every proposal box
+        self.prop_verb = None       # (Q,) state code of verb j for box j (-1: not a GT state)
+        self.extra_videos = 0       # videos only in the prediction (ignored)
+        self.extra_frames = 0       # frames of GT videos only in the prediction (ignored)
+        self.missing_frames = 0
+
+
+def _sub_fault(label, where, expected, x):
+    return SubmissionError(label, message=where, expected=expected, found=_found(x))
+
+
+def check_pred_frame(label, video, fname, fr):
+    """Every rule for one predicted frame, in order; raises SubmissionError naming video, frame, human, part."""
+    where = "video %r > frame %r" % (video, fname)
+    hs = fr.get("humans", _MISSING) if isinstance(fr, dict) else _MISSING
+    if hs is _MISSING:
+        raise _sub_fault(label, where, "an object with a 'humans' list", fr)
+    if not isinstance(hs, list):
+        raise _sub_fault(label, where + " > humans", "a list of humans", hs)
+    if len(hs) > MAX_HUMANS:
+        raise SubmissionError(label, message=where, expected="at most %d predicted humans per frame" % MAX_HUMANS,
+                              found="%d" % len(hs))
+    for i, h in enumerate(hs):
+        w = "%s > humans[%d]" % (where, i)
+        if not isinstance(h, dict):
+            raise _sub_fault(label, w, "an object with 'box' and 'parts'", h)
+        if "box" not in h:
+            raise SubmissionError(label, message=w, expected="a 'box' for every predicted human",
+                                  found="keys %s" % shorten(", ".join(map(str, h))))
+        if not _is_box(h["box"]):
+            raise _sub_fault(label, w + " > box", BOX, h["box"])
+        if "parts" not in h:
+            raise SubmissionError(label, message=w, expected="a 'parts' object for every predicted human",
+                                  found="keys %s" % shorten(", ".join(map(str, h))))
+        if not isinstance(h["parts"], dict):
+            raise _sub_fault(label, w + " > parts", "an object {part_name: {box, verb}}", h["parts"])
+        for name, p in h["parts"].items():
+            wp = "%s > parts %r" % (w, name)
+            if not isinstance(p, dict) or "verb" not in p or "box" not in p:
+                raise _sub_fault(label, wp, "an object with 'box' and 'verb' lists", p)
+            verbs, boxes = p["verb"], p["box"]
+            if not isinstance(verbs, list) or not all(isinstance(s, str) for s in verbs):
+                raise _sub_fault(label, wp + " > verb", "a list of state names", verbs)
+            if len(verbs) > MAX_PROPOSALS:
+                raise SubmissionError(label, message=wp + " > verb",
+                                      expected="at most %d proposals per part" % MAX_PROPOSALS,
+                                      found="%d" % len(verbs))
+            if not isinstance(boxes, list):
+                raise _sub_fault(label, wp + " > box", "a list of boxes", boxes)
+            if len(boxes) > len(verbs):
+                raise SubmissionError(label, message=wp, expected="no more boxes than verbs (one state per box)",
+                                      found="%d boxes and %d verbs" % (len(boxes), len(verbs)))
+            for j, b in enumerate(boxes):
+                if not _is_box(b):
+                    raise _sub_fault(label, "%s > box[%d]" % (wp, j), BOX, b)
+
+
+def read_pred_classes(pred_vid, gt, label):
+    if not isinstance(pred_vid, dict):
+        raise SubmissionError(label, expected="an object {video: predicted_class}", found=_found(pred_vid))
+    out = []
+    for v in gt.videos:
+        c = pred_vid.get(v, _MISSING)
+        if c is _MISSING:
+            missing = [x for x in gt.videos if x not in pred_vid]
+            raise SubmissionError(label, message="video %r has no predicted class" % v,
+                                  expected="a class for every test video",
+                                  found="%d missing: %s" % (len(missing), quote_some(missing)))
+        if not isinstance(c, str):
+            raise _sub_fault(label, "video %r" % v, "a class name (text)", c)
+        out.append(c)
+    return out, len(pred_vid) - len(gt.videos)
+
+
+def read_predictions(pred_vid, pred_part, gt, vid_label, part_label):
+    """Align a parsed submission with the ground truth; raise SubmissionError on every fault the metric would meet."""
+    pr = Predictions()
+    pr.classes, pr.extra_videos = read_pred_classes(pred_vid, gt, vid_label)
+    if not isinstance(pred_part, dict):
+        raise SubmissionError(part_label, expected="an object {video: {frame: {humans}}}", found=_found(pred_part))
+    n_frames = len(gt.frame_name)
+    frames = [None] * n_frames
+    bounds = np.searchsorted(gt.frame_video, np.arange(gt.n_videos + 1))
+    for v, name in enumerate(gt.videos):
+        a, b = int(bounds[v]), int(bounds[v + 1])
+        pv = pred_part.get(name, _MISSING)
+        if a == b:
+            continue
+        if pv is _MISSING:
+            raise SubmissionError(part_label, message="video %r is missing" % name,
+                                  expected="part results for every test video")
+        if not isinstance(pv, dict):
+            raise _sub_fault(part_label, "video %r" % name, "an object {frame: {humans}}", pv)
+        get = pv.get
+        frames[a:b] = [get(f, _MISSING) for f in gt.frame_name[a:b]]
+        pr.extra_frames += len(pv) - (b - a) + sum(1 for f in gt.frame_name[a:b] if f not in pv)
+    pr.frame_has_pred = np.fromiter((f is not _MISSING for f in frames), dtype=bool, count=n_frames)
+    pr.missing_frames = int(n_frames - pr.frame_has_pred.sum())
+    ev = np.flatnonzero(pr.frame_has_pred)
+    ev_frames = [frames[k] for k in ev]
+    try:
+        _flatten_pred(pr, ev, ev_frames, gt)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        for k, fr in zip(ev, ev_frames):
+            check_pred_frame(part_label, gt.videos[gt.frame_video[k]], gt.frame_name[k], fr)
+        raise SubmissionError(part_label, message="malformed part results")
+    return pr
+
+
+def _flatten_pred(pr, ev, ev_frames, gt):
+    if not set(map(type, ev_frames)) <= {dict}:
+        raise ValueError("frame")
+    hls = [f["humans"] for f in ev_frames]
+    if not set(map(type, hls)) <= {list}:
+        raise ValueError("humans")
+    n_h = np.fromiter(map(len, hls), dtype=np.int64, count=len(hls))
+    if n_h.size and n_h.max() > MAX_HUMANS:
+        raise ValueError("too many humans")
+    humans = list(chain.from_iterable(hls))
+    pr.human_frame = np.repeat(ev, n_h)
+    pr.human_box = as_boxes([h["box"] for h in humans])
+    parts = [h["parts"] for h in humans]
+    if pr.human_box is None or not set(map(type, parts)) <= {dict}:
+        raise ValueError("human")
+    n_p = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    pr.pp_human = np.repeat(np.arange(len(parts), dtype=np.int64), n_p)
+    names = list(chain.from_iterable(parts))
+    vals = list(chain.from_iterable(map(dict.values, parts)))
+    if not set(map(type, vals)) <= {dict}:
+        raise ValueError("part")
+    verbs = [p["verb"] for p in vals]
+    boxes = [p["box"] for p in vals]
+    if not set(map(type, verbs)) <= {list} or not set(map(type, boxes)) <= {list}:
+        raise ValueError("part lists")
+    nverb = np.fromiter(map(len, verbs), dtype=np.int64, count=len(verbs))
+    nbox = np.fromiter(map(len, boxes), dtype=np.int64, count=len(boxes))
+    if (nverb > MAX_PROPOSALS).any() or (nbox > nverb).any():
+        raise ValueError("proposals")
+    flat_verbs = list(chain.from_iterable(verbs))
+    if not set(map(type, flat_verbs)) <= {str}:
+        raise ValueError("verbs")
+    pr.prop_box = as_boxes(list(chain.from_iterable(boxes)))
+    if pr.prop_box is None:
+        raise ValueError("boxes")
+    pr.pp_name = np.fromiter(map(gt.names.get, names, repeat(-1)), dtype=np.int64, count=len(names))
+    pr.pp_nverb, pr.pp_nbox = nverb, nbox
+    pr.pp_box_start = np.cumsum(nbox) - nbox
+    verb_code = np.fromiter(map(gt.verbs.get, flat_verbs, repeat(-1)), dtype=np.int64, count=len(flat_verbs))
+    owner = np.repeat(np.arange(nbox.size), nbox)
+    j = np.arange(owner.size) - pr.pp_box_start[owner]
+    pr.prop_verb = verb_code[(np.cumsum(nverb) - nverb)[owner] + j]
