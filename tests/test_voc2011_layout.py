@@ -1,0 +1,269 @@
+"""voc2011-layout: hand-computed VOCevallayout_pr.m scenarios, the results XML parser, the task, and a
+pure-Python oracle of the layout rules compared on random data with hypothesis."""
+import math
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.synth.voc2011_detection import annotation_xml
+from bench.synth.voc2011_layout import layouts_xml
+from scoring_program.errors import SubmissionError
+from scoring_program.formats.files import Submission
+from scoring_program.formats.voc_xml import parse_layout_results
+from scoring_program.metrics.layout import select_layouts, voc_layout_ap
+from scoring_program.tasks.voc2011_layout import TASK
+from test_voc2011_detection import oracle_vocap
+
+PARTS = ("head", "hand", "foot")
+
+
+# ---- oracle ---------------------------------------------------------------------------------------------------
+
+def _ov(bb, bbgt):
+    iw = min(bb[2], bbgt[2]) - max(bb[0], bbgt[0]) + 1
+    ih = min(bb[3], bbgt[3]) - max(bb[1], bbgt[1]) + 1
+    if iw > 0 and ih > 0:
+        ua = (bb[2] - bb[0] + 1) * (bb[3] - bb[1] + 1) + (bbgt[2] - bbgt[0] + 1) * (bbgt[3] - bbgt[1] + 1) - iw * ih
+        return iw * ih / ua
+    return -math.inf
+
+
+def oracle_layout(gt, layouts):
+    """gt: [[(class, box)] per person]; layouts: [(person or None, confidence, [(class, box)])] in XML order.
+    Returns per class (tp list, fp list, ap or None), one loop per layout and part as the devkit walks them."""
+    order = sorted(range(len(layouts)), key=lambda i: -layouts[i][1])
+    seen = set()
+    flags = {c: ([], []) for c in range(3)}
+    for k in order:
+        p, _, parts = layouts[k]
+        if p is None or p in seen:
+            continue
+        seen.add(p)
+        taken = set()
+        for c, box in parts:
+            best, jbest = -math.inf, None
+            for j, (gc, gb) in enumerate(gt[p]):
+                if gc == c:
+                    ov = _ov(box, gb)
+                    if ov > best:
+                        best, jbest = ov, j
+            ok = best >= 0.5 and jbest not in taken
+            if ok:
+                taken.add(jbest)
+            flags[c][0].append(int(ok))
+            flags[c][1].append(int(not ok))
+    out = []
+    for c in range(3):
+        tp, fp = flags[c]
+        npos = sum(1 for parts in gt for gc, _ in parts if gc == c)
+        if npos == 0:
+            out.append((tp, fp, None))
+            continue
+        ctp, cfp = np.cumsum(tp, dtype=float), np.cumsum(fp, dtype=float)
+        out.append((tp, fp, oracle_vocap([t / npos for t in ctp], [t / (t + f) for t, f in zip(ctp, cfp)])))
+    return out
+
+
+def run_metric(gt, layouts):
+    person = np.array([-1 if p is None else p for p, _, _ in layouts], dtype=np.int64)
+    conf = np.array([c for _, c, _ in layouts], dtype=float)
+    pl, pc, pb = [], [], []
+    for k, (_, _, parts) in enumerate(layouts):
+        for c, b in parts:
+            pl.append(k)
+            pc.append(c)
+            pb.append(b)
+    gp, gc, gb = [], [], []
+    for p, parts in enumerate(gt):
+        for c, b in parts:
+            gp.append(p)
+            gc.append(c)
+            gb.append(b)
+    kept, unknown, repeated = select_layouts(person, conf)
+    per = voc_layout_ap(kept, person, pl, pc, np.array(pb, float).reshape(-1, 4), gp, gc,
+                        np.array(gb, float).reshape(-1, 4), len(gt))
+    return [(tp.astype(int).tolist(), fp.astype(int).tolist(), ap) for ap, rec, prec, tp, fp in per], unknown, repeated
+
+
+HEAD, HAND, FOOT = 0, 1, 2
+
+
+# ---- hand-computed scenarios ----------------------------------------------------------------------------------
+
+def test_two_predicted_hands_on_one_true_hand_give_one_tp_one_fp():
+    gt = [[(HAND, (1, 1, 10, 10)), (HAND, (100, 100, 110, 110))]]
+    # both predictions sit on the first hand; the second true hand is free but there is no fallback
+    layouts = [(0, 1.0, [(HAND, (1, 1, 10, 10)), (HAND, (1, 1, 10, 11))])]
+    per, _, _ = run_metric(gt, layouts)
+    assert per[HAND][:2] == ([1, 0], [0, 1])
+    assert per[HAND][2] == pytest.approx(0.5 * 1.0)       # rec .5 at prec 1, then a FP: AP 0.5
+    assert per == [tuple(x) for x in oracle_layout(gt, layouts)]
+
+
+def test_duplicate_layout_for_a_person_is_skipped_not_a_false_positive():
+    gt = [[(HEAD, (1, 1, 10, 10))]]
+    layouts = [(0, 0.2, [(HEAD, (50, 50, 60, 60))]), (0, 0.9, [(HEAD, (1, 1, 10, 10))]), (None, 0.5, [(HEAD, (1, 1, 10, 10))])]
+    per, unknown, repeated = run_metric(gt, layouts)
+    # the higher-ranked layout (second in XML) is evaluated; the first in XML is skipped, as is the unknown person
+    assert per[HEAD][:2] == ([1], [0]) and per[HEAD][2] == 1.0
+    assert repeated.tolist() == [0] and unknown.tolist() == [2]
+
+
+def test_equal_confidence_layouts_keep_xml_order():
+    gt = [[(HEAD, (1, 1, 10, 10))]]
+    layouts = [(0, 0.5, [(HEAD, (50, 50, 60, 60))]), (0, 0.5, [(HEAD, (1, 1, 10, 10))])]
+    per, _, repeated = run_metric(gt, layouts)
+    assert per[HEAD][:2] == ([0], [1]) and repeated.tolist() == [1]     # the first in XML order wins the tie
+
+
+def test_part_class_absent_from_person_is_false_positive_and_np_zero_gives_no_ap():
+    gt = [[(HEAD, (1, 1, 10, 10))]]
+    per, _, _ = run_metric(gt, [(0, 1.0, [(HEAD, (1, 1, 10, 10)), (FOOT, (1, 1, 10, 10))])])
+    assert per[HEAD][2] == 1.0
+    assert per[FOOT][:2] == ([0], [1]) and per[FOOT][2] is None      # predictions but np = 0: no AP
+    assert per[HAND] == ([], [], None)
+
+
+def test_class_with_gt_but_no_prediction_scores_zero():
+    gt = [[(HEAD, (1, 1, 10, 10)), (HAND, (1, 1, 10, 10))]]
+    per, _, _ = run_metric(gt, [(0, 1.0, [(HEAD, (1, 1, 10, 10))])])
+    assert per[HAND] == ([], [], 0.0)
+
+
+def test_exact_half_overlap_matches_a_part():
+    gt = [[(HEAD, (1, 1, 10, 10))]]
+    assert run_metric(gt, [(0, 1.0, [(HEAD, (1, 1, 10, 20))])])[0][HEAD][2] == 1.0
+    assert run_metric(gt, [(0, 1.0, [(HEAD, (1, 1, 10, 21))])])[0][HEAD][2] == 0.0
+
+
+def test_parts_of_one_layout_rank_in_xml_order():
+    # same confidence for all parts of a layout: XML order decides who claims the hand
+    gt = [[(HAND, (1, 1, 10, 10))]]
+    per, _, _ = run_metric(gt, [(0, 1.0, [(HAND, (1, 1, 10, 11)), (HAND, (1, 1, 10, 10))])])
+    assert per[HAND][:2] == ([1, 0], [0, 1])
+
+
+# ---- oracle on random data --------------------------------------------------------------------------------------
+
+coord = st.integers(0, 10)
+
+
+@st.composite
+def boxes(draw):
+    x1, y1 = draw(coord), draw(coord)
+    return (x1, y1, x1 + draw(st.integers(0, 6)), y1 + draw(st.integers(0, 6)))
+
+
+@st.composite
+def scenes(draw):
+    n = draw(st.integers(1, 4))
+    gt = [draw(st.lists(st.tuples(st.integers(0, 2), boxes()), max_size=4)) for _ in range(n)]
+    layouts = draw(st.lists(st.tuples(st.one_of(st.none(), st.integers(0, n - 1)), st.sampled_from([0.1, 0.5, 0.9]),
+                                      st.lists(st.tuples(st.integers(0, 2), boxes()), max_size=4)), max_size=8))
+    return gt, layouts
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenes())
+def test_matches_the_layout_oracle(scene):
+    gt, layouts = scene
+    per, _, _ = run_metric(gt, layouts)
+    for (tp, fp, ap), (otp, ofp, oap) in zip(per, oracle_layout(gt, layouts)):
+        assert tp == otp and fp == ofp
+        assert (ap is None) == (oap is None)
+        if ap is not None:
+            assert ap == pytest.approx(oap, rel=1e-12, abs=1e-15)
+
+
+# ---- parser ---------------------------------------------------------------------------------------------------
+
+ONE = layouts_xml([("2011_000001", 1, 0.5, [("head", (1, 2, 30, 40)), ("hand", (5, 6, 7, 8))])])
+
+
+def test_parse_layout_results_fields_in_xml_order():
+    lr = parse_layout_results(('<?xml version="1.0"?>\n<!-- x -->\n' + ONE.replace("<layout>", '<layout id="a">'))
+                              .encode(), "f.xml")
+    assert lr.image == ["2011_000001"] and lr.object.tolist() == [1] and lr.confidence.tolist() == [0.5]
+    assert lr.part_class.tolist() == [0, 1] and lr.part_box.tolist() == [[1, 2, 30, 40], [5, 6, 7, 8]]
+
+
+@pytest.mark.parametrize("doc,line,text", [
+    (ONE.replace("<class>head</class>", "<class>torso</class>"), 7, "expected a part class head, hand or foot"),
+    (ONE.replace("<confidence>0.5</confidence>", "<confidence>inf</confidence>"), 5, "a finite number"),
+    (ONE.replace("        <ymax>40</ymax>\n", ""), 8, "expected exactly one <ymax> in <bndbox>"),
+    (ONE.replace("<image>2011_000001</image>", ""), 2, "expected exactly one <image>"),
+    (ONE.replace("</results>", ""), 26, "not well-formed"),
+    ('<!DOCTYPE r [<!ENTITY a "aaaa">]>\n' + ONE, 1, "without a DTD"),
+    (ONE.replace("<results>", "<layouts>").replace("</results>", "</layouts>"), 1, "the root element <results>"),
+])
+def test_parse_layout_results_errors_name_the_line(doc, line, text):
+    with pytest.raises(SubmissionError) as e:
+        parse_layout_results(doc.encode(), "comp7_layout_test.xml")
+    msg = str(e.value)
+    assert "comp7_layout_test.xml" in msg and "line %d" % line in msg and text in msg, msg
+
+
+def test_empty_results_file_is_an_error_but_empty_results_element_scores_zero(tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        parse_layout_results(b"", "comp7_layout_test.xml")
+    assert "an empty file" in str(e.value)
+    assert len(parse_layout_results(b"<results/>", "f")) == 0
+
+
+# ---- the task end to end ----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def ref(tmp_path):
+    root = str(tmp_path / "ref")
+    objs = {"2011_000001": [{"name": "chair", "box": (1, 1, 5, 5)},
+                            {"name": "person", "box": (1, 1, 100, 100),
+                             "parts": [("head", (1, 1, 10, 10)), ("hand", (20, 20, 30, 30))]}]}
+    os.makedirs(os.path.join(root, "ImageSets", "Layout"))
+    os.makedirs(os.path.join(root, "Annotations"))
+    with open(os.path.join(root, "ImageSets", "Layout", "test.txt"), "w") as f:
+        f.write("2011_000001 2\n")          # the person is the SECOND object: indices count all objects
+    with open(os.path.join(root, "Annotations", "2011_000001.xml"), "w") as f:
+        f.write(annotation_xml("2011_000001", objs["2011_000001"]))
+    return root
+
+
+def sub_with(tmp_path, files):
+    res = tmp_path / "res"
+    for name, text in files.items():
+        (res / name).parent.mkdir(parents=True, exist_ok=True)
+        (res / name).write_text(text)
+    return Submission(str(res))
+
+
+def test_task_duplicate_and_unknown_layouts_warned_and_skipped(ref, tmp_path):
+    doc = layouts_xml([("2011_000001", 2, 0.9, [("head", (1, 1, 10, 10)), ("hand", (20, 20, 30, 30))]),
+                       ("2011_000001", 2, 0.1, [("head", (50, 50, 60, 60))]),
+                       ("2011_000001", 1, 0.5, [("head", (1, 1, 10, 10))])])
+    res = TASK.score(ref, sub_with(tmp_path, {"comp7_layout_test.xml": doc}))
+    assert res.scores["AP_head"] == 1.0 and res.scores["AP_hand"] == 1.0
+    assert "AP_foot" not in res.scores and res.scores["mAP"] == 1.0
+    assert len(res.warnings) == 2
+    assert any("later layout" in w and "line 25" in w for w in res.warnings)
+    assert any("not in the test list" in w for w in res.warnings)
+    assert any("n/a: no GT foot part" in n for n in res.notes)
+
+
+def test_task_missing_results_file_is_an_error(ref, tmp_path):
+    with pytest.raises(SubmissionError) as e:
+        TASK.score(ref, sub_with(tmp_path, {"readme.txt": "x"}))
+    assert "comp7_layout_test.xml" in str(e.value)
+
+
+def test_task_unknown_part_class_is_an_error(ref, tmp_path):
+    doc = layouts_xml([("2011_000001", 2, 0.9, [("elbow", (1, 1, 10, 10))])])
+    with pytest.raises(SubmissionError) as e:
+        TASK.score(ref, sub_with(tmp_path, {"comp8_layout_test.xml": doc}))
+    assert "line 7" in str(e.value) and "'elbow'" in str(e.value)
+
+
+def test_task_validate_reports_counts(tmp_path):
+    notes = TASK.validate(sub_with(tmp_path, {"comp7_layout_val.xml": ONE}))
+    assert notes == ["comp7, set 'val': 1 layouts, 2 parts"]
