@@ -53,3 +53,30 @@ def make_logo(path, slug, size=256):
     d.text((12, size // 3 + 12), " ".join(words[1:]), fill=(0, 0, 0))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     img.save(path, optimize=True)
+
+
+class Malformed(object):
+    """Builds starting_kit/<slug>/malformed/: one folder per broken submission plus expected.json.
+
+        bad = Malformed(kit_dir)
+        bad.case("not_a_number", {"comp1_cls_test_car.txt": "..."}, file="comp1_cls_test_car.txt", line=6,
+                 contains="expected a number", why="a confidence that is not a number")
+        bad.write()
+    File contents may be str or bytes.
+    """
+
+    def __init__(self, kit_dir):
+        self.kit_dir = kit_dir
+        self.root = fresh_dir(os.path.join(kit_dir, "malformed"))
+        self.expected = {}
+
+    def case(self, name, files, file, line, contains, why):
+        for rel, content in files.items():
+            path = os.path.join(self.root, name, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb" if isinstance(content, bytes) else "w") as f:
+                f.write(content)
+        self.expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+
+    def write(self):
+        write_expected(self.kit_dir, self.expected)

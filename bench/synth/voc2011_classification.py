@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 
 CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
            "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train",
@@ -50,13 +50,8 @@ def make_sample(ref_dir, kit_dir):
     write_submission(os.path.join(subs, "perfect"), ids, (labels > 0).astype(float) + 0.0)
     noisy = (labels > 0) * 0.6 + rng.rand(*labels.shape)
     write_submission(os.path.join(subs, "random"), ids, noisy)
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+    bad = Malformed(kit_dir)
+    case = bad.case
 
     good = "".join("%s %.3f\n" % (i, 0.5) for i in ids[:5])
     case("not_a_number", {"comp1_cls_test_car.txt": good + "%s high\n" % ids[5]},
@@ -75,7 +70,7 @@ def make_sample(ref_dir, kit_dir):
          "results for the 'test' set", "results for another image set")
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected result files named",
          "no result file at all")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, n_images=10991):
