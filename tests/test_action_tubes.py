@@ -1,0 +1,411 @@
+"""action-tubes: hand-computed scenarios for every rule of the issue, an ACT frameAP oracle, format checks."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring_program.errors import SubmissionError
+from scoring_program.formats import tubes as fmt
+from scoring_program.formats.files import Submission
+from scoring_program.metrics import tubes as M
+from scoring_program.tasks.action_tubes import TASK
+
+
+def box(x1, y1, x2, y2):
+    return [x1, y1, x2, y2]
+
+
+def frame_ap1(dets, gts, nclasses=1, th=0.5):
+    """dets: (class, key, score, box); gts: (class, key, box)."""
+    d = list(zip(*dets)) if dets else [[], [], [], []]
+    g = list(zip(*gts))
+    aps, curves, tp = M.frame_ap(np.array(d[0], dtype=np.int64), np.array(d[1], dtype=np.int64),
+                                 np.array(d[2], dtype=np.float64), np.array(d[3], dtype=np.float64).reshape(-1, 4),
+                                 np.array(g[0]), np.array(g[1]), np.array(g[2], dtype=np.float64), nclasses, th)
+    return aps, tp
+
+
+GOOD = box(0, 0, 9, 9)
+BAD = box(100, 100, 109, 109)
+
+
+# ---------------------------------------------------------------------------------------------- frame-AP
+
+def test_float32_score_ties_keep_file_order():
+    # 0.5 and 0.5 + 1e-9 differ in float64 but are equal in float32: the FP written first ranks first
+    aps, tp = frame_ap1([(0, 1, 0.5, BAD), (0, 1, 0.5 + 1e-9, GOOD)], [(0, 1, GOOD)])
+    assert tp.tolist() == [False, True]
+    assert aps[0] == pytest.approx(0.25)   # points (0,1) (0,0) (1,0.5): 0 + 1 * 0.5 / 2
+    # a float32-distinct score does reorder
+    aps, _ = frame_ap1([(0, 1, 0.5, BAD), (0, 1, 0.5001, GOOD)], [(0, 1, GOOD)])
+    assert aps[0] == pytest.approx(1.0)
+
+
+def test_consumed_gt_second_detection_takes_the_remaining_box():
+    a, b = box(0, 0, 9, 9), box(0, 0, 9, 6)          # IoU(a, b) = 70/100
+    # det1 == a takes a; det2 == a: best remaining is b at 0.7 >= 0.5: TP (VOC's rule would say FP)
+    aps, tp = frame_ap1([(0, 1, 0.9, a), (0, 1, 0.8, a)], [(0, 1, a), (0, 1, b)])
+    assert tp.tolist() == [True, True]
+    assert aps[0] == pytest.approx(1.0)
+    # remaining box below the threshold: FP although the consumed one matched perfectly
+    c = box(0, 0, 9, 2)                              # IoU(a, c) = 0.3
+    aps, tp = frame_ap1([(0, 1, 0.9, a), (0, 1, 0.8, a)], [(0, 1, a), (0, 1, c)])
+    assert tp.tolist() == [True, False]
+    assert aps[0] == pytest.approx(0.5 * (1 + 1) / 2)  # (0,1) (0.5,1) (0.5,0.5)
+
+
+def test_argmax_over_remaining_first_of_equal_ious():
+    a = box(0, 0, 9, 9)
+    aps, tp = frame_ap1([(0, 1, 0.9, a), (0, 1, 0.8, a), (0, 1, 0.7, a)], [(0, 1, a), (0, 1, a)])
+    assert tp.tolist() == [True, True, False]
+
+
+def test_no_gt_in_frame_other_class_or_other_frame_is_false_positive():
+    aps, tp = frame_ap1([(0, 2, 0.9, GOOD), (1, 1, 0.8, GOOD), (0, 1, 0.1, GOOD)], [(0, 1, GOOD)], nclasses=2)
+    assert tp.tolist() == [False, False, True]
+    assert aps[0] == pytest.approx(0.25) and aps[1] == 0.0
+
+
+def test_iou_threshold_is_inclusive_and_plus_one_pixel():
+    g = box(0, 0, 9, 9)
+    d = box(0, 0, 9, 4)          # +1 pixel: 50 / 100 = 0.5 exactly (without +1 it would be 36/81)
+    aps, tp = frame_ap1([(0, 1, 0.9, d)], [(0, 1, g)])
+    assert tp.tolist() == [True]
+
+
+def test_trapezoid_without_envelope():
+    # TP, FP, TP with 2 GT boxes: points (0,1) (.5,1) (.5,.5) (1,2/3)
+    g1, g2 = (0, 1, GOOD), (0, 2, GOOD)
+    aps, _ = frame_ap1([(0, 1, 0.9, GOOD), (0, 3, 0.8, GOOD), (0, 2, 0.7, GOOD)], [g1, g2])
+    assert aps[0] == pytest.approx(0.5 * (1 + 1) / 2 + 0.5 * (0.5 + 2 / 3.0) / 2)   # 0.7916..., VOC would give 0.8333
+    assert aps[0] != pytest.approx(0.5 + 0.5 * 2 / 3.0)
+
+
+def test_no_detections_ap_zero_and_missed_gt_lowers_recall():
+    aps, _ = frame_ap1([], [(0, 1, GOOD)])
+    assert aps[0] == 0.0
+    aps, _ = frame_ap1([(0, 1, 0.9, GOOD)], [(0, 1, GOOD), (0, 2, GOOD)])
+    assert aps[0] == pytest.approx(0.5)      # (0,1) -> (0.5, 1): nothing appended at recall 1
+
+
+def act_frame_ap_oracle(dets, gts, nclasses, th=0.5):
+    """Pure-Python transliteration of ACT frameAP (stable sort on float32 scores, as the issue fixes it)."""
+    out = []
+    for c in range(nclasses):
+        detections = [d for d in dets if d[0] == c]
+        gt = {}
+        for gc, k, b in gts:
+            if gc == c:
+                gt.setdefault(k, []).append(b)
+        s32 = [float(np.float32(d[2])) for d in detections]
+        order = sorted(range(len(detections)), key=lambda j: -s32[j])
+        pr = [(1.0, 0.0)]
+        fn = sum(len(v) for v in gt.values())
+        fp = tp = 0
+        for j in order:
+            k, b = detections[j][1], detections[j][3]
+            ispositive = False
+            if k in gt:
+                ious = []
+                for g in gt[k]:
+                    iw = min(g[2], b[2]) - max(g[0], b[0]) + 1
+                    ih = min(g[3], b[3]) - max(g[1], b[1]) + 1
+                    inter = max(0, iw) * max(0, ih)
+                    ua = (g[2] - g[0] + 1) * (g[3] - g[1] + 1) + (b[2] - b[0] + 1) * (b[3] - b[1] + 1) - inter
+                    ious.append(inter / float(ua))
+                amax = int(np.argmax(ious))
+                if ious[amax] >= th:
+                    ispositive = True
+                    del gt[k][amax]
+                    if not gt[k]:
+                        del gt[k]
+            if ispositive:
+                tp += 1
+                fn -= 1
+            else:
+                fp += 1
+            if tp + fn > 0:
+                pr.append((tp / float(tp + fp), tp / float(tp + fn)))
+            else:
+                pr.append((0.0, 0.0))
+        ap = sum((pr[i][1] - pr[i - 1][1]) * (pr[i][0] + pr[i - 1][0]) * 0.5 for i in range(1, len(pr)))
+        out.append(ap)
+    return out
+
+
+grid_box = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(2, 5), st.integers(2, 5)).map(
+    lambda t: [t[0] * 2, t[1] * 2, t[0] * 2 + t[2] * 2, t[1] * 2 + t[3] * 2])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 3), st.sampled_from([0.1, 0.5, 0.5 + 1e-9, 0.7, 0.9]),
+                          grid_box), max_size=25),
+       st.lists(st.tuples(st.integers(0, 1), st.integers(0, 3), grid_box), min_size=1, max_size=10))
+def test_frame_ap_matches_act_loop(dets, gts):
+    ours, _ = frame_ap1(dets, gts, nclasses=2) if dets else (np.zeros(2), None)
+    assert np.allclose(ours, act_frame_ap_oracle(dets, gts, 2), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------- ST-IoU, NMS
+
+def tube_set(specs):
+    """specs: (first, [boxes...]) -> dict of first, length, start, box."""
+    first, length, start, boxes = [], [], [], []
+    for f, bs in specs:
+        first.append(f)
+        length.append(len(bs))
+        start.append(len(boxes))
+        boxes += bs
+    return {"first": np.array(first), "length": np.array(length), "start": np.array(start),
+            "box": np.array(boxes, dtype=np.float64).reshape(-1, 4)}
+
+
+def st_iou(a_spec, b_spec):
+    a = tube_set([a_spec])
+    b = tube_set([b_spec])
+    return float(M.pair_frames(a, b, [0], [0]).st_iou()[0])
+
+
+def test_one_shared_frame_counts_in_st_iou():
+    assert st_iou((1, [GOOD] * 5), (5, [GOOD] * 5)) == pytest.approx(1 / 9.0)   # frames 1-5 and 5-9
+    assert st_iou((1, [GOOD] * 4), (5, [GOOD] * 5)) == 0.0                       # 1-4 and 5-9: disjoint
+
+
+def test_st_iou_is_temporal_iou_times_mean_frame_iou():
+    half = box(0, 0, 9, 4)      # IoU 0.5 with GOOD
+    v = st_iou((1, [GOOD, half, GOOD, half]), (3, [GOOD, GOOD, GOOD]))   # common frames 3,4: mean(1, .5)
+    assert v == pytest.approx(0.75 * 2 / 5.0)
+
+
+def test_nms_keeps_the_later_of_equal_scores():
+    t = tube_set([(1, [GOOD] * 4), (1, [box(0, 0, 9, 8)] * 4)])        # ST-IoU 0.9 > 0.3
+    kept = M.nms3d(np.array([0, 0]), np.array([0.5, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    assert kept.tolist() == [1]
+    kept = M.nms3d(np.array([0, 0]), np.array([0.6, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    assert kept.tolist() == [0]
+    kept = M.nms3d(np.array([0, 1]), np.array([0.5, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    assert sorted(kept.tolist()) == [0, 1]     # other group (video or class): no suppression
+
+
+def test_nms_threshold_is_strictly_greater_than_0_3():
+    # frames 1-3 vs 3-5 identical boxes: ST-IoU = 1/5 <= 0.3 kept; 1-3 vs 2-4: 2/4 = 0.5 > 0.3 dropped
+    t = tube_set([(1, [GOOD] * 3), (3, [GOOD] * 3), (2, [GOOD] * 3)])
+    kept = M.nms3d(np.zeros(3, dtype=np.int64), np.array([0.9, 0.8, 0.7]), t["first"], t["length"], t["start"],
+                   t["box"])
+    assert kept.tolist() == [0, 1]
+
+
+def nms_oracle(scores, tubes_spec, overlap=0.3):
+    """ACT nms3dt with the stable ascending order (later of equal scores last = kept first)."""
+    I = sorted(range(len(scores)), key=lambda i: scores[i])
+    keep = []
+    while I:
+        i = I[-1]
+        keep.append(i)
+        I = [j for j in I[:-1] if st_iou(tubes_spec[j], tubes_spec[i]) <= overlap]
+    return keep
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(1, 5), grid_box, st.sampled_from([0.2, 0.5, 0.9])),
+                min_size=1, max_size=9))
+def test_nms_matches_act_loop(items):
+    specs = [(f, [b] * L) for f, L, b, _ in items]
+    scores = [s for *_, s in items]
+    t = tube_set(specs)
+    kept = M.nms3d(np.zeros(len(items), dtype=np.int64), np.array(scores), t["first"], t["length"], t["start"],
+                   t["box"])
+    assert kept.tolist() == nms_oracle(scores, specs)
+
+
+# ---------------------------------------------------------------------------------------------- video-AP
+
+def video_ap1(tube_specs, gt_specs, thresholds, nvideos=1, nclasses=1):
+    """tube_specs: (video, label, score, first, boxes); gt_specs: (video, label, first, boxes)."""
+    t = tube_set([(s[3], s[4]) for s in tube_specs])
+    t.update(video=np.array([s[0] for s in tube_specs]), label=np.array([s[1] for s in tube_specs]),
+             score=np.array([s[2] for s in tube_specs], dtype=np.float64))
+    g = tube_set([(s[2], s[3]) for s in gt_specs])
+    g.update(video=np.array([s[0] for s in gt_specs]), label=np.array([s[1] for s in gt_specs]))
+    aps, _, kept = M.video_ap(t, g, nvideos, nclasses, thresholds)
+    return aps, kept
+
+
+def test_threshold_values_are_python_floats():
+    th = M.video_thresholds_50_95()
+    assert th[3] == 0.65
+    assert th[7] == 0.8500000000000001
+    # Note: the issue text says 0.6500000000000001 is the 4th value; 0.5 + 0.05 * 3 evaluates to 0.65 exactly and it
+    # is the 8th value, 0.5 + 0.05 * 7, that rounds up. We implement MOC's expression, whatever it evaluates to.
+    assert th == [0.5 + 0.05 * i for i in range(10)]
+
+
+def test_st_iou_exactly_on_the_threshold():
+    g = box(0, 0, 19, 0)
+    d65 = box(0, 0, 12, 0)      # 13 / 20 = 0.65
+    d85 = box(0, 0, 16, 0)      # 17 / 20 = 0.85
+    th = M.video_thresholds_50_95()
+    aps, _ = video_ap1([(0, 0, 0.9, 1, [d65, d65])], [(0, 0, 1, [g, g])], th)
+    assert aps[:, 0].tolist() == [1.0, 1.0, 1.0, 1.0, 0, 0, 0, 0, 0, 0]
+    aps, _ = video_ap1([(0, 0, 0.9, 1, [d85, d85])], [(0, 0, 1, [g, g])], th)
+    assert aps[:, 0].tolist() == [1.0] * 7 + [0.0] * 3     # 0.85 < 0.8500000000000001
+
+
+def test_video_ap_suppressed_duplicates_are_not_false_positives():
+    # two near-identical tubes; without NMS the second would be a FP (AP 0.75 instead of 1)
+    aps, kept = video_ap1([(0, 0, 0.9, 1, [GOOD] * 3), (0, 0, 0.8, 1, [box(0, 0, 9, 8)] * 3)],
+                          [(0, 0, 1, [GOOD] * 3)], [0.5])
+    assert kept.tolist() == [0] and aps[0, 0] == 1.0
+
+
+def test_video_ap_consumes_gt_tubes_and_sorts_over_videos():
+    # video 0: GT tube; tubes A (0.9, good) and B (0.4, good, different time so not suppressed? no: same class
+    # same video -> put B far in time so ST-IoU(A, B) = 0 and B also has ST-IoU 0 with the GT: FP)
+    # video 1: GT tube, tube C (0.6, good) -> ranking A TP, C TP, B FP: AP 1
+    aps, kept = video_ap1([(0, 0, 0.9, 1, [GOOD] * 3), (0, 0, 0.4, 10, [GOOD] * 3), (1, 0, 0.6, 1, [GOOD] * 3)],
+                          [(0, 0, 1, [GOOD] * 3), (1, 0, 1, [GOOD] * 3)], [0.5], nvideos=2)
+    assert aps[0, 0] == pytest.approx(1.0)
+    # the same with B scored above C: TP, FP, TP -> 0.5*(1+1)/2 + 0.5*(0.5+2/3)/2
+    aps, _ = video_ap1([(0, 0, 0.9, 1, [GOOD] * 3), (0, 0, 0.7, 10, [GOOD] * 3), (1, 0, 0.6, 1, [GOOD] * 3)],
+                       [(0, 0, 1, [GOOD] * 3), (1, 0, 1, [GOOD] * 3)], [0.5], nvideos=2)
+    assert aps[0, 0] == pytest.approx(0.5 + 0.5 * (0.5 + 2 / 3.0) / 2)
+
+
+# ---------------------------------------------------------------------------------------------- AUC
+
+def test_mean_roc_neighbour_rule():
+    A = (np.array([0.0, 0.25, 0.5]), np.array([0.5, 0.75, 1.0]))
+    B = (np.array([0.2, 0.4]), np.array([0.3, 0.6]))
+    C = (np.zeros(0), np.zeros(0))          # no kept point: contributes 0
+    F, T = M.mean_roc([A, B, C], 3)
+    assert F.tolist() == [0.0, 0.2, 0.25, 0.4, 0.5]
+    # A: 0.5 (exact), 0.75 (nearest .25 > .2 -> i2 = i1-1: max(.75,.5)), 0.75, 1 (nearest .5 > .4: max(1,.75)), 1
+    # B: 0.3 (nearest .2 > 0, i2 out of range), 0.3, 0.6 (nearest .2 <= .25: max(.3,.6)), 0.6, 0.6 (i2 out of range)
+    assert T == pytest.approx(np.array([0.8, 1.05, 1.35, 1.6, 1.6]) / 3)
+    assert M._area(F, T) == pytest.approx((0.2 * 1.05 + 0.05 * 1.35 + 0.15 * 1.6 + 0.1 * 1.6) / 3)
+
+
+def test_mean_roc_takes_the_first_index_of_the_nearest_value():
+    D = (np.array([0.25, 0.25, 0.75]), np.array([0.1, 0.2, 0.9]))
+    E = (np.array([0.3]), np.array([1.0]))
+    F, T = M.mean_roc([D, E], 2)
+    assert F.tolist() == [0.25, 0.3, 0.75]
+    # D at .25: first index (0), diff 0 -> 0.1; at .3: i1 = 0, fpr <= x -> i2 = 1: max(.1, .2) = .2 (not .9)
+    # E: always index 0 -> 1.0
+    assert T == pytest.approx([(0.1 + 1) / 2, (0.2 + 1) / 2, (0.9 + 1) / 2])
+
+
+def auc_case(tubes, video_label, nclasses, th=0.5):
+    """tubes: (video, label, score, iou)."""
+    v, l, s, i = [np.array(x) for x in zip(*tubes)]
+    V = len(video_label)
+    return M.auc_gkioxari(np.arange(V), v, l, s.astype(float), i.astype(float), np.array(video_label), nclasses, th)
+
+
+def test_auc_perfect_detector_is_0_5_not_0_6():
+    # 3 classes x 3 videos; each video: its class's tube correct (score 1), other classes' tubes negatives (0.1).
+    # Per class 3 positives and 6 negatives: fpr 1/6, 2/6, 3/6 kept, 4/6 > 0.6 not: area 0.5
+    video_label = [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    tubes = [(v, c, 1.0 if c == video_label[v] else 0.1, 1.0) for v in range(9) for c in range(3)]
+    r = auc_case(tubes, video_label, 3)
+    assert r["auc"] == pytest.approx(0.5)
+    assert r["fpr"][-1] == 0.5
+
+
+def test_auc_top3_and_one_correct_per_video_and_class():
+    # one video of class 0 with 4 tubes of class 0: the good one is 4th by score -> not kept; 3 negatives
+    r = auc_case([(0, 0, 0.9, 0.1), (0, 0, 0.8, 0.1), (0, 0, 0.7, 0.1), (0, 0, 0.6, 0.9), (1, 1, 1.0, 1.0)],
+                 [0, 1], 2)
+    assert r["num_neg"].tolist() == [3, 0]
+    curves = r["class_curves"]
+    assert curves[0][1].tolist() == [0.0]         # tpr stays 0; fpr 1/3 is the only point <= 0.6
+    # two correct tubes of one video: the second is a negative
+    r = auc_case([(0, 0, 0.9, 0.9), (0, 0, 0.8, 0.9), (1, 1, 1.0, 1.0), (1, 1, 0.5, 0.1)], [0, 1], 2)
+    assert r["num_neg"].tolist() == [1, 1]
+
+
+def test_auc_scores_compared_as_float32():
+    # two negatives and one positive with scores equal in float32: stable order puts the first written first
+    r = auc_case([(0, 0, 0.5, 0.0), (1, 0, 0.5 + 1e-9, 1.0), (1, 1, 0.3, 1.0), (2, 0, 0.1, 0.0)], [1, 0, 1], 2)
+    fpr, tpr = r["class_curves"][0]
+    # class 0 (1 positive video, negatives: videos 0 and 2): order v0 (neg), v1 (pos): fpr [.5, .5, 1] tpr [0, 1, 1]
+    assert fpr.tolist() == [0.5, 0.5] and tpr.tolist() == [0.0, 1.0]
+
+
+def test_auc_fewer_than_two_fpr_values_is_zero():
+    r = auc_case([(0, 0, 1.0, 1.0), (1, 1, 1.0, 1.0)], [0, 1], 2)
+    assert r["auc"] == 0.0       # no negatives at all: no kept points
+
+
+# ---------------------------------------------------------------------------------------------- task, formats
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def test_task_hand_case_and_auc_keys_not_written_with_two_gt_tubes(tmp_path):
+    ref = tmp_path / "ref"
+    write(str(ref / "videos.csv"), "video,label,num_frames\nv1,run,3\nv2,jump,3\n")
+    gt = "video,tube,label,frame,x1,y1,x2,y2\n" + "".join(
+        "v1,%d,run,%d,0,0,9,9\n" % (t, f) for t in (1, 2) for f in (1, 2)) + "v2,1,jump,3,0,0,9,9\n"
+    write(str(ref / "gt_tubes.csv"), gt)
+    # columns in another order, an extra column, CRLF line ends, an ignored video
+    res = tmp_path / "res"
+    write(str(res / "sub" / "frame_detections.csv"),
+          "score,video,frame,x1,y1,x2,y2,label,extra\r\n0.9,v1,1,0,0,9,9,run,x\r\n0.8,v1,1,0,0,9,9,run,x\r\n"
+          "0.7,vX,1,0,0,9,9,run,x\r\n")
+    r = TASK.score(str(ref), Submission(str(res)))
+    assert "AUC_10" not in r.scores
+    assert any("AUC is not computed" in n for n in r.notes)
+    # run: 4 GT boxes, 2 TP -> (0,1) (.25,1) (.5,1): AP 0.5; jump: 0
+    assert r.scores["frame_mAP"] == pytest.approx(0.25)
+    assert r.scores["video_mAP_50"] == 0.0
+
+
+def test_sample_perfect_scores(root):
+    r = TASK.score(os.path.join(root, "reference_data", "action-tubes"),
+                   Submission(os.path.join(root, "starting_kit", "action-tubes", "submissions", "perfect")))
+    assert [k.key for k in TASK.score_keys()] == list(r.scores)
+    assert all(r.scores[k] == 1.0 for k in list(r.scores)[:5])
+    assert all(r.scores["AUC_%d" % k] == pytest.approx(0.5) for k in (10, 20, 30, 40, 50, 60))
+
+
+def test_csv_errors_name_file_and_line(tmp_path):
+    p = str(tmp_path / "tubes.csv")
+    write(p, "video,tube,label,score,frame,x1,y1,x2,y2\nv,a,run,0.5,1,0,0,9,9\n\nv,a,run,0.5,2,0,0,9,9\n"
+             "v,a,run,0.5,4,0,0,9,9\n")
+    fake = fmt.Videos(np.array([b"v"]), np.zeros(1, dtype=np.int64), np.array([10]), np.array([b"run"]))
+    with pytest.raises(SubmissionError) as e:
+        fmt.read_tubes(p, "tubes.csv", fake)
+    assert "tubes.csv, line 5" in str(e.value) and "jumps from frame 2 to 4" in str(e.value)
+
+
+def test_tube_rows_in_any_order_are_grouped(tmp_path):
+    p = str(tmp_path / "tubes.csv")
+    write(p, "video,tube,label,score,frame,x1,y1,x2,y2\nv,a,run,0.5,2,0,0,9,9\nv,b,run,0.4,1,0,0,9,9\n"
+             "v,a,run,0.5,1,0,0,9,9\n")
+    fake = fmt.Videos(np.array([b"v"]), np.zeros(1, dtype=np.int64), np.array([10]), np.array([b"run"]))
+    b = fmt.read_tubes(p, "tubes.csv", fake)
+    assert b.tube_length.tolist() == [2, 1] and b.tube_first.tolist() == [1, 1]
+    assert b.tube_score.tolist() == [0.5, 0.4] and b.tube_line.tolist() == [2, 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+                          st.decimals(-10 ** 6, 10 ** 6, places=4, allow_nan=False, allow_infinity=False).map(str),
+                          st.integers(-10 ** 9, 10 ** 9).map(str)), min_size=1, max_size=20))
+def test_number_parser_equals_float(tokens):
+    data = ("score\n" + "".join(" %s \n" % t for t in tokens)).encode()
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".csv", delete=False) as f:
+        f.write(data)
+    try:
+        t = fmt.read_csv(f.name, "x.csv", ("score",))
+        vals = t.number("score")
+    finally:
+        os.unlink(f.name)
+    assert vals.tolist() == [float(x) for x in tokens]
