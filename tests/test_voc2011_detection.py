@@ -348,3 +348,17 @@ def test_task_validate_without_reference(tmp_path):
     assert notes[0] == "comp3, set 'val', 1 of 20 classes"
     with pytest.raises(SubmissionError):
         TASK.validate(sub, ids=np.array([b"2011_000009"]))
+
+
+def test_fast_reader_and_line_checking_reader_agree_on_the_sample(root):
+    from scoring_program.formats.voc_det import _slow
+    path = os.path.join(root, "starting_kit", "voc2011-detection", "submissions", "random", "results", "VOC2011",
+                        "Main", "comp3_det_test_person.txt")
+    with open(path, "rb") as f:
+        data = f.read()
+    ids = np.array(sorted(os.path.splitext(n)[0].encode() for n in os.listdir(
+        os.path.join(root, "reference_data", "voc2011-detection", "Annotations"))))
+    d = parse_detections(data, "f", ids)
+    idx, vals = _slow(data, "f", ids)
+    assert len(d) > 5 and d.image.tolist() == idx.tolist()
+    assert d.confidence.tolist() == vals[:, 0].tolist() and d.boxes.tolist() == vals[:, 1:].tolist()

@@ -267,3 +267,15 @@ def test_task_unknown_part_class_is_an_error(ref, tmp_path):
 def test_task_validate_reports_counts(tmp_path):
     notes = TASK.validate(sub_with(tmp_path, {"comp7_layout_val.xml": ONE}))
     assert notes == ["comp7, set 'val': 1 layouts, 2 parts"]
+
+
+def test_fast_parser_and_line_keeping_parser_agree_on_the_sample(root):
+    path = os.path.join(root, "starting_kit", "voc2011-layout", "submissions", "random", "comp7_layout_test.xml")
+    with open(path, "rb") as f:
+        data = f.read()
+    a = parse_layout_results(data, "f")
+    b = parse_layout_results(data, "f", with_lines=True)
+    assert a.image == b.image and len(a) > 30
+    for k in ("object", "confidence", "part_layout", "part_class", "part_box"):
+        assert np.array_equal(getattr(a, k), getattr(b, k)), k
+    assert b.line[0] == 2 and (b.part_line > 0).all()

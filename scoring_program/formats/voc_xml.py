@@ -223,13 +223,90 @@ class LayoutResults(object):
         return len(self.image)
 
 
-def parse_layout_results(data: bytes, label, err=SubmissionError) -> LayoutResults:
+def parse_layout_results(data: bytes, label, err=SubmissionError, with_lines=False) -> LayoutResults:
     """<results><layout><image/><object/><confidence/><part><class/><bndbox>...</bndbox></part>...</layout>...
 
     Every number must be finite; <object> an integer; a part class other than head/hand/foot is an error.
+    The good path uses the C tree builder and leaves `line` / `part_line` at 0; with_lines=True (or any fault)
+    parses with expat callbacks so that lines are known.
     """
     if not data.strip():
         raise err(label, expected="an XML document <results>...</results>", found="an empty file")
+    reject_dtd(data, label, err)
+    if not with_lines:
+        try:
+            return _layouts_fast(ET.fromstring(data))
+        except (ET.ParseError, _Fallback, ValueError, TypeError):
+            pass
+    return _layouts_checked(data, label, err)
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _leaf(elem):
+    if len(elem):
+        raise _Fallback()
+    return (elem.text or "").strip()
+
+
+def _fields(elem, tags):
+    """The text of exactly one child per tag (else fall back to the checked parser for the message)."""
+    found = {}
+    for c in elem:
+        if c.tag in tags:
+            if c.tag in found:
+                raise _Fallback()
+            found[c.tag] = c
+    if len(found) != len(tags):
+        raise _Fallback()
+    return found
+
+
+def _finite(text):
+    v = float(text)
+    if not math.isfinite(v):
+        raise _Fallback()
+    return v
+
+
+_LAYOUT_TAGS = ("image", "object", "confidence")
+_PART_TAGS = ("class", "bndbox")
+
+
+def _layouts_fast(root):
+    """The good path on the C tree builder; anything unexpected re-parses with line numbers for the message."""
+    if root.tag != "results":
+        raise _Fallback()
+    image, obj, conf = [], [], []
+    p_layout, p_class, p_box = [], [], []
+    for k, lay in enumerate(root):
+        if lay.tag != "layout":
+            raise _Fallback()
+        f = _fields(lay, _LAYOUT_TAGS)
+        img = _leaf(f["image"])
+        if not img or len(img.split()) != 1:
+            raise _Fallback()
+        image.append(img)
+        obj.append(int(_leaf(f["object"])))
+        conf.append(_finite(_leaf(f["confidence"])))
+        for part in lay:
+            if part.tag != "part":
+                continue
+            pf = _fields(part, _PART_TAGS)
+            bb = _fields(pf["bndbox"], BOX_FIELDS)
+            p_layout.append(k)
+            p_class.append(PART_CLASSES.index(_leaf(pf["class"])))
+            p_box.append([_finite(_leaf(bb[t])) for t in BOX_FIELDS])
+    n = len(image)
+    return LayoutResults(image, np.array(obj, dtype=np.int64), np.array(conf, dtype=np.float64),
+                         np.zeros(n, dtype=np.int64), np.array(p_layout, dtype=np.int64),
+                         np.array(p_class, dtype=np.int64), np.array(p_box, dtype=np.float64).reshape(-1, 4),
+                         np.zeros(len(p_layout), dtype=np.int64))
+
+
+def _layouts_checked(data, label, err):
     root = parse_with_lines(data, label, err)
     if root.tag != "results":
         raise err(label, root.line, expected="the root element <results>", found="<%s>" % shorten(root.tag))

@@ -128,6 +128,8 @@ class Voc2011Layout(Task):
                            lr.object.astype("S")]) if len(lr) else np.zeros(0, dtype="S1")
         person = lookup(lkeys, gt.keys)
         kept, unknown, repeated = select_layouts(person, lr.confidence)
+        if unknown.size or repeated.size:      # the warnings name a line: parse again, keeping lines
+            lr = parse_layout_results(read_bytes(path, label), label, with_lines=True)
         if unknown.size:
             res.warnings.append("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
                                 "skipped, first at line %d." % (label, unknown.size, set_name,
