@@ -1,8 +1,8 @@
 """CSV files of the action-tubes competition: a header row, columns found by header name, vectorized parsing.
 
 read_csv() splits the bytes with numpy (no Python loop over lines on the good path): newline and comma positions
-give each record's field boundaries, each column is gathered into a fixed-width byte matrix, and numbers are
-decoded from that matrix (plain decimals exactly, anything else through numpy's own float parser). Every error
+give each record's field boundaries, each column is gathered into a fixed-width byte matrix (a strided view, one copy), and numbers are
+decoded from that matrix by numpy's own parser (in C, correctly rounded like float()). Every error
 names the file and the 1-based line.
 
 read_videos / read_gt_tubes (reference, ReferenceDataError) and read_frame_detections / read_tubes (submission,
@@ -17,7 +17,8 @@ from .text import lookup, read_bytes
 
 _WS = np.zeros(256, dtype=bool)
 _WS[[0, 9, 11, 12, 13, 32]] = True      # NUL is the gather padding
-_POW10 = np.array([10.0 ** i for i in range(23)])  # exact doubles
+_WS_REAL = _WS.copy()
+_WS_REAL[0] = False
 
 VIDEO_COLUMNS = ("video", "label", "num_frames")
 GT_COLUMNS = ("video", "tube", "label", "frame", "x1", "y1", "x2", "y2")
@@ -57,16 +58,15 @@ class CsvTable(object):
         padded = np.concatenate((self.arr, np.zeros(w, dtype=np.uint8)))
         view = np.lib.stride_tricks.as_strided(padded, shape=(self.arr.size, w), strides=(1, 1))
         mat = view[start]
-        mat[np.arange(w)[None, :] >= length[:, None]] = 0
+        mat *= np.arange(w, dtype=np.int64)[None, :] < length[:, None]
         return mat
 
     def text(self, name, limit=256):
         """Column `name` as a stripped 'S' array; an empty field is an error naming the line."""
         start, end = self.bounds[name]
         mat = self._matrix(start, end, limit, name)
-        ws = _WS[mat]
-        if ws.any():
-            nonws = ~ws
+        if _WS_REAL[mat].any():       # blanks around some field (the zero padding is not one)
+            nonws = ~_WS[mat]
             anyc = nonws.any(axis=1)
             w = mat.shape[1]
             new_start = start + np.argmax(nonws, axis=1)
@@ -84,23 +84,20 @@ class CsvTable(object):
         return self.data[int(start[i]):int(end[i])].decode("utf-8", "replace").strip()
 
     def number(self, name):
-        """Column `name` as finite float64 (plain decimals decoded exactly as float() does)."""
+        """Column `name` as finite float64; a token that is not a number, or not finite, names its line."""
         start, end = self.bounds[name]
         mat = self._matrix(start, end, 64, name)
-        vals, ok = _parse_plain_decimal(mat)
-        rest = np.flatnonzero(~ok)
-        if rest.size:
-            sub = mat[rest].view("S%d" % mat.shape[1]).ravel()
-            try:
-                vals[rest] = sub.astype(np.float64)
-            except (ValueError, TypeError):
-                for j, tok in zip(rest.tolist(), sub.tolist()):
-                    try:
-                        float(tok)
-                    except ValueError:
-                        raise self.err(self.file, int(self.lines[j]), expected="a number for the %s" % name,
-                                       found=shorten(self.raw(name, j)))
-                raise self.err(self.file, message="cannot read the %s column as numbers" % name)
+        sub = mat.view("S%d" % mat.shape[1]).ravel()
+        try:
+            vals = sub.astype(np.float64)       # numpy's correctly rounded parser, in C
+        except (ValueError, TypeError):
+            for j, tok in enumerate(sub.tolist()):
+                try:
+                    float(tok)
+                except ValueError:
+                    raise self.err(self.file, int(self.lines[j]), expected="a number for the %s" % name,
+                                   found=shorten(self.raw(name, j)))
+            raise self.err(self.file, message="cannot read the %s column as numbers" % name)
         bad = np.flatnonzero(~np.isfinite(vals))
         if bad.size:
             j = int(bad[0])
@@ -123,44 +120,6 @@ class CsvTable(object):
                 raise self.err(self.file, int(self.lines[j]), expected="an integer for the %s" % name,
                                found=shorten(self.raw(name, j)))
         raise self.err(self.file, message="cannot read the %s column as integers" % name)
-
-
-def _parse_plain_decimal(mat):
-    """Decode [sign]digits[.digits] (surrounding blanks allowed) from an (n, w) byte matrix.
-
-    mantissa and 10**k are exact doubles (at most 15 digits, k <= 22), so the IEEE quotient is the correctly
-    rounded decimal value: identical to float(). Rows that are not plain decimals come back with ok=False.
-    """
-    n, w = mat.shape
-    digit = (mat >= 48) & (mat <= 57)
-    dot = mat == 46
-    minus = mat == 45
-    sign = minus | (mat == 43)
-    pad = _WS[mat]
-    body = ~pad
-    ok = np.all(digit | dot | sign | pad, axis=1)
-    nbody = body.sum(axis=1)
-    first = np.argmax(body, axis=1)
-    last = w - 1 - np.argmax(body[:, ::-1], axis=1)
-    ok &= (nbody > 0) & (last - first + 1 == nbody)
-    ndig = digit.sum(axis=1)
-    ok &= (ndig > 0) & (ndig <= 15) & (dot.sum(axis=1) <= 1)
-    nsign = sign.sum(axis=1)
-    rows = np.arange(n)
-    ok &= (nsign == 0) | ((nsign == 1) & sign[rows, first])
-    m = np.zeros(n, dtype=np.int64)
-    for c in range(w):
-        d = digit[:, c]
-        m = np.where(d, m * 10 + (mat[:, c].astype(np.int64) - 48), m)
-    has_dot = dot.any(axis=1)
-    dot_pos = np.where(has_dot, np.argmax(dot, axis=1), w)
-    after = digit & (np.arange(w)[None, :] > dot_pos[:, None])
-    k = after.sum(axis=1)
-    vals = m.astype(np.float64) / _POW10[np.minimum(k, 22)]
-    neg = minus.any(axis=1)
-    vals = np.where(neg, -vals, vals)
-    ok &= k <= 22
-    return vals, ok
 
 
 def read_csv(path, label, columns, err=SubmissionError):
