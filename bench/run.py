@@ -6,6 +6,7 @@ Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and o
 {"inputs": {label: dir}} for several timed variants. A generator may define bench_baseline(info) ->
 (label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -31,6 +32,18 @@ def measure(argv):
     return dt, usage.ru_maxrss / 1024.0, proc.returncode, (out + err).decode("utf-8", "replace").strip()
 
 
+def _in_child(func, slug, arg):
+    """Call bench.synth.<slug>.<func>(arg) in a fresh interpreter; the result travels as JSON."""
+    code = ("import json, sys; from bench.synth import get; "
+            "r = getattr(get(sys.argv[1]), sys.argv[2])(json.loads(sys.argv[3])); "
+            "sys.stdout.write('\\n' + json.dumps(r))")
+    p = subprocess.run([sys.executable, "-c", code, slug, func, json.dumps(arg)], cwd=ROOT, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise SystemExit("%s.%s failed:\n%s" % (slug, func, p.stderr))
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def main(argv):
     keep = "--keep" in argv
     slugs = [a for a in argv if not a.startswith("--")] or [s for s in MODULES if get(s) is not None
@@ -40,8 +53,10 @@ def main(argv):
         mod = get(slug)
         work = tempfile.mkdtemp(prefix="bench-%s-" % slug)
         try:
+            # Generate in a child process: Linux keeps a process's peak RSS across fork+exec, so a parent that
+            # held the generated data would inflate the scorer's measured peak memory.
             t0 = time.perf_counter()
-            info = mod.make_bench(work)
+            info = _in_child("make_bench", slug, work)
             gen = time.perf_counter() - t0
             inputs = info.get("inputs") or {"all": info["input"]}
             for label, inp in inputs.items():
@@ -54,7 +69,7 @@ def main(argv):
                       % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
                 sys.stdout.flush()
             if hasattr(mod, "bench_baseline"):
-                label, base = mod.bench_baseline(info)
+                label, base = _in_child("bench_baseline", slug, info)
                 print("%-32s %-14s %7.2f s  (ratio scoring/%s = %.2f)" % (slug, label, base, label,
                                                                            rows[-1][2] / base if base else 0))
         finally:
