@@ -128,3 +128,23 @@ def test_scorer_imports_without_yaml_or_cv2():
             "[registry.get(s) for s in registry.available()]\nprint('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+
+
+def _validate(*args):
+    return subprocess.run([sys.executable, "-m", "scoring_program.validate"] + list(args), capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_validate_accepts_the_sample_and_rejects_malformed(tmp_path):
+    p = _validate(SLUG, RANDOM)
+    assert p.returncode == 0 and "OK:" in p.stdout and "comp1, set 'test', 20 of 20 classes" in p.stdout
+    bad = os.path.join(ROOT, "starting_kit", SLUG, "malformed", "not_a_number")
+    p = _validate(SLUG, bad)
+    assert p.returncode == 1 and p.stderr.startswith("submission error: comp1_cls_test_car.txt, line 6")
+
+
+def test_validate_with_an_id_list(tmp_path):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("2011_000001\n2011_000002\n")
+    p = _validate(SLUG, RANDOM, "--ids", str(ids))
+    assert p.returncode == 1 and "line 3" in p.stderr and "58 unknown: '2011_000003'" in p.stderr

@@ -11,7 +11,7 @@ from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
 from ..metrics.classification import voc_cls_ap
 from ..report.result import Plot, Result, ScoreKey, Series, Table
 from .base import Task, no_progress
-from .voc_common import find_set, result_files
+from .voc_common import find_set, infer_set, result_files
 
 PROTOCOL = [
     "PASCAL VOC2011 classification (comp1: VOC training data only; comp2: any training data), scored as the "
@@ -107,17 +107,7 @@ class Voc2011Classification(Task):
 
     def validate(self, submission, ids=None):
         notes = []
-        sets = set()
-        for fname in submission.names():
-            if fname.startswith("comp") and "_cls_" in fname:
-                rest = fname.split("_cls_", 1)[1]
-                for cls in VOC_CLASSES:
-                    if rest.endswith("_%s.txt" % cls):
-                        sets.add(rest[:-len(cls) - 5])
-        if len(sets) != 1:
-            raise SubmissionError(expected="result files comp1_cls_<set>_<class>.txt of one set",
-                                  found="sets %s" % (sorted(sets) or "none"))
-        set_name = sets.pop()
+        set_name = infer_set(submission, "cls", VOC_CLASSES, self.comps)
         comp, files, ignored = result_files(submission, "cls", self.comps, set_name, VOC_CLASSES, "cls")
         for cls, path in files.items():
             label = submission.label(path)

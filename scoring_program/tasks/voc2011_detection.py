@@ -12,7 +12,7 @@ from ..formats.voc_xml import find_plain_set, read_annotation, read_id_list
 from ..metrics.detection import voc_det_ap
 from ..report.result import Plot, Result, ScoreKey, Series, Table
 from .base import Task, no_progress
-from .voc_common import result_files
+from .voc_common import infer_set, result_files
 
 PROTOCOL = [
     "PASCAL VOC2011 detection (comp3: VOC training data only; comp4: any training data), scored as the official "
@@ -132,17 +132,7 @@ class Voc2011Detection(Task):
         return res
 
     def validate(self, submission, ids=None):
-        sets = set()
-        for fname in submission.names():
-            if fname.startswith("comp") and "_det_" in fname:
-                rest = fname.split("_det_", 1)[1]
-                for cls in VOC_CLASSES:
-                    if rest.endswith("_%s.txt" % cls):
-                        sets.add(rest[:-len(cls) - 5])
-        if len(sets) != 1:
-            raise SubmissionError(expected="result files comp3_det_<set>_<class>.txt of one set",
-                                  found="sets %s" % (sorted(sets) or "none"))
-        set_name = sets.pop()
+        set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)
         comp, files, ignored = result_files(submission, "det", self.comps, set_name, VOC_CLASSES, "det")
         notes = ["comp%d, set '%s', %d of 20 classes" % (comp, set_name, len(files))]
         for cls, path in files.items():

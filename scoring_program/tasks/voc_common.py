@@ -63,3 +63,18 @@ def result_files(submission, prefix_rx, comps, set_name, names, kind):
                               else "an empty submission")
     comp = next(iter(comp_seen))
     return comp, found, ignored
+
+
+def infer_set(submission, kind, names, comps):
+    """For validation without the reference: the one set name `<set>` used by files comp<N>_<kind>_<set>_<name>.txt."""
+    sets = set()
+    for fname in submission.names():
+        if fname.startswith("comp") and "_%s_" % kind in fname:
+            rest = fname.split("_%s_" % kind, 1)[1]
+            for name in names:
+                if rest.endswith("_%s.txt" % name):
+                    sets.add(rest[:-len(name) - 5])
+    if len(sets) != 1:
+        raise SubmissionError(expected="result files comp%d_%s_<set>_<name>.txt of one set" % (comps[0], kind),
+                              found="sets %s" % (sorted(sets) or "none"))
+    return sets.pop()
