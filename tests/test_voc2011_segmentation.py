@@ -309,3 +309,13 @@ def test_pixel_order_and_image_split_change_nothing(pairs, rnd):
 def test_row_normalized_percent_is_the_devkit_conf():
     c = np.array([[3, 1], [0, 0]])
     assert np.allclose(row_normalized_percent(c), [[75.0, 25.0], [0.0, 0.0]])
+
+
+def test_a_zip_holding_only_the_result_folder_is_found(tmp_path):
+    ref, res, folder = make_case(tmp_path, [[[0, 4]]], [[[0, 4]]])
+    only = tmp_path / "only"
+    only.mkdir()
+    os.rename(str(folder), str(only / "comp5_test_cls"))
+    r = TASK.score(str(ref), Submission(str(only)))        # Submission opens the single folder itself
+    assert r.scores["mIoU"] == 1.0
+    assert TASK.validate(Submission(str(only)))[0].startswith("comp5, set 'test': 1 result images in comp5_test_cls")

@@ -14,17 +14,42 @@ from __future__ import annotations
 import numpy as np
 
 
+_S8 = np.uint64(8)
+_LOW56 = np.uint64(0x00FFFFFFFFFFFFFF)
+
+
 def joint_histogram(gt, pred, nclasses) -> np.ndarray:
     """(256, nclasses) int64 counts of (gt value, predicted value) pixel pairs of one image.
 
-    gt: uint8 array, any value 0..255; pred: same shape, values 0..nclasses-1 (the caller checks this first:
-    a larger value would be counted in the wrong cell). One bincount of ``nclasses*gt + pred``: rows 0..nclasses-1
-    are the confusion counts, row 255 the void pixels, other rows ground-truth values that are not labels.
+    gt: uint8 array, any value 0..255; pred: uint8, same shape, values 0..nclasses-1 (the caller checks this
+    first: a larger value would be counted in the wrong cell). Rows 0..nclasses-1 are the confusion counts (rows =
+    ground truth, columns = prediction), row 255 the void pixels, other rows ground-truth values that are not
+    labels. Equal to ``bincount(nclasses*gt + pred)``, computed faster:
+
+    the pixels are read 8 at a time as uint64 words. A word where gt and pred are equal and all 8 bytes hold one
+    value (most of a segmentation: the inside of regions that are labelled right) adds 8 to one diagonal cell, so
+    those words are counted with a bincount 8 times shorter; only the other words (borders, errors) are expanded
+    to pixels and binned by ``nclasses*gt + pred``.
     """
-    code = np.asarray(gt).astype(np.intp).ravel()
+    g = np.ascontiguousarray(gt, dtype=np.uint8).reshape(-1)
+    p = np.ascontiguousarray(pred, dtype=np.uint8).reshape(-1)
+    n8 = g.size - g.size % 8
+    g64 = g[:n8].view(np.uint64)
+    p64 = p[:n8].view(np.uint64)
+    uniform = g64 == p64
+    uniform &= (g64 >> _S8) == (g64 & _LOW56)          # all 8 bytes equal
+    diag = np.bincount(g[:n8:8][uniform], minlength=256)[:nclasses] * 8
+    rest = np.flatnonzero(~uniform)
+    code = g64[rest].view(np.uint8).astype(np.intp)
     code *= nclasses
-    code += np.asarray(pred).ravel()
-    return np.bincount(code, minlength=256 * nclasses).reshape(256, nclasses)
+    code += p64[rest].view(np.uint8)
+    h = np.bincount(code, minlength=256 * nclasses)
+    if n8 < g.size:   # the last size % 8 pixels
+        h += np.bincount(g[n8:].astype(np.intp) * nclasses + p[n8:], minlength=256 * nclasses)
+    h = h.reshape(256, nclasses)
+    k = np.arange(nclasses)
+    h[k, k] += diag
+    return h
 
 
 def confusion_matrix(gt, pred, nclasses) -> np.ndarray:

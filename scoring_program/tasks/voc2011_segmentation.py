@@ -63,6 +63,9 @@ _DIR_RX = re.compile(r"comp(\d+)_(.+)_cls")
 def _result_dirs(submission):
     """{folder name: first path} for folders that look like comp<N>_<set>_cls anywhere in the submission."""
     out = {}
+    top = os.path.basename(os.path.normpath(submission.root))
+    if _DIR_RX.fullmatch(top):   # the zip held only the folder, which Submission opened for us
+        out[top] = submission.root
     for dirpath, dirnames, _ in os.walk(submission.root):
         for d in sorted(dirnames):
             if _DIR_RX.fullmatch(d):
@@ -87,8 +90,8 @@ def find_result_dir(submission, comps, set_name):
         if len(sets) > 1:
             raise SubmissionError(expected="result folders of one image set", found="sets %s" % ", ".join(sets))
         set_name = sets[0] if sets else "<set>"
-    present = [(c, submission.find_dir("comp%d_%s_cls" % (c, set_name))) for c in comps
-               if "comp%d_%s_cls" % (c, set_name) in dirs]
+    present = [(c, submission.find_dir("comp%d_%s_cls" % (c, set_name)) or dirs["comp%d_%s_cls" % (c, set_name)])
+               for c in comps if "comp%d_%s_cls" % (c, set_name) in dirs]
     if len(present) > 1:
         raise SubmissionError(submission.label(present[1][1]), message="one submission may not mix %s results "
                               "(also %s)" % (" and ".join("comp%d" % c for c, _ in present),
@@ -167,7 +170,7 @@ class Voc2011Segmentation(Task):
             with LabelImage(os.path.join(gt_dir, img + ".png"), "ref/SegmentationClass/%s.png" % img,
                             ReferenceDataError) as g:
                 gt = g.decode()
-            label = submission.label(pngs[img])
+            label = "%s/%s.png" % (folder_label, img)     # == submission.label(pngs[img]), without relpath
             with LabelImage(pngs[img], label) as r:
                 pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]))
             check_prediction(pred, label)
