@@ -4,6 +4,7 @@ import io
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -186,20 +187,22 @@ def test_colour_png_works_through_luminance(tmp_path):
     assert r.scores["mean_hit_rate"] == 0.5
 
 
-@pytest.mark.parametrize("mode", ["RGB", "RGBA", "LA", "P", "1", "I;16"])
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "LA", "P", "P+tRNS", "1", "I;16"])
 def test_decoding_equals_pillow_convert_L(tmp_path, mode):
     rng = np.random.RandomState(3)
     rgb = rng.randint(0, 256, size=(7, W, 3)).astype(np.uint8)
     img = Image.fromarray(rgb)
     if mode == "I;16":                                # 16-bit grey PNG
         img = Image.fromarray((rng.randint(0, 65536, size=(7, W))).astype(np.uint16))
-    elif mode == "P":
+    elif mode.startswith("P"):
         img = img.quantize(64)
     else:
         img = img.convert(mode)
-    path = tmp_path / ("x_%s.png" % mode.replace(";", ""))
-    img.save(str(path), format="PNG")
-    ours = read_panorama(str(path), "x.png")
+    path = tmp_path / ("x_%s.png" % mode.replace(";", "").replace("+", ""))
+    img.save(str(path), format="PNG", **({"transparency": 3} if mode == "P+tRNS" else {}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")               # nothing may be printed
+        ours = read_panorama(str(path), "x.png")
     theirs = np.asarray(Image.open(str(path)).convert("L"))
     assert ours.dtype == np.uint8 and ours.shape == (7, W)
     assert np.array_equal(ours, theirs)

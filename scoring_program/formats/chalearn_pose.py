@@ -4,7 +4,8 @@
 - Only PNG is decoded (Pillow is asked for the PNG plugin alone): anything else is "cannot read the PNG".
 - The declared size is checked BEFORE decoding: more pixels than `max_pixels` (the scorer passes 4x the
   ground truth's pixel count) is a decompression bomb; a size different from the ground truth's is an error.
-  Pillow's own DecompressionBombWarning is turned into the same error (nothing is printed).
+  Pillow's own DecompressionBombWarning is turned into the same error; its other warnings are silenced
+  (nothing is printed).
 - A truncated or corrupt stream is an error naming the file (LOAD_TRUNCATED_IMAGES is never set).
 - Colour, palette, 1-bit, grey+alpha and 16-bit PNGs work: they go through Pillow's convert('L') (alpha is
   dropped, ITU-R 601-2 luma L = R*299/1000 + G*587/1000 + B*114/1000 in Pillow's fixed-point rounding).
@@ -58,7 +59,7 @@ class PanoramaHeader(object):
             raise err(label, message="cannot read the file (%s)" % e.strerror)
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                _quiet(Image)
                 self.image = Image.open(self._file, formats=["PNG"])
         except (Image.DecompressionBombWarning, Image.DecompressionBombError):
             self.close()
@@ -107,7 +108,7 @@ class PanoramaHeader(object):
         img = self.image
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                _quiet(Image)
                 img.load()
                 if img.mode != "L":
                     img = img.convert("L")
@@ -119,6 +120,13 @@ class PanoramaHeader(object):
             raise self.err(self.label, expected="an image convertible to 8-bit luminance",
                            found="mode %s" % self.mode)
         return arr
+
+
+def _quiet(Image):
+    """Inside catch_warnings: Pillow's other warnings (palette transparency, ...) are silenced, its
+    DecompressionBombWarning becomes an error."""
+    warnings.simplefilter("ignore")
+    warnings.simplefilter("error", Image.DecompressionBombWarning)
 
 
 def _clean(exc, label):
