@@ -95,7 +95,11 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
             argv, cwd = shlex.split(cmd), program
         else:
             argv, cwd = cmd.split(" "), work
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        # the worker's image has one python3 with the requirements installed: here that is the interpreter
+        # running the dry run (e.g. the project's .venv), so put its folder first on PATH
+        env = dict(os.environ)
+        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
         scores = []
         if os.path.isfile(os.path.join(out, "scores.txt")):
             scores = parse_scores(os.path.join(out, "scores.txt"))
