@@ -319,3 +319,15 @@ def test_a_zip_holding_only_the_result_folder_is_found(tmp_path):
     r = TASK.score(str(ref), Submission(str(only)))        # Submission opens the single folder itself
     assert r.scores["mIoU"] == 1.0
     assert TASK.validate(Submission(str(only)))[0].startswith("comp5, set 'test': 1 result images in comp5_test_cls")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2 ** 31 - 1))
+def test_word_level_histogram_equals_plain_bincount_on_regions(h, w, seed):
+    # large uniform regions (counted 8 pixels per word), borders and errors (counted pixel by pixel), any size
+    rng = np.random.RandomState(seed)
+    gt = np.repeat(np.repeat(rng.choice([0, 3, 20, 255], size=(h // 4 + 1, w // 9 + 1)), 4, 0), 9, 1)[:h, :w]
+    pred = np.where(rng.rand(h, w) < 0.9, np.where(gt == 255, 0, gt), rng.randint(0, 21, size=(h, w)))
+    gt, pred = gt.astype(np.uint8), pred.astype(np.uint8)
+    plain = np.bincount(gt.ravel().astype(np.intp) * 21 + pred.ravel(), minlength=256 * 21).reshape(256, 21)
+    assert np.array_equal(joint_histogram(gt, pred, 21), plain)

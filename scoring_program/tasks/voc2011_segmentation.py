@@ -232,13 +232,11 @@ class Voc2011Segmentation(Task):
         if not pngs:
             raise SubmissionError(submission.label(folder), expected="one <id>.png per test image",
                                   found="no PNG file")
-        sizes = set()
         for img, path in sorted(pngs.items()):
             label = submission.label(path)
             with LabelImage(path, label) as r:
                 pred = r.decode()
             check_prediction(pred, label)
-            sizes.add(pred.shape)
         notes = ["comp%d, set '%s': %d result images in %s, all indexed/greyscale PNGs with values 0..20"
                  % (comp, set_name, len(pngs), submission.label(folder))]
         if other:
