@@ -53,6 +53,7 @@ class LabelImage(object):
         self._im = None
         try:
             with warnings.catch_warnings():
+                warnings.simplefilter("ignore")      # nothing below cli prints; Pillow's other warnings are moot
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
                 im = Image.open(str(path))
         except FileNotFoundError:
@@ -98,7 +99,9 @@ class LabelImage(object):
             raise self.err(self.label, expected="an image of at most %d pixels" % max_pixels,
                            found="%d x %d" % (w, h))
         try:
-            self._im.load()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self._im.load()
             arr = np.asarray(self._im)
         except _DECODE_ERRORS as e:
             raise self.err(self.label, expected=KIND, found="a PNG that cannot be decoded (%s)" % _why(e))
