@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
+from .fastnum import gather_words, parse_decimal, words_to_matrix
 from .text import lookup, read_bytes
 
 _WS = np.zeros(256, dtype=bool)
@@ -44,22 +45,32 @@ class CsvTable(object):
     def __len__(self):
         return int(self.lines.size)
 
-    def _matrix(self, start, end, limit, name):
-        n = start.size
-        length = end - start
-        if n == 0:
-            return np.zeros((0, 1), dtype=np.uint8)
+    def take(self, idx):
+        """The records idx (int array) as a table of their own (same file, same line numbers)."""
+        if isinstance(self.bounds, _RegularBounds):
+            bounds = self.bounds.take(idx)
+        else:
+            bounds = dict((name, (s[idx], e[idx])) for name, (s, e) in self.bounds.items())
+        return CsvTable(self.data, self.arr, self.file, self.err, self.lines[idx], bounds)
+
+    def _check_width(self, length, limit, name):
         w = int(length.max())
         if w > limit:
             i = int(np.argmax(length > limit))
             raise self.err(self.file, int(self.lines[i]), expected="a %s of at most %d characters" % (name, limit),
                            found="%d characters" % int(length[i]))
-        w = max(w, 1)
-        padded = np.concatenate((self.arr, np.zeros(w, dtype=np.uint8)))
-        view = np.lib.stride_tricks.as_strided(padded, shape=(self.arr.size, w), strides=(1, 1))
-        mat = view[start]
-        mat *= np.arange(w, dtype=np.int64)[None, :] < length[:, None]
-        return mat
+        return w
+
+    def _words(self, start, end, limit, name):
+        length = end - start
+        w = self._check_width(length, limit, name)
+        return gather_words(self.arr, start, length, max((w + 7) // 8, 1)), length, max(w, 1)
+
+    def _matrix(self, start, end, limit, name):
+        if start.size == 0:
+            return np.zeros((0, 1), dtype=np.uint8)
+        words, _, w = self._words(start, end, limit, name)
+        return words_to_matrix(words, w)
 
     def text(self, name, limit=256):
         """Column `name` as a stripped 'S' array; an empty field is an error naming the line."""
@@ -86,45 +97,150 @@ class CsvTable(object):
     def number(self, name):
         """Column `name` as finite float64; a token that is not a number, or not finite, names its line."""
         start, end = self.bounds[name]
-        mat = self._matrix(start, end, 64, name)
+        if start.size == 0:
+            return self._number_slow(name, np.arange(0), 1)
+        words, length, w = self._words(start, end, 64, name)
+        vals, ok = parse_decimal(words, length)     # plain decimals, exactly float(token)
+        if ok.all():
+            return vals
+        slow = np.flatnonzero(~ok)
+        vals[slow] = self._number_slow(name, slow, w, words[:, slow])
+        return vals
+
+    def _number_slow(self, name, rows, w, words=None):
+        """numpy's parser (in C, correctly rounded like float()) for the records `rows`."""
+        mat = words_to_matrix(words, w) if words is not None else np.zeros((0, 1), dtype=np.uint8)
         sub = mat.view("S%d" % mat.shape[1]).ravel()
         try:
-            vals = sub.astype(np.float64)       # numpy's correctly rounded parser, in C
+            vals = sub.astype(np.float64)
         except (ValueError, TypeError):
             for j, tok in enumerate(sub.tolist()):
                 try:
                     float(tok)
                 except ValueError:
-                    raise self.err(self.file, int(self.lines[j]), expected="a number for the %s" % name,
-                                   found=shorten(self.raw(name, j)))
+                    i = int(rows[j])
+                    raise self.err(self.file, int(self.lines[i]), expected="a number for the %s" % name,
+                                   found=shorten(self.raw(name, i)))
             raise self.err(self.file, message="cannot read the %s column as numbers" % name)
         bad = np.flatnonzero(~np.isfinite(vals))
         if bad.size:
-            j = int(bad[0])
-            raise self.err(self.file, int(self.lines[j]), expected="a finite number for the %s" % name,
-                           found=shorten(self.raw(name, j)))
+            i = int(rows[bad[0]])
+            raise self.err(self.file, int(self.lines[i]), expected="a finite number for the %s" % name,
+                           found=shorten(self.raw(name, i)))
         return vals
 
     def integer(self, name):
         start, end = self.bounds[name]
-        mat = self._matrix(start, end, 32, name)
-        sub = mat.view("S%d" % mat.shape[1]).ravel()
+        if start.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        words, length, w = self._words(start, end, 32, name)
+        vals, ok = parse_decimal(words, length, integer=True)
+        out = vals.astype(np.int64)
+        if ok.all():
+            return out
+        slow = np.flatnonzero(~ok)
+        sub = words_to_matrix(words[:, slow], w).view("S%d" % w).ravel()
         try:
-            return sub.astype(np.int64)
+            out[slow] = sub.astype(np.int64)
+            return out
         except (ValueError, TypeError, OverflowError):
             pass
         for j, tok in enumerate(sub.tolist()):
             try:
                 int(tok)
             except ValueError:
-                raise self.err(self.file, int(self.lines[j]), expected="an integer for the %s" % name,
-                               found=shorten(self.raw(name, j)))
+                i = int(slow[j])
+                raise self.err(self.file, int(self.lines[i]), expected="an integer for the %s" % name,
+                               found=shorten(self.raw(name, i)))
         raise self.err(self.file, message="cannot read the %s column as integers" % name)
+
+
+class _RegularBounds(object):
+    """Field bounds of a CSV body whose every line has exactly ncols fields: seps is (rows, ncols), the byte
+    offsets of each line's commas and its newline; bounds are computed on demand."""
+
+    def __init__(self, seps, body_start, index):
+        self.seps = seps
+        self.body_start = body_start
+        self.index = index          # name -> column position
+
+    def take(self, idx):
+        out = {}
+        S = self.seps
+        for name, k in self.index.items():
+            if k == 0:
+                s = np.where(idx == 0, self.body_start, S[np.maximum(idx - 1, 0), -1] + 1)
+            else:
+                s = S[idx, k - 1] + 1
+            out[name] = (s, S[idx, k])
+        return out
+
+    def __getitem__(self, name):
+        k = self.index[name]
+        S = self.seps
+        if k == 0:
+            s = np.empty(S.shape[0], dtype=np.int64)
+            s[:1] = self.body_start
+            s[1:] = S[:-1, -1] + 1
+        else:
+            s = S[:, k - 1] + 1
+        return s, np.ascontiguousarray(S[:, k])
+
+
+def _read_csv_regular(data, label, columns, err, chunk=1 << 25):
+    """The common case, fast: a header, then lines of exactly as many comma-separated fields as the header.
+    Returns None for anything else (the general reader then parses the file and names what is wrong)."""
+    pos, h = 0, 0
+    while True:
+        nl = data.find(b"\n", pos)
+        end = len(data) if nl < 0 else nl
+        if data[pos:end].strip():
+            break
+        if nl < 0:
+            return None
+        pos, h = nl + 1, h + 1
+    if nl < 0:
+        return None
+    names = [x.strip().decode("utf-8", "replace").lower() for x in data[pos:end].split(b",")]
+    if any(c not in names or names.count(c) > 1 for c in columns):
+        return None
+    ncols = len(names)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    body_start = nl + 1
+    parts = []
+    nnl = 0
+    for a in range(body_start, arr.size, chunk):
+        c = arr[a:a + chunk]
+        isnl = c == 10
+        nnl += int(np.count_nonzero(isnl))
+        isnl |= c == 44
+        parts.append(np.flatnonzero(isnl) + a)
+    if arr.size > body_start and arr[-1] != 10:
+        parts.append(np.array([arr.size], dtype=np.int64))   # the last line has no newline
+        nnl += 1
+    seps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    if seps.size == 0 or seps.size != nnl * ncols:
+        return None
+    seps = seps.reshape(nnl, ncols)
+    last = seps[:, -1]
+    ends_nl = np.ones(nnl, dtype=bool)
+    inner = last < arr.size
+    ends_nl[inner] = arr[last[inner]] == 10
+    if not ends_nl.all():           # then some line has another count of fields (or is blank)
+        return None
+    lines = np.arange(h + 2, h + 2 + nnl, dtype=np.int64)
+    bounds = _RegularBounds(seps, body_start, dict((c, names.index(c)) for c in columns))
+    return CsvTable(data, arr, label, err, lines, bounds)
 
 
 def read_csv(path, label, columns, err=SubmissionError):
     """Parse a headed CSV; `columns` are the required header names (extra columns are ignored)."""
     data = read_bytes(path, label, err)
+    t = _read_csv_regular(data, label, columns, err)
+    return t if t is not None else _read_csv_general(data, label, columns, err)
+
+
+def _read_csv_general(data, label, columns, err):
     arr = np.frombuffer(data, dtype=np.uint8)
     nl = np.flatnonzero(arr == 10)
     starts = np.concatenate(([0], nl + 1)).astype(np.int64)
