@@ -1,0 +1,354 @@
+"""kinetics-tps: hand-computed scenarios for every rule of issue 5, scipy as the assignment oracle, and a
+loop-by-loop reference (written from the issue's rules) on random data."""
+import json
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.optimize import linear_sum_assignment as scipy_lsa
+
+from scoring_program.errors import SubmissionError
+from scoring_program.formats.kinetics_tps import read_ground_truth, read_predictions
+from scoring_program.metrics.assignment import linear_sum_assignment, linear_sum_assignment_batch
+from scoring_program.metrics.psc import (area_left_riemann, iou_tps_float32, match_humans, ordered_group_sum,
+                                         psc_accuracy_curve)
+from scoring_program.tasks.kinetics_tps import evaluate
+
+H = 100  # all human boxes in the matching scenarios are 100 px tall: IoU is the x-interval ratio
+
+
+def hbox(x1, x2):
+    return [x1, 0, x2, H - 1]
+
+
+def run(tmp_path, gt_vid, gt_part, pred_vid, pred_part):
+    (tmp_path / "v.json").write_text(json.dumps(gt_vid))
+    (tmp_path / "p.json").write_text(json.dumps(gt_part))
+    gt = read_ground_truth(str(tmp_path / "v.json"), str(tmp_path / "p.json"))
+    pr = read_predictions(pred_vid, pred_part, gt, "pred_vid_result.json", "pred_part_result.json")
+    return evaluate(gt, pr)
+
+
+def gpart(box, verb):
+    return {"box": box, "verb": verb}
+
+
+def ppart(boxes, verbs):
+    return {"box": boxes, "verb": verbs}
+
+
+# ---------------------------------------------------------------- assignment == scipy, ties included
+
+def test_assignment_matches_scipy_on_a_constant_matrix():
+    c = np.zeros((4, 4), dtype=np.float32)
+    assert linear_sum_assignment(c, maximize=True)[1].tolist() == scipy_lsa(c, maximize=True)[1].tolist()
+
+
+values = st.sampled_from([-1.0, 0.0, 0.0, 0.25, 0.5, 0.5, 0.6, 1.0, 0.33333334])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 6), st.data())
+def test_assignment_matches_scipy_with_ties_and_padding(n_gt, n_pred, data):
+    """The official padded float32 IoU matrix (-1 disjoint, 0 padding), as `1 - M` and as maximize=True."""
+    m = np.array(data.draw(st.lists(values, min_size=n_gt * n_pred, max_size=n_gt * n_pred)),
+                 dtype=np.float32).reshape(n_gt, n_pred)
+    n = max(n_gt, n_pred)
+    pad = np.zeros((n, n), dtype=np.float32)
+    pad[:n_gt, :n_pred] = m
+    r1, c1 = scipy_lsa(pad, maximize=True)
+    r2, c2 = linear_sum_assignment(pad, maximize=True)
+    assert r1.tolist() == r2.tolist() and c1.tolist() == c2.tolist()
+    cost = (1 - pad) if n_gt == n_pred else (1 - pad.astype(np.float64))
+    assert scipy_lsa(cost)[1].tolist() == linear_sum_assignment_batch(cost[None])[0].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 5), st.data())
+def test_assignment_matches_scipy_on_rectangles(nr, nc, data):
+    c = np.array(data.draw(st.lists(st.integers(0, 3), min_size=nr * nc, max_size=nr * nc)),
+                 dtype=np.float64).reshape(nr, nc)
+    for mx in (False, True):
+        a, b = scipy_lsa(c, maximize=mx), linear_sum_assignment(c, maximize=mx)
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+
+
+# ---------------------------------------------------------------- IoU conventions
+
+def test_disjoint_boxes_get_minus_one_and_touching_pixels_overlap():
+    a = np.array([[0, 0, 9, 9]])
+    iou = iou_tps_float32(a, np.array([[10, 0, 19, 9], [9, 0, 18, 9], [0, 20, 9, 29]]))
+    # [10..19] shares no pixel with [0..9] (iw = 0): -1; [9..18] shares one column: 10/190
+    assert iou.dtype == np.float32
+    assert iou[0].tolist() == [-1.0, np.float32(10 / 190), -1.0]
+
+
+def test_human_match_is_strictly_above_half_in_float32():
+    # exact IoU = 16777220/33554439 = 0.500000015 > 0.5, but the float32 arithmetic of the original gives 0.5
+    gt = np.array([[0, 0, 16777219, 0]])           # 1 px tall
+    pred = np.array([[0, 0, 33554438, 0]])
+    inter, union = 16777220, 16777220 + 33554439 - 16777220
+    assert inter / union > 0.5
+    assert iou_tps_float32(gt, pred)[0, 0] == np.float32(0.5)
+    matched, _ = match_humans(gt, [0], pred, [0], 1)
+    assert matched.tolist() == [-1]
+    matched, _ = match_humans([hbox(0, 99)], [0], [hbox(0, 98)], [0], 1)     # 0.99: a match
+    assert matched.tolist() == [0]
+
+
+def test_hungarian_choice_is_not_greedy():
+    # IoU(A,P)=90/110=0.818 is the best pair, but A->Q (0.6) + B->P (0.6) = 1.2 beats A->P + B->Q (0.25)
+    gt = [hbox(0, 99), hbox(35, 134)]               # A, B
+    pred = [hbox(10, 109), hbox(-25, 74)]           # P, Q
+    iou = iou_tps_float32(gt, pred)
+    np.testing.assert_allclose(iou, [[90 / 110, 75 / 125], [75 / 125, 40 / 160]], rtol=1e-6)
+    matched, _ = match_humans(gt, [0, 0], pred, [0, 0], 1)
+    assert matched.tolist() == [1, 0]              # A <- Q, B <- P (greedy would give A <- P and leave B out)
+
+
+def test_minus_one_for_disjoint_changes_the_assignment():
+    # rows A, B; cols P, Q. A-P 0.818, A-Q 0.6, B-P 0.25, B-Q disjoint (-1).
+    # with -1: A->P + B->Q = -0.18 < A->Q + B->P = 0.85, so A gets Q (with 0 for disjoint A would get P)
+    gt = [hbox(0, 99), hbox(-75, 24)]
+    pred = [hbox(-10, 89), hbox(25, 124)]
+    iou = iou_tps_float32(gt, pred)
+    assert iou[1, 1] == -1.0 and iou[0, 0] > iou[0, 1] > 0.5 and 0 < iou[1, 0] < 0.5
+    matched, _ = match_humans(gt, [0, 0], pred, [0, 0], 1)
+    assert matched.tolist() == [1, -1]
+    m0 = np.where(iou < 0, 0, iou)
+    assert scipy_lsa(m0, maximize=True)[1].tolist() == [0, 1]   # what 0 for disjoint would have chosen
+
+
+# ---------------------------------------------------------------- parts and frames
+
+def frame(humans):
+    return {"humans": humans}
+
+
+def one_video(tmp_path, gt_humans_by_frame, pred_humans_by_frame, cls="run", pred_cls="run"):
+    gt_part = {"v": {f: frame(h) for f, h in gt_humans_by_frame.items()}}
+    pred_part = {"v": {f: frame(h) for f, h in pred_humans_by_frame.items()}}
+    return run(tmp_path, {"v": cls}, gt_part, {"v": pred_cls}, pred_part)
+
+
+PBOX = [10, 10, 29, 29]
+
+
+def test_part_iou_threshold_is_inclusive_at_three_tenths(tmp_path):
+    # GT part 20x20 = 400 px; proposal [10,10,29,y2] sharing 20 x k rows: IoU = 20k / (400 + 20*20 - 20k)...
+    # choose a proposal of the same width, shifted down: rows 10..29 vs 19..38 -> inter 11 rows = 220,
+    # union 800 - 220 = 580 -> 0.379 (correct); a shift giving exactly 0.3: inter/union = 3/10 -> inter = 3/13*800
+    # is not an integer, so use widths: GT 10x10 (100), proposal 10x16 (160) overlapping 6 rows (60):
+    # 60 / (100 + 160 - 60) = 0.3 exactly
+    gt_h = {"box": hbox(0, 99), "parts": {"arm": gpart([0, 0, 9, 9], "bend")}}
+    pred = {"box": hbox(0, 99), "parts": {"arm": ppart([[0, 4, 9, 19]], ["bend"])}}
+    r = one_video(tmp_path, {"f1": [gt_h]}, {"f1": [pred]})
+    assert r["video_psc"].tolist() == [1.0]
+    pred["parts"]["arm"]["box"] = [[0, 5, 9, 20]]       # 5 rows: 50/210 < 0.3
+    r = one_video(tmp_path, {"f1": [gt_h]}, {"f1": [pred]})
+    assert r["video_psc"].tolist() == [0.0]
+
+
+def test_n_p_counts_verbs_and_shorter_box_list_is_legal(tmp_path):
+    gt_h = {"box": hbox(0, 99), "parts": {"arm": gpart(PBOX, "bend")}}
+    # 1 box, 4 verbs: the first proposal is right -> 1/4
+    pred = {"box": hbox(0, 99), "parts": {"arm": ppart([PBOX], ["bend", "x", "y", "z"])}}
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.25]
+    # the right state only on verb 2, which has no box -> not correct
+    pred["parts"]["arm"] = ppart([PBOX], ["x", "bend"])
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.0]
+    # state comparison is exact and case-sensitive
+    pred["parts"]["arm"] = ppart([PBOX], ["Bend"])
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.0]
+    # N_p = 0 (empty lists) gives 0
+    pred["parts"]["arm"] = ppart([], [])
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.0]
+
+
+def test_frame_psc_is_pooled_over_humans_not_averaged(tmp_path):
+    # human 1: 1 part, correct; human 2: 3 parts, none correct -> pooled 1/4 (a mean of human means gives 1/2)
+    g1 = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    g2 = {"box": hbox(300, 399), "parts": {k: gpart(PBOX, "s") for k in ("a", "b", "c")}}
+    p1 = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"]), "extra": ppart([PBOX], ["s"])}}
+    p2 = {"box": hbox(300, 399), "parts": {}}
+    r = one_video(tmp_path, {"f": [g1, g2]}, {"f": [p1, p2]})
+    assert r["frame_psc"].tolist() == [0.25] and r["video_psc"].tolist() == [0.25]
+
+
+def test_unmatched_human_scores_zero_but_counts_its_parts(tmp_path):
+    g1 = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    g2 = {"box": hbox(300, 399), "parts": {"a": gpart(PBOX, "s")}}
+    p1 = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"])}}
+    r = one_video(tmp_path, {"f": [g1, g2]}, {"f": [p1]})
+    assert r["video_psc"].tolist() == [0.5]
+
+
+def test_frame_bookkeeping_quirks(tmp_path):
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    p = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"])}}
+    nop = {"box": hbox(0, 99), "parts": {}}
+    # f1 correct (1), f2 no GT humans (dropped), f3 missing from the prediction (0, counted)
+    r = one_video(tmp_path, {"f1": [g], "f2": [], "f3": [g]}, {"f1": [p], "f2": [p]})
+    assert r["video_psc"].tolist() == [0.5]
+    # f3 has humans without parts: predicted -> dropped; missing -> still counted as 0
+    r = one_video(tmp_path, {"f1": [g], "f3": [nop]}, {"f1": [p], "f3": [p]})
+    assert r["video_psc"].tolist() == [1.0]
+    r = one_video(tmp_path, {"f1": [g], "f3": [nop]}, {"f1": [p]})
+    assert r["video_psc"].tolist() == [0.5]
+
+
+def test_video_without_counted_frame_has_psc_one(tmp_path):
+    r = one_video(tmp_path, {"f1": [], "f2": []}, {})
+    assert r["video_psc"].tolist() == [1.0] and r["score"] == 0.9998999999999062
+    r = one_video(tmp_path, {"f1": [], "f2": []}, {}, pred_cls="jump")
+    assert r["score"] == 0.0 and r["top1"] == 0.0 and r["mean_PSC"] == 1.0
+
+
+# ---------------------------------------------------------------- thresholds and the area
+
+def test_perfect_score_is_the_left_riemann_sum():
+    t, acc = psc_accuracy_curve(np.ones(7), np.ones(7, bool))
+    assert area_left_riemann(acc) == 0.9998999999999062
+
+
+def test_threshold_is_inclusive_and_class_must_match():
+    psc = np.array([0.5, 0.5, 0.2, 1.0])
+    ok = np.array([True, True, True, False])
+    t, acc = psc_accuracy_curve(psc, ok)
+    assert acc[5000] == 0.5 and acc[5001] == 0.0 and acc[2000] == 0.75 and acc[0] == 0.75
+    # area: 0.75 for t in 1..2000, 0.5 for 2001..5000, 0 after (each term 1e-4 * acc, added in order)
+    s = 0
+    for k in range(1, 10000):
+        s += 1.0 / 10000 * acc[k]
+    assert area_left_riemann(acc) == s
+    assert abs(s - (2000 * 0.75 + 3000 * 0.5) / 10000) < 1e-12
+
+
+def test_sums_follow_loop_order():
+    vals = [0.2, 0.2, 0.2]
+    assert ordered_group_sum(vals, [0, 0, 0], [0, 1, 2], 1)[0] == (0.2 + 0.2) + 0.2
+    v = np.array([0.1, 0.7, 0.2, 0.3, 1 / 3, 1 / 3])
+    g = np.array([1, 0, 1, 0, 1, 1])
+    pos = np.array([0, 0, 1, 1, 2, 3])
+    assert ordered_group_sum(v, g, pos, 2).tolist() == [0.7 + 0.3, ((0.1 + 0.2) + 1 / 3) + 1 / 3]
+
+
+# ---------------------------------------------------------------- the official loops, restated, as an oracle
+
+def oracle(gt_vid, gt_part, pred_vid, pred_part):
+    def iou(a, b):
+        iw = min(a[2], b[2]) - max(a[0], b[0]) + 1
+        ih = min(a[3], b[3]) - max(a[1], b[1]) + 1
+        if iw <= 0 or ih <= 0:
+            return -1.0
+        return iw * ih / float((a[2] - a[0] + 1) * (a[3] - a[1] + 1) + (b[2] - b[0] + 1) * (b[3] - b[1] + 1) - iw * ih)
+
+    res = []
+    for v in gt_vid:
+        total, acc_sum = len(gt_part[v]), 0
+        for f, fr in gt_part[v].items():
+            gh = fr["humans"]
+            if not gh:
+                total -= 1
+                continue
+            if f not in pred_part[v]:
+                continue
+            ph = pred_part[v][f]["humans"]
+            g32, p32 = np.float32([h["box"] for h in gh]), np.float32([h["box"] for h in ph])
+            m = np.zeros((len(gh), len(ph)), dtype=np.float32)
+            for i in range(len(gh)):
+                for j in range(len(ph)):
+                    m[i, j] = iou_tps_float32(g32[i:i + 1], p32[j:j + 1])[0, 0]
+            if len(ph) > len(gh):
+                m = np.concatenate([m, np.zeros((len(ph) - len(gh), len(ph)))], 0)
+            if len(gh) > len(ph):
+                m = np.concatenate([m, np.zeros((len(gh), len(gh) - len(ph)))], 1)
+            rows, cols = scipy_lsa(1 - m)
+            match = {r: c for r, c in zip(rows, cols) if c < len(ph) and r < len(gh) and m[r, c] > 0.5}
+            count, fsum = 0, 0
+            for i, h in enumerate(gh):
+                count += len(h["parts"])
+                hs = 0
+                if i in match:
+                    pp = ph[match[i]]["parts"]
+                    for name, gp in h["parts"].items():
+                        ok, n = 0, 0
+                        if name in pp:
+                            n = len(pp[name]["verb"])
+                            for j, b in enumerate(pp[name]["box"]):
+                                if iou(gp["box"], b) >= 0.3 and pp[name]["verb"][j] == gp["verb"]:
+                                    ok = 1
+                                    break
+                        hs += 1.0 * ok / n if n > 0 else 0
+                fsum += hs
+            if count == 0:
+                total -= 1
+            else:
+                acc_sum += 1.0 * fsum / count
+        res.append((1.0 if total == 0 else 1.0 * acc_sum / total, gt_vid[v] == pred_vid[v]))
+    area = 0
+    for t in range(1, 10000):
+        area += 1.0 / 10000 * (sum(1 for p, c in res if p >= t / 10000 and c) / len(res))
+    return [p for p, _ in res], area
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matches_the_loop_reference_on_random_data(tmp_path, seed):
+    from bench.synth.kinetics_tps import make_gt, noisy
+    gv, gp = make_gt(8, 4, (0, 3), (0, 4), seed=seed, quirks=True)
+    pv, pp = noisy(gv, gp, seed=seed + 100, proposals=1 + seed % 3, p_missing=0.2, jitter=40)
+    r = run(tmp_path, gv, gp, pv, pp)
+    psc, area = oracle(gv, gp, pv, pp)
+    assert r["video_psc"].tolist() == psc
+    assert r["score"] == area
+
+
+# ---------------------------------------------------------------- crash-turned-errors
+
+def test_structural_errors_name_video_and_frame(tmp_path):
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    bad = [({"box": hbox(0, 99)}, "'parts'"),
+           ({"parts": {}}, "'box'"),
+           ({"box": [0, 0, 9], "parts": {}}, "4 finite numbers"),
+           ({"box": hbox(0, 99), "parts": {"a": ppart([PBOX] * 2, ["s"])}}, "no more boxes than verbs"),
+           ({"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"] * 6)}}, "at most 5 proposals")]
+    for human, text in bad:
+        with pytest.raises(SubmissionError) as e:
+            one_video(tmp_path, {"img_00001.json": [g]}, {"img_00001.json": [human]})
+        assert text in str(e.value) and "'v'" in str(e.value) and "img_00001.json" in str(e.value)
+    with pytest.raises(SubmissionError, match="at most 10 predicted humans"):
+        one_video(tmp_path, {"f": [g]}, {"f": [{"box": hbox(0, 99), "parts": {}}] * 11})
+    with pytest.raises(SubmissionError, match="'humans' list"):
+        run(tmp_path, {"v": "c"}, {"v": {"f": frame([g])}}, {"v": "c"}, {"v": {"f": {}}})
+    with pytest.raises(SubmissionError, match="video 'v' is missing"):
+        run(tmp_path, {"v": "c"}, {"v": {"f": frame([g])}}, {"v": "c"}, {})
+    with pytest.raises(SubmissionError, match="no predicted class"):
+        run(tmp_path, {"v": "c"}, {"v": {"f": frame([g])}}, {}, {"v": {}})
+    # a video whose frames have no humans may be absent from the part results
+    r = run(tmp_path, {"v": "c"}, {"v": {"f": frame([])}}, {"v": "c"}, {})
+    assert r["video_psc"].tolist() == [1.0]
+
+
+def test_invalid_json_names_line_and_column(tmp_path):
+    from scoring_program.formats.kinetics_tps import load_json
+    p = tmp_path / "x.json"
+    p.write_text('{\n "a": 1\n "b": 2\n}\n')
+    with pytest.raises(SubmissionError) as e:
+        load_json(str(p), "pred_vid_result.json")
+    assert "line 3" in str(e.value) and "column 2" in str(e.value)
+
+
+def test_baseline_writes_a_valid_submission(tmp_path):
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ref = os.path.join(root, "reference_data", "kinetics-tps")
+    out = tmp_path / "res"
+    subprocess.run([sys.executable, os.path.join(root, "starting_kit", "kinetics-tps", "baseline.py"), ref, str(out)],
+                   check=True)
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.kinetics_tps import TASK
+    assert TASK.validate(Submission(str(out)))
+    res = TASK.score(ref, Submission(str(out)))
+    assert 0 <= res.scores["score"] < 1
