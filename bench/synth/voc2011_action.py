@@ -85,7 +85,7 @@ def make_sample(ref_dir, kit_dir):
     case("two_columns", {f: good + "%s 0.3\n" % img[5]}, f, 6, "expected 3 fields",
          "a line without the object index")
     case("unknown_person", {f: good + "%s 9 0.1\n2011_999999 1 0.2\n" % img[0]}, f, 6,
-         "2 unknown: '%s/9', '2011_999999/1'" % img[0], "persons that are not in the test set")
+         "2 unknown: '%s 9', '2011_999999 1'" % img[0], "persons that are not in the test set")
     case("unknown_action", {"comp9_action_test_swimming.txt": good}, "comp9_action_test_swimming.txt", None,
          "expected one of the names", "an action that does not exist")
     case("mixed_comp", {f: good, "comp10_action_test_walking.txt": good}, "comp9_action_test_phoning.txt", None,

@@ -181,7 +181,7 @@ def check_known(keys: np.ndarray, known_mask: np.ndarray, rec: Records, what: st
         return
     seen, uniq = set(), []
     for k in keys[unknown].tolist():
-        s = k.replace(b"\x00", b" ").decode("utf-8", "replace") if isinstance(k, bytes) else str(k)
+        s = k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k)
         if s not in seen:
             seen.add(s)
             uniq.append(s)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ReferenceDataError
+from ..errors import ReferenceDataError, SubmissionError
 from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
 
 VOC_CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
@@ -12,16 +12,27 @@ VOC_CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "
 
 
 def join_keys(cols):
-    """Composite key (e.g. image id + object index) as one 'S' array, for vectorized lookups."""
-    if len(cols) == 1:
-        return cols[0]
-    out = cols[0].astype(object)
+    """Composite key (e.g. image id + object index) as one 'S' array, for vectorized lookups.
+
+    Fields are joined with a space, which no whitespace-separated field can contain, so keys never collide and
+    read naturally in messages ('2011_000001 2'). (A b"\\x00" separator would vanish: numpy drops NULs.)
+    """
+    out = cols[0]
     for c in cols[1:]:
-        out = out + b"\x00" + c.astype(object)
-    return out.astype("S")
+        out = np.char.add(np.char.add(out, b" "), c)
+    return out
 
 
-def read_gt_labels(path, label, nkey=1):
+def key_columns(rec, nkey, int_keys, err):
+    """The first nkey columns as one key; columns listed in int_keys are compared as NUMBERS, as MATLAB's %d
+    reading does ('01' is 1): they are canonicalized to plain decimal before joining."""
+    cols = list(rec.cols[:nkey])
+    for k in int_keys:
+        cols[k] = to_int(rec, k, "object index", err).astype("S")
+    return join_keys(cols)
+
+
+def read_gt_labels(path, label, nkey=1, int_keys=()):
     """`<id> [<object>] <label>` with label in {1, -1, 0}: returns (keys 'S' array, labels int8)."""
     rec = parse_table(read_bytes(path, label, ReferenceDataError), label, nkey + 1, ReferenceDataError)
     labels = to_int(rec, nkey, "label", ReferenceDataError)
@@ -29,7 +40,7 @@ def read_gt_labels(path, label, nkey=1):
     if bad.size:
         raise ReferenceDataError(label, int(rec.lines[bad[0]]), expected="a label 1, -1 or 0",
                                  found=str(labels[bad[0]]))
-    keys = join_keys(rec.cols[:nkey])
+    keys = key_columns(rec, nkey, int_keys, ReferenceDataError)
     uniq, first = np.unique(keys, return_index=True)
     if uniq.size != keys.size:
         dup = np.setdiff1d(np.arange(keys.size), first)
@@ -51,10 +62,10 @@ class ConfidenceFile(object):
         self.first_duplicate_line = first_duplicate_line
 
 
-def read_confidences(path, label, gt_keys, nkey=1, what="image id") -> ConfidenceFile:
+def read_confidences(path, label, gt_keys, nkey=1, what="image id", int_keys=()) -> ConfidenceFile:
     rec = parse_table(read_bytes(path, label), label, nkey + 1)
     conf = to_float(rec, nkey, "confidence")
-    keys = join_keys(rec.cols[:nkey])
+    keys = key_columns(rec, nkey, int_keys, SubmissionError)
     idx = lookup(keys, gt_keys)
     check_known(keys, idx >= 0, rec, what)
     out = np.full(gt_keys.shape[0], -np.inf)

@@ -10,9 +10,9 @@ import os
 
 import numpy as np
 
-from ..errors import ReferenceDataError, SubmissionError
-from ..formats.text import check_known, lookup, parse_table, read_bytes, to_float, to_int
-from ..formats.voc import ConfidenceFile, read_gt_labels
+from ..errors import SubmissionError
+from ..formats.text import check_known, parse_table, read_bytes, to_float
+from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt_labels
 from ..metrics.classification import voc_cls_ap
 from ..report.result import Plot, Result, ScoreKey, Series, Table
 from .base import Task, no_progress
@@ -20,7 +20,7 @@ from .voc_common import find_set, result_files
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
-WHAT = "person (image id, object index)"
+WHAT = "person"
 
 PROTOCOL = [
     "PASCAL VOC2011 action classification taster (comp9: VOC training data only; comp10: any training data), "
@@ -45,45 +45,16 @@ PROTOCOL = [
 ]
 
 
-def person_keys(rec, err):
-    """'<id>/<object index>' keys with the index canonicalized as an integer, VOCevalaction's sprintf('%s/%d').
-
-    (Not formats.voc.join_keys: numpy reads its b"\\x00" separator as an empty 'S1' scalar, so it joins without
-    a separator.)
-    """
-    obj = to_int(rec, 1, "object index", err)
-    return np.char.add(np.char.add(rec.cols[0], b"/"), obj.astype("S")), obj
-
-
 def read_gt_persons(path, label):
-    """ImageSets/Action/<action>_<set>.txt: (keys, labels int8) in list order."""
-    _, labels, rec = read_gt_labels(path, label, nkey=2)
-    keys, _ = person_keys(rec, ReferenceDataError)
-    if np.unique(keys).size != keys.size:
-        raise ReferenceDataError(label, message="a person is listed twice")
+    """ImageSets/Action/<action>_<set>.txt: (keys, labels int8) in list order; the index is a number."""
+    keys, labels, _ = read_gt_labels(path, label, nkey=2, int_keys=(1,))
     return keys, labels
 
 
 def read_person_confidences(path, label, gt_keys) -> ConfidenceFile:
-    """A comp9/comp10 result file mapped onto the GT list: formats.voc.read_confidences(nkey=2), except that the
-    object index is matched as a number. Last line of a person wins; unknown persons are an error."""
-    rec = parse_table(read_bytes(path, label), label, 3)
-    keys, _ = person_keys(rec, SubmissionError)
-    conf = to_float(rec, 2, "confidence")
-    idx = lookup(keys, gt_keys)
-    check_known(keys, idx >= 0, rec, WHAT)
-    out = np.full(gt_keys.shape[0], -np.inf)
-    ndup, first_dup = 0, None
-    if idx.size:
-        rev_uniq, rev_first = np.unique(idx[::-1], return_index=True)
-        last = idx.size - 1 - rev_first            # the last line of each person
-        out[rev_uniq] = conf[last]
-        ndup = int(idx.size - rev_uniq.size)
-        if ndup:
-            is_last = np.zeros(idx.size, dtype=bool)
-            is_last[last] = True
-            first_dup = int(rec.lines[np.flatnonzero(~is_last)[0]])
-    return ConfidenceFile(out, len(rec), ndup, first_dup)
+    """A comp9/comp10 result file mapped onto the GT list (last line of a person wins; unknown persons are an
+    error), with the object index matched as a number as VOCevalaction.m's sprintf('%s/%d') does."""
+    return read_confidences(path, label, gt_keys, nkey=2, what=WHAT, int_keys=(1,))
 
 
 class _WithoutOther(object):
@@ -194,7 +165,7 @@ class Voc2011Action(Task):
         for act, path in files.items():
             label = submission.label(path)
             rec = parse_table(read_bytes(path, label), label, 3)
-            person_keys(rec, SubmissionError)
+            key_columns(rec, 2, (1,), SubmissionError)
             to_float(rec, 2, "confidence")
             if ids is not None:
                 check_known(rec.cols[0], np.isin(rec.cols[0], ids), rec, "image id")
