@@ -148,3 +148,9 @@ def test_validate_with_an_id_list(tmp_path):
     ids.write_text("2011_000001\n2011_000002\n")
     p = _validate(SLUG, RANDOM, "--ids", str(ids))
     assert p.returncode == 1 and "line 3" in p.stderr and "58 unknown: '2011_000003'" in p.stderr
+
+
+def test_composite_keys_do_not_collide():
+    from scoring_program.formats.voc import join_keys
+    a = join_keys([np.array([b"a1", b"a"]), np.array([b"9", b"19"])])
+    assert a.tolist() == [b"a1 9", b"a 19"] and a[0] != a[1]
