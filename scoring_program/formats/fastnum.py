@@ -27,21 +27,20 @@ def gather_words(arr, start, length, nwords):
     if n == 0 or nwords == 0:
         return out
     nfull = max(arr.size - 7, 0)
-    u64 = np.ndarray((nfull,), dtype="<u8", buffer=arr, strides=(1,)) if nfull else None
+    u64 = np.ndarray((nfull,), dtype="<u8", buffer=arr, strides=(1,)) if nfull else np.zeros(1, dtype="<u8")
+    shortest = int(length.min())
     for k in range(nwords):
-        rem = np.clip(length - 8 * k, 0, 8)
         pos = start + 8 * k
-        inside = pos < nfull
-        if u64 is not None:
-            w = u64[np.where(inside, pos, 0)]
+        if nfull and int(pos.max()) < nfull:
+            w = u64[pos]
         else:
-            w = np.zeros(n, dtype="<u8")
-        tail = np.flatnonzero(~inside & (rem > 0))
-        for i in tail.tolist():       # fields ending in the buffer's last 7 bytes: at most a few
-            p = int(pos[i])
-            chunk = arr[p:p + 8].tobytes() + b"\x00" * 8
-            w[i] = np.frombuffer(chunk[:8], dtype="<u8")[0]
-        w &= _MASKS[rem]
+            inside = pos < nfull
+            w = u64[np.where(inside, pos, 0)]
+            for i in np.flatnonzero(~inside & (length > 8 * k)).tolist():   # the buffer's last 7 bytes
+                p = int(pos[i])
+                w[i] = np.frombuffer((arr[p:p + 8].tobytes() + b"\x00" * 8)[:8], dtype="<u8")[0]
+        if 8 * k + 8 > shortest:        # some field ends inside this word: zero the bytes past its end
+            w &= _MASKS[np.clip(length - 8 * k, 0, 8)]
         out[k] = w
     return out
 
@@ -66,30 +65,30 @@ def parse_decimal(words, length, integer=False):
     n = length.size
     width = int(length.max()) if n else 0
     M = np.zeros(n, dtype=np.float64)
-    bad = length < 1
-    ndig = np.zeros(n, dtype=np.int64)
-    ndot = np.zeros(n, dtype=np.int64)
-    fdig = np.zeros(n, dtype=np.int64)
+    nallowed = np.zeros(n, dtype=np.int64)     # bytes that may appear in a plain decimal
+    ndig = np.zeros(n, dtype=np.uint8)
+    ndot = np.zeros(n, dtype=np.uint8)
+    fdig = np.zeros(n, dtype=np.uint8)
     neg = np.zeros(n, dtype=bool)
-    for j in range(width):
-        c = _byte(words, j)
-        inlen = j < length
+    ten = np.float64(10.0)
+    for j in range(width):              # a loop over character positions, not over fields
+        c = _byte(words, j)             # zero past the end of the field
         d = c - np.uint8(48)
         isd = d < 10
         isdot = c == 46
-        allowed = isd | isdot
         if j == 0:
             neg = c == 45
-            allowed |= neg | (c == 43)
-        bad |= inlen & ~allowed
-        ndig += isd
-        if not integer:
-            ndot += isdot
-            fdig += isd & (ndot > 0)
+            nallowed += isd | isdot | neg | (c == 43)
         else:
-            bad |= isdot
-        M = np.where(isd, M * 10.0 + d, M)
-    ok = ~bad & (ndig >= 1) & (ndig <= MAX_DIGITS) & (ndot <= 1)
+            nallowed += isd | isdot
+        ndig += isd
+        ndot += isdot
+        if not integer:
+            fdig += isd & (ndot > 0)
+        Md = M * ten
+        Md += d
+        np.copyto(M, Md, where=isd)
+    ok = (nallowed == length) & (ndig >= 1) & (ndig <= MAX_DIGITS) & (ndot <= (0 if integer else 1))
     vals = M / _POW10[np.minimum(fdig, MAX_DIGITS)]
     np.negative(vals, out=vals, where=neg)
     return vals, ok

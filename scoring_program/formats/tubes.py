@@ -429,6 +429,30 @@ def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
 
 # ----------------------------------------------------------------------------------------------- submission
 
+def _runs(t, names, limit=256):
+    """Runs of consecutive records whose raw bytes are identical in every column of `names`: (the table of
+    each run's first record, run lengths). Reading those columns per run gives the per-record values by
+    np.repeat, and the first faulty record of a column is always the first record of its run, so errors name
+    the same line as a record-by-record read."""
+    n = len(t)
+    new = np.zeros(n, dtype=bool)
+    new[:1] = True
+    for name in names:
+        s, e = t.bounds[name]
+        length = e - s
+        w = int(length.max()) if n else 0
+        if w > limit:                   # a too long field: read record by record (and fail there)
+            new[:] = True
+            break
+        new[1:] |= length[1:] != length[:-1]
+        words = gather_words(t.arr, s, length, (w + 7) // 8)
+        for k in range(words.shape[0]):
+            new[1:] |= words[k, 1:] != words[k, :-1]
+    r = np.flatnonzero(new)
+    cnt = np.diff(np.append(r, n))
+    return t.take(r), cnt
+
+
 def _known_rows(t, videos, err):
     vid = lookup(t.text("video"), videos.ids)
     known = vid >= 0
@@ -457,8 +481,10 @@ class FrameDetections(object):
 def read_frame_detections(path, label, videos):
     """frame_detections.csv -> arrays for the known videos (rows of other videos are dropped and counted)."""
     t = read_csv(path, label, DET_COLUMNS)
-    vid, known = _known_rows(t, videos, SubmissionError)
-    lab = _check_labels(t, t.text("label"), videos.classes, SubmissionError, known)
+    u, cnt = _runs(t, ("video", "label"))
+    vid_u, known_u = _known_rows(u, videos, SubmissionError)
+    lab_u = _check_labels(u, u.text("label"), videos.classes, SubmissionError, known_u)
+    vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
     frame = t.integer("frame")
     score = t.number("score")
     boxes = _boxes(t, SubmissionError)
@@ -472,14 +498,17 @@ def read_frame_detections(path, label, videos):
 def read_tubes(path, label, videos):
     """tubes.csv -> Boxes of the known videos, tubes in file order of their first row."""
     t = read_csv(path, label, TUBE_COLUMNS)
-    vid, known = _known_rows(t, videos, SubmissionError)
-    lab = _check_labels(t, t.text("label"), videos.classes, SubmissionError, known)
+    # video, tube, label and score repeat on every row of a tube: read them once per run of identical cells
+    u, cnt = _runs(t, ("video", "tube", "label", "score"))
+    vid_u, known_u = _known_rows(u, videos, SubmissionError)
+    lab_u = _check_labels(u, u.text("label"), videos.classes, SubmissionError, known_u)
+    vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
     frame = t.integer("frame")
-    score = t.number("score")
+    score = np.repeat(u.number("score"), cnt)
     boxes = _boxes(t, SubmissionError)
     nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
     _check_frames(t, frame, nf, SubmissionError)
-    tid = t.text("tube")
+    tid = np.repeat(u.text("tube"), cnt)
     order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube")
     vid, frame, lab, score, boxes = vid[order], frame[order], lab[order], score[order], boxes[order]
     ntubes_all = start.size
