@@ -186,20 +186,26 @@ def _next_code(vocab):
     return (max(vocab.values()) + 1) if vocab else 0
 
 
+def _humans_and_parts(humans):
+    """Boxes of a flat list of humans, and their parts flattened: (box array, owner human, names, part objects)."""
+    box = as_boxes([h["box"] for h in humans])
+    parts = [h["parts"] for h in humans]
+    if box is None or not set(map(type, parts)) <= {dict}:
+        raise ValueError("human")
+    n_p = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    owner = np.repeat(np.arange(len(parts), dtype=np.int64), n_p)
+    names = list(chain.from_iterable(parts))
+    vals = list(chain.from_iterable(map(dict.values, parts)))
+    if not set(map(type, vals)) <= {dict}:
+        raise ValueError("part")
+    return box, owner, names, vals
+
+
 def _flatten_gt(gt, frame_humans):
     n_h = np.fromiter(map(len, frame_humans), dtype=np.int64, count=len(frame_humans))
     humans = list(chain.from_iterable(frame_humans))
     gt.human_frame = np.repeat(np.arange(len(frame_humans), dtype=np.int64), n_h)
-    gt.human_box = as_boxes([h["box"] for h in humans])
-    parts = [h["parts"] for h in humans]
-    if gt.human_box is None or not set(map(type, parts)) <= {dict}:
-        raise ValueError("bad human")
-    n_p = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-    gt.part_human = np.repeat(np.arange(len(parts), dtype=np.int64), n_p)
-    names = list(chain.from_iterable(parts))
-    vals = list(chain.from_iterable(map(dict.values, parts)))
-    if not set(map(type, vals)) <= {dict}:
-        raise ValueError("bad part")
+    gt.human_box, gt.part_human, names, vals = _humans_and_parts(humans)
     gt.part_box = as_boxes([p["box"] for p in vals])
     verbs = [p["verb"] for p in vals]
     if gt.part_box is None or not set(map(type, verbs)) <= {str}:
@@ -341,16 +347,7 @@ def _flatten_pred(pr, ev, ev_frames, gt):
         raise ValueError("too many humans")
     humans = list(chain.from_iterable(hls))
     pr.human_frame = np.repeat(ev, n_h)
-    pr.human_box = as_boxes([h["box"] for h in humans])
-    parts = [h["parts"] for h in humans]
-    if pr.human_box is None or not set(map(type, parts)) <= {dict}:
-        raise ValueError("human")
-    n_p = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-    pr.pp_human = np.repeat(np.arange(len(parts), dtype=np.int64), n_p)
-    names = list(chain.from_iterable(parts))
-    vals = list(chain.from_iterable(map(dict.values, parts)))
-    if not set(map(type, vals)) <= {dict}:
-        raise ValueError("part")
+    pr.human_box, pr.pp_human, names, vals = _humans_and_parts(humans)
     verbs = [p["verb"] for p in vals]
     boxes = [p["box"] for p in vals]
     if not set(map(type, verbs)) <= {list} or not set(map(type, boxes)) <= {list}:
