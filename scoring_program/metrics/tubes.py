@@ -72,6 +72,32 @@ class PairFrames(object):
         return np.where(ok, mean * tiou, 0.0)
 
 
+def _box_columns(box):
+    """x1, y1, x2, y2 as contiguous columns and the +1 area of every row (as iou_pairs_plus1 computes it)."""
+    box = np.asarray(box, dtype=np.float64).reshape(-1, 4)
+    x1, y1, x2, y2 = (np.ascontiguousarray(box[:, k]) for k in range(4))
+    return x1, y1, x2, y2, (x2 - x1 + 1.0) * (y2 - y1 + 1.0)
+
+
+def _iou_rows(ca, cb, ia, ib):
+    """metrics.overlap.iou_pairs_plus1(box_a[ia], box_b[ib]), the same operations in the same order (so the same
+    bits), on precomputed columns and areas: iw, ih, inter = iw*ih, ua = area_a + area_b - inter."""
+    iw = np.minimum(ca[2][ia], cb[2][ib])
+    iw -= np.maximum(ca[0][ia], cb[0][ib])
+    iw += 1.0
+    ih = np.minimum(ca[3][ia], cb[3][ib])
+    ih -= np.maximum(ca[1][ia], cb[1][ib])
+    ih += 1.0
+    inter = iw * ih
+    ua = ca[4][ia] + cb[4][ib]
+    ua -= inter
+    ok = (iw > 0) & (ih > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inter /= ua
+    inter[~ok] = 0.0
+    return inter
+
+
 def pair_frames(a, b, pa, pb, chunk=4000000):
     """a, b: dicts with first, length, start (row of first box), box (rows x 4). pa, pb: pair indices."""
     pa = np.asarray(pa, dtype=np.int64)
@@ -90,6 +116,7 @@ def pair_frames(a, b, pa, pb, chunk=4000000):
     cum = np.cumsum(L)
     i = 0
     n = pa.size
+    ca = cb = None
     while i < n:
         base = cum[i - 1] if i else 0
         j = int(np.searchsorted(cum, base + chunk, side="right"))
@@ -98,8 +125,11 @@ def pair_frames(a, b, pa, pb, chunk=4000000):
         cnt = L[idx]
         seg, off = _expand(cnt)
         if seg.size:
+            if ca is None:
+                ca = _box_columns(a["box"])
+                cb = ca if b["box"] is a["box"] else _box_columns(b["box"])
             rows = idx[seg]
-            ious = iou_pairs_plus1(a["box"][ra0[rows] + off], b["box"][rb0[rows] + off])
+            ious = _iou_rows(ca, cb, ra0[rows] + off, rb0[rows] + off)
             iou_sum[idx] = _segment_sums(ious, cnt)
         i = j
     return PairFrames(L, U, iou_sum)
