@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
-from .fastnum import gather_words, parse_decimal, words_to_matrix
+from .fastnum import gather_words, parse_fields, same_as_previous, words_to_matrix
 from .text import lookup, read_bytes
 
 _WS = np.zeros(256, dtype=bool)
@@ -99,12 +99,14 @@ class CsvTable(object):
         start, end = self.bounds[name]
         if start.size == 0:
             return self._number_slow(name, np.arange(0), 1)
-        words, length, w = self._words(start, end, 64, name)
-        vals, ok = parse_decimal(words, length)     # plain decimals, exactly float(token)
+        length = end - start
+        w = max(self._check_width(length, 64, name), 1)
+        nw = (w + 7) // 8
+        vals, ok = parse_fields(self.arr, start, length, nw)     # plain decimals, exactly float(token)
         if ok.all():
             return vals
         slow = np.flatnonzero(~ok)
-        vals[slow] = self._number_slow(name, slow, w, words[:, slow])
+        vals[slow] = self._number_slow(name, slow, w, gather_words(self.arr, start[slow], length[slow], nw))
         return vals
 
     def _number_slow(self, name, rows, w, words=None):
@@ -133,13 +135,15 @@ class CsvTable(object):
         start, end = self.bounds[name]
         if start.size == 0:
             return np.zeros(0, dtype=np.int64)
-        words, length, w = self._words(start, end, 32, name)
-        vals, ok = parse_decimal(words, length, integer=True)
+        length = end - start
+        w = max(self._check_width(length, 32, name), 1)
+        nw = (w + 7) // 8
+        vals, ok = parse_fields(self.arr, start, length, nw, integer=True)
         out = vals.astype(np.int64)
         if ok.all():
             return out
         slow = np.flatnonzero(~ok)
-        sub = words_to_matrix(words[:, slow], w).view("S%d" % w).ravel()
+        sub = words_to_matrix(gather_words(self.arr, start[slow], length[slow], nw), w).view("S%d" % w).ravel()
         try:
             out[slow] = sub.astype(np.int64)
             return out
@@ -169,10 +173,10 @@ class _RegularBounds(object):
         S = self.seps
         for name, k in self.index.items():
             if k == 0:
-                s = np.where(idx == 0, self.body_start, S[np.maximum(idx - 1, 0), -1] + 1)
+                s = np.where(idx == 0, self.body_start, S[np.maximum(idx - 1, 0), -1].astype(np.int64) + 1)
             else:
-                s = S[idx, k - 1] + 1
-            out[name] = (s, S[idx, k])
+                s = S[idx, k - 1].astype(np.int64) + 1
+            out[name] = (s, S[idx, k].astype(np.int64))
         return out
 
     def __getitem__(self, name):
@@ -181,10 +185,12 @@ class _RegularBounds(object):
         if k == 0:
             s = np.empty(S.shape[0], dtype=np.int64)
             s[:1] = self.body_start
-            s[1:] = S[:-1, -1] + 1
+            s[1:] = S[:-1, -1]
         else:
-            s = S[:, k - 1] + 1
-        return s, np.ascontiguousarray(S[:, k])
+            s = S[:, k - 1].astype(np.int64)
+        if s.size:
+            s[int(k == 0):] += 1
+        return s, S[:, k].astype(np.int64)
 
 
 def _read_csv_regular(data, label, columns, err, chunk=1 << 25):
@@ -207,27 +213,38 @@ def _read_csv_regular(data, label, columns, err, chunk=1 << 25):
     ncols = len(names)
     arr = np.frombuffer(data, dtype=np.uint8)
     body_start = nl + 1
-    parts = []
-    nnl = 0
-    for a in range(body_start, arr.size, chunk):
-        c = arr[a:a + chunk]
-        isnl = c == 10
-        nnl += int(np.count_nonzero(isnl))
-        isnl |= c == 44
-        parts.append(np.flatnonzero(isnl) + a)
-    if arr.size > body_start and arr[-1] != 10:
-        parts.append(np.array([arr.size], dtype=np.int64))   # the last line has no newline
-        nnl += 1
-    seps = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    if seps.size == 0 or seps.size != nnl * ncols:
+    if body_start >= arr.size:
         return None
-    seps = seps.reshape(nnl, ncols)
-    last = seps[:, -1]
-    ends_nl = np.ones(nnl, dtype=bool)
-    inner = last < arr.size
-    ends_nl[inner] = arr[last[inner]] == 10
-    if not ends_nl.all():           # then some line has another count of fields (or is blank)
+    nrows = data.count(b"\n", body_start) + (arr[-1] != 10)
+    seps = np.empty((nrows, ncols), dtype=np.int32 if arr.size < 2 ** 31 - 1 else np.int64)
+    r = 0
+    a = body_start
+    while a < arr.size:             # blocks of whole lines: small temporaries
+        b = data.rfind(b"\n", a, a + chunk) + 1
+        if b <= a:
+            b = data.find(b"\n", a + chunk)
+            b = arr.size if b < 0 else b + 1
+        c = arr[a:b]
+        m = c == 10
+        m |= c == 44
+        pos = np.flatnonzero(m)
+        pos += a
+        if b == arr.size and arr[-1] != 10:
+            pos = np.append(pos, arr.size)        # the last line has no newline
+        k = pos.size // ncols
+        if pos.size != k * ncols or r + k > nrows:
+            return None
+        block = pos.reshape(k, ncols)
+        last = block[:, -1]
+        last = last[last < arr.size]
+        if not (arr[last] == 10).all():     # some line has another count of fields (or is blank)
+            return None
+        seps[r:r + k] = block
+        r += k
+        a = b
+    if r != nrows:
         return None
+    nnl = nrows
     lines = np.arange(h + 2, h + 2 + nnl, dtype=np.int64)
     bounds = _RegularBounds(seps, body_start, dict((c, names.index(c)) for c in columns))
     return CsvTable(data, arr, label, err, lines, bounds)
@@ -444,10 +461,7 @@ def _runs(t, names, limit=256):
         if w > limit:                   # a too long field: read record by record (and fail there)
             new[:] = True
             break
-        new[1:] |= length[1:] != length[:-1]
-        words = gather_words(t.arr, s, length, (w + 7) // 8)
-        for k in range(words.shape[0]):
-            new[1:] |= words[k, 1:] != words[k, :-1]
+        new |= ~same_as_previous(t.arr, s, length, (w + 7) // 8)
     r = np.flatnonzero(new)
     cnt = np.diff(np.append(r, n))
     return t.take(r), cnt
