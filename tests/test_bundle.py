@@ -127,3 +127,10 @@ def test_markdown_renderer():
     assert "<h1>T</h1>" in html and "<code>code</code>" in html and "<strong>bold</strong>" in html
     assert "<ul><li>a</li><li>b</li></ul>" in html and "<pre><code>x = 1</code></pre>" in html
     assert "<td>2</td>" in html
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_column_titles_and_keys_fit_codabench_limits(slug):
+    """Codabench refuses column titles and keys longer than 36 characters."""
+    for k in registry.get(slug).score_keys(os.path.join(ROOT, "reference_data", slug)):
+        assert len(k.key) <= 36 and len(k.label) <= 36 and " " not in k.key and ":" not in k.key, k.key

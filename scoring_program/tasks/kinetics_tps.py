@@ -83,7 +83,7 @@ class KineticsTps(Task):
     title = "Kinetics-TPS: part-state correctness and PSC-conditioned action accuracy"
 
     def score_keys(self, ref_dir=None):
-        return [ScoreKey("score", "Score (area under PSC-conditioned accuracy)", precision=6),
+        return [ScoreKey("score", "Score (PSC-conditioned accuracy)", precision=6),
                 ScoreKey("top1", "Top-1 accuracy"), ScoreKey("mean_PSC", "Mean PSC")]
 
     def score(self, ref_dir, submission, progress=no_progress):
