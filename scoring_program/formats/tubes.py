@@ -367,12 +367,13 @@ def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what):
         same[1:] = (vid[1:] == vid[:-1]) & (tube_id[1:] == tube_id[:-1])
         same[:1] = False
         run_start = np.flatnonzero(~same)
-    lines = t.lines[order]
+    lines = t.lines[order] if perm else t.lines
     tube_of_row = np.cumsum(~same) - 1
     # frames ascending within a tube (sort within tubes when they are not)
     if n and np.any(same[1:] & (frame[1:] < frame[:-1])):
         o2 = np.lexsort((frame, tube_of_row))
         order = order[o2]
+        perm = True
         vid, tube_id, frame, labels, lines = vid[o2], tube_id[o2], frame[o2], labels[o2], lines[o2]
         scores = None if scores is None else scores[o2]
     step = np.diff(frame)
@@ -401,7 +402,12 @@ def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what):
                       expected="the same score on every row of a tube")
     length = np.diff(np.concatenate((run_start, [n])))
     first_line = np.minimum.reduceat(lines, run_start) if n else lines[:0]
-    return order, run_start, length, first_line
+    return (order if perm else None), run_start, length, first_line
+
+
+def _reorder(order, *arrays):
+    """The arrays in `order` (None: as they are, no copy)."""
+    return arrays if order is None else tuple(x[order] for x in arrays)
 
 
 def _check_frames(t, frame, nf_row, err):
@@ -413,7 +419,9 @@ def _check_frames(t, frame, nf_row, err):
 
 
 def _boxes(t, err):
-    b = np.stack([t.number(c) for c in ("x1", "y1", "x2", "y2")], axis=1)
+    b = np.empty((len(t), 4))
+    for k, c in enumerate(("x1", "y1", "x2", "y2")):
+        b[:, k] = t.number(c)
     bad = np.flatnonzero((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))
     if bad.size:
         i = int(bad[0])
@@ -438,7 +446,7 @@ def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
     boxes = _boxes(t, err)
     tid = t.text("tube")
     order, start, length, first_line = _group_tubes(t, vid, tid, frame, lab, None, err, "ground-truth tube")
-    vid, frame, lab, boxes = vid[order], frame[order], lab[order], boxes[order]
+    vid, frame, lab, boxes = _reorder(order, vid, frame, lab, boxes)
     fo = np.argsort(first_line, kind="stable")    # tubes in file order (ACT lists a video's GT tubes in order)
     return Boxes(video=vid, frame=frame, box=boxes, tube_video=vid[start][fo], tube_label=lab[start][fo],
                  tube_start=start[fo], tube_first=frame[start][fo], tube_length=length[fo], tube_line=first_line[fo])
@@ -524,17 +532,22 @@ def read_tubes(path, label, videos):
     _check_frames(t, frame, nf, SubmissionError)
     tid = np.repeat(u.text("tube"), cnt)
     order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube")
-    vid, frame, lab, score, boxes = vid[order], frame[order], lab[order], score[order], boxes[order]
+    vid, frame, lab, score, boxes = _reorder(order, vid, frame, lab, score, boxes)
     ntubes_all = start.size
     tv = vid[start]
     keep_t = tv >= 0
     # drop the rows of ignored videos; keep the tubes in order of their first line (file order)
     row_keep = vid >= 0
-    new_start = np.cumsum(row_keep) - row_keep
-    start_k = new_start[start[keep_t]]
+    if row_keep.all():
+        start_k = start[keep_t]
+        rv, rf, rb = vid, frame, boxes
+    else:
+        new_start = np.cumsum(row_keep) - row_keep
+        start_k = new_start[start[keep_t]]
+        rv, rf, rb = vid[row_keep], frame[row_keep], boxes[row_keep]
     first_line = tube_lines[keep_t]
     fo = np.argsort(first_line, kind="stable")
-    b = Boxes(video=vid[row_keep], frame=frame[row_keep], box=boxes[row_keep],
+    b = Boxes(video=rv, frame=rf, box=rb,
               tube_video=tv[keep_t][fo], tube_label=lab[start][keep_t][fo], tube_score=score[start][keep_t][fo],
               tube_start=start_k[fo], tube_first=frame[start][keep_t][fo], tube_length=length[keep_t][fo],
               tube_line=first_line[fo])
