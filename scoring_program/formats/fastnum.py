@@ -93,32 +93,3 @@ def parse_decimal(words, length, integer=False):
     np.negative(vals, out=vals, where=neg)
     return vals, ok
 
-
-def parse_fields(arr, start, length, nwords, integer=False, block=1 << 18):
-    """parse_decimal() over the fields (start, length) of arr, in blocks (temporaries stay small)."""
-    start = np.asarray(start, dtype=np.int64)
-    length = np.asarray(length, dtype=np.int64)
-    n = start.size
-    vals = np.empty(n, dtype=np.float64)
-    ok = np.empty(n, dtype=bool)
-    for a in range(0, n, block):
-        b = min(a + block, n)
-        words = gather_words(arr, start[a:b], length[a:b], nwords)
-        vals[a:b], ok[a:b] = parse_decimal(words, length[a:b], integer)
-    return vals, ok
-
-
-def same_as_previous(arr, start, length, nwords, block=1 << 18):
-    """same[i] (i >= 1): field i has exactly the bytes of field i - 1; same[0] is False."""
-    start = np.asarray(start, dtype=np.int64)
-    length = np.asarray(length, dtype=np.int64)
-    n = start.size
-    same = np.zeros(n, dtype=bool)
-    for a in range(1, n, block):
-        b = min(a + block, n)
-        words = gather_words(arr, start[a - 1:b], length[a - 1:b], nwords)
-        s = length[a:b] == length[a - 1:b - 1]
-        for k in range(nwords):
-            s &= words[k, 1:] == words[k, :-1]
-        same[a:b] = s
-    return same

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
-from .fastnum import gather_words, parse_fields, same_as_previous, words_to_matrix
+from .fastnum import gather_words, parse_decimal, words_to_matrix
 from .text import lookup, read_bytes
 
 _WS = np.zeros(256, dtype=bool)
@@ -21,6 +21,7 @@ _WS[[0, 9, 11, 12, 13, 32]] = True      # NUL is the gather padding
 _WS_REAL = _WS.copy()
 _WS_REAL[0] = False
 
+BLOCK = 1 << 18                         # records per block of vectorized work
 VIDEO_COLUMNS = ("video", "label", "num_frames")
 GT_COLUMNS = ("video", "tube", "label", "frame", "x1", "y1", "x2", "y2")
 DET_COLUMNS = ("video", "frame", "label", "score", "x1", "y1", "x2", "y2")
@@ -52,6 +53,51 @@ class CsvTable(object):
         else:
             bounds = dict((name, (s[idx], e[idx])) for name, (s, e) in self.bounds.items())
         return CsvTable(self.data, self.arr, self.file, self.err, self.lines[idx], bounds)
+
+    def spans(self, name, block=BLOCK):
+        """(a, start, end) for the records a .. a + len(start) - 1, block by block (small temporaries)."""
+        n = len(self)
+        regular = isinstance(self.bounds, _RegularBounds)
+        if not regular:
+            s_all, e_all = self.bounds[name]
+        for a in range(0, n, block):
+            b = min(a + block, n)
+            if regular:
+                s, e = self.bounds.span(name, a, b)
+            else:
+                s, e = s_all[a:b], e_all[a:b]
+            yield a, s, e
+
+    def _column_width(self, name, limit):
+        """Longest field of the column; a field longer than `limit` is an error naming the first such line."""
+        w = 0
+        for a, s, e in self.spans(name):
+            length = e - s
+            m = int(length.max())
+            if m > limit:
+                i = a + int(np.argmax(length > limit))
+                raise self.err(self.file, int(self.lines[i]),
+                               expected="a %s of at most %d characters" % (name, limit),
+                               found="%d characters" % int(length[i - a]))
+            w = max(w, m)
+        return w
+
+    def _parse(self, name, limit, integer):
+        """(values, ok, width) of the column with fastnum.parse_decimal, block by block."""
+        w = max(self._column_width(name, limit), 1)
+        nw = (w + 7) // 8
+        n = len(self)
+        vals = np.empty(n, dtype=np.float64)
+        ok = np.empty(n, dtype=bool)
+        for a, s, e in self.spans(name):
+            b = a + s.size
+            vals[a:b], ok[a:b] = parse_decimal(gather_words(self.arr, s, e - s, nw), e - s, integer)
+        return vals, ok, w
+
+    def _slow_words(self, name, rows, w):
+        start, end = self.bounds[name]
+        start, end = start[rows], end[rows]
+        return gather_words(self.arr, start, end - start, (w + 7) // 8)
 
     def _check_width(self, length, limit, name):
         w = int(length.max())
@@ -96,17 +142,13 @@ class CsvTable(object):
 
     def number(self, name):
         """Column `name` as finite float64; a token that is not a number, or not finite, names its line."""
-        start, end = self.bounds[name]
-        if start.size == 0:
+        if len(self) == 0:
             return self._number_slow(name, np.arange(0), 1)
-        length = end - start
-        w = max(self._check_width(length, 64, name), 1)
-        nw = (w + 7) // 8
-        vals, ok = parse_fields(self.arr, start, length, nw)     # plain decimals, exactly float(token)
+        vals, ok, w = self._parse(name, 64, False)     # plain decimals, exactly float(token)
         if ok.all():
             return vals
         slow = np.flatnonzero(~ok)
-        vals[slow] = self._number_slow(name, slow, w, gather_words(self.arr, start[slow], length[slow], nw))
+        vals[slow] = self._number_slow(name, slow, w, self._slow_words(name, slow, w))
         return vals
 
     def _number_slow(self, name, rows, w, words=None):
@@ -132,18 +174,14 @@ class CsvTable(object):
         return vals
 
     def integer(self, name):
-        start, end = self.bounds[name]
-        if start.size == 0:
+        if len(self) == 0:
             return np.zeros(0, dtype=np.int64)
-        length = end - start
-        w = max(self._check_width(length, 32, name), 1)
-        nw = (w + 7) // 8
-        vals, ok = parse_fields(self.arr, start, length, nw, integer=True)
+        vals, ok, w = self._parse(name, 32, True)
         out = vals.astype(np.int64)
         if ok.all():
             return out
         slow = np.flatnonzero(~ok)
-        sub = words_to_matrix(gather_words(self.arr, start[slow], length[slow], nw), w).view("S%d" % w).ravel()
+        sub = words_to_matrix(self._slow_words(name, slow, w), w).view("S%d" % w).ravel()
         try:
             out[slow] = sub.astype(np.int64)
             return out
@@ -167,6 +205,19 @@ class _RegularBounds(object):
         self.seps = seps
         self.body_start = body_start
         self.index = index          # name -> column position
+
+    def span(self, name, a, b):
+        """(start, end) of the records a .. b - 1."""
+        k = self.index[name]
+        S = self.seps
+        if k == 0:
+            s = np.empty(b - a, dtype=np.int64)
+            s[:1] = self.body_start - 1 if a == 0 else S[a - 1, -1]
+            s[1:] = S[a:b - 1, -1]
+        else:
+            s = S[a:b, k - 1].astype(np.int64)
+        s += 1
+        return s, S[a:b, k].astype(np.int64)
 
     def take(self, idx):
         out = {}
@@ -193,7 +244,7 @@ class _RegularBounds(object):
         return s, S[:, k].astype(np.int64)
 
 
-def _read_csv_regular(data, label, columns, err, chunk=1 << 25):
+def _read_csv_regular(data, label, columns, err, chunk=1 << 22):
     """The common case, fast: a header, then lines of exactly as many comma-separated fields as the header.
     Returns None for anything else (the general reader then parses the file and names what is wrong)."""
     pos, h = 0, 0
@@ -463,13 +514,25 @@ def _runs(t, names, limit=256):
     new = np.zeros(n, dtype=bool)
     new[:1] = True
     for name in names:
-        s, e = t.bounds[name]
-        length = e - s
-        w = int(length.max()) if n else 0
+        w = max((int((e - s).max()) for _, s, e in t.spans(name)), default=0)
         if w > limit:                   # a too long field: read record by record (and fail there)
             new[:] = True
             break
-        new |= ~same_as_previous(t.arr, s, length, (w + 7) // 8)
+        nw = (w + 7) // 8
+        prev = None                     # the last field of the previous block
+        for a, s, e in t.spans(name):
+            length = e - s
+            words = gather_words(t.arr, s, length, nw)
+            diff = np.empty(s.size, dtype=bool)
+            diff[1:] = length[1:] != length[:-1]
+            for k in range(nw):
+                diff[1:] |= words[k, 1:] != words[k, :-1]
+            if prev is None:
+                diff[0] = True
+            else:
+                diff[0] = bool(length[0] != prev[0] or (words[:, 0] != prev[1]).any())
+            prev = (length[-1], words[:, -1].copy())
+            new[a:a + s.size] |= diff
     r = np.flatnonzero(new)
     cnt = np.diff(np.append(r, n))
     return t.take(r), cnt

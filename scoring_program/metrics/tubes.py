@@ -98,7 +98,7 @@ def _iou_rows(ca, cb, ia, ib):
     return inter
 
 
-def pair_frames(a, b, pa, pb, chunk=4000000):
+def pair_frames(a, b, pa, pb, chunk=250000):
     """a, b: dicts with first, length, start (row of first box), box (rows x 4). pa, pb: pair indices."""
     pa = np.asarray(pa, dtype=np.int64)
     pb = np.asarray(pb, dtype=np.int64)
