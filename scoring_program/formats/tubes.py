@@ -1,9 +1,11 @@
 """CSV files of the action-tubes competition: a header row, columns found by header name, vectorized parsing.
 
 read_csv() splits the bytes with numpy (no Python loop over lines on the good path): newline and comma positions
-give each record's field boundaries, each column is gathered into a fixed-width byte matrix (a strided view, one copy), and numbers are
-decoded from that matrix by numpy's own parser (in C, correctly rounded like float()). Every error
-names the file and the 1-based line.
+give each record's field boundaries (a regular file, every line with the header's field count, is split in blocks
+into one separator table); fields are read as 64-bit words straight from the bytes (formats.fastnum), plain
+decimals are decoded there exactly (bit-identical to float()), anything else by numpy's own parser. Columns that
+repeat on consecutive records (a tube's video, id, label, score) are read once per run. Every error names the
+file and the 1-based line.
 
 read_videos / read_gt_tubes (reference, ReferenceDataError) and read_frame_detections / read_tubes (submission,
 SubmissionError) return plain arrays for the metrics.
