@@ -1,0 +1,184 @@
+"""formats.fastnum: the vectorized decimal parser equals float() / int() bit for bit, and the fast readers built
+on it (action-tubes CSV, VOC detection files) give what the general readers give."""
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring_program.errors import SubmissionError
+from scoring_program.formats import tubes as fmt
+from scoring_program.formats import voc_det
+from scoring_program.formats.fastnum import gather_words, parse_decimal, words_to_matrix
+
+
+def parse(tokens, integer=False, pad=b""):
+    data = b",".join(t.encode() for t in tokens) + pad
+    arr = np.frombuffer(data, dtype=np.uint8)
+    length = np.array([len(t) for t in tokens], dtype=np.int64)
+    start = np.concatenate(([0], np.cumsum(length + 1)[:-1])).astype(np.int64)
+    nw = max((int(length.max()) + 7) // 8, 1)
+    words = gather_words(arr, start, length, nw)
+    return words, parse_decimal(words, length, integer)
+
+
+def same_float(a, b):
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+digits = st.text(alphabet="0123456789", min_size=0, max_size=12)
+decimals = st.builds(lambda s, a, dot, b: s + a + (("." + b) if dot else ""),
+                     st.sampled_from(["", "-", "+"]), digits, st.booleans(), digits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(decimals, min_size=1, max_size=40))
+def test_plain_decimals_equal_float_bit_for_bit(tokens):
+    _, (vals, ok) = parse(tokens)
+    for t, v, o in zip(tokens, vals.tolist(), ok.tolist()):
+        ndig = sum(c.isdigit() for c in t)
+        assert o == (1 <= ndig <= 15), t           # every plain decimal of at most 15 digits is handled
+        if o:
+            assert same_float(v, float(t)), (t, v, float(t))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6), min_size=1,
+                max_size=30), st.sampled_from(["%.6f", "%.1f", "%.3f", "%.0f", "%r"]))
+def test_formatted_floats_equal_float(values, form):
+    tokens = [(form % v) if form != "%r" else repr(v) for v in values]
+    _, (vals, ok) = parse(tokens)
+    for t, v, o in zip(tokens, vals.tolist(), ok.tolist()):
+        if o:
+            assert same_float(v, float(t)), t
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.builds(lambda s, a: s + a, st.sampled_from(["", "-", "+"]), digits), min_size=1, max_size=30))
+def test_integers_equal_int(tokens):
+    _, (vals, ok) = parse(tokens, integer=True)
+    for t, v, o in zip(tokens, vals.tolist(), ok.tolist()):
+        assert o == (1 <= len(t.lstrip("+-")) <= 15), t
+        if o:
+            assert int(v) == int(t)
+
+
+def test_tokens_outside_the_fast_path_are_left_to_the_caller():
+    tokens = ["1e5", "nan", "inf", "-inf", " 1", "1 ", "1..2", ".", "-", "+", "", "1_0", "0x1", "1234567890123456",
+              "1.5\r", "1,5", "--1", "1-", "\x001", "٣"]
+    _, (vals, ok) = parse(tokens)
+    assert not ok.any()
+    _, (vals, ok) = parse(["1.5", "7"], integer=True)
+    assert ok.tolist() == [False, True] and vals[1] == 7.0
+
+
+def test_negative_zero_and_exact_values():
+    _, (vals, ok) = parse(["-0", "-0.000", "0.1", "0.3", "123456789012345", "0.00000000000001", ".5", "5."])
+    assert ok.all()
+    assert [math.copysign(1, v) for v in vals[:2]] == [-1, -1]
+    assert vals[2:].tolist() == [0.1, 0.3, 123456789012345.0, 1e-14, 0.5, 5.0]
+
+
+def test_fields_at_the_very_end_of_the_buffer_and_the_byte_matrix():
+    # fields in the buffer's last 7 bytes are read without reading past its end
+    words, (vals, ok) = parse(["12345678901", "3.25", "9"])
+    assert ok.all() and vals.tolist() == [12345678901.0, 3.25, 9.0]
+    mat = words_to_matrix(words, 11)
+    assert mat.view("S11").ravel().tolist() == [b"12345678901", b"3.25", b"9"]
+    arr = np.frombuffer(b"ab", dtype=np.uint8)
+    w = gather_words(arr, np.array([0, 1]), np.array([2, 1]), 1)
+    assert words_to_matrix(w, 2).view("S2").ravel().tolist() == [b"ab", b"b"]
+
+
+# ---------------------------------------------------------------------------------------------- readers
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(p)
+
+
+number = st.one_of(st.integers(-10 ** 6, 10 ** 6).map(str),
+                   st.floats(-1e4, 1e4, allow_nan=False).map(lambda v: "%.4f" % v),
+                   st.floats(-1e4, 1e4, allow_nan=False).map(repr),
+                   st.sampled_from(["1e3", " 2.5", "7 ", "+.5", "-0"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "cc"]), number, st.integers(1, 300)), min_size=1, max_size=40),
+       st.booleans())
+def test_regular_csv_reader_equals_the_general_reader(tmp_path_factory, rows, final_newline):
+    text = "name,score,frame\n" + "\n".join("%s,%s,%d" % r for r in rows) + ("\n" if final_newline else "")
+    p = write(tmp_path_factory.mktemp("csv"), "x.csv", text)
+    data = text.encode()
+    fast = fmt._read_csv_regular(data, "x.csv", ("name", "score", "frame"), SubmissionError)
+    slow = fmt._read_csv_general(data, "x.csv", ("name", "score", "frame"), SubmissionError)
+    assert fast is not None
+    t = fmt.read_csv(p, "x.csv", ("name", "score", "frame"))
+    for a in (fast, t):
+        assert a.lines.tolist() == slow.lines.tolist()
+        assert a.text("name").tolist() == slow.text("name").tolist()
+        assert a.integer("frame").tolist() == slow.integer("frame").tolist()
+        assert a.number("score").tolist() == [float(r[1]) for r in rows]
+
+
+def test_irregular_csv_goes_to_the_general_reader_and_names_the_line(tmp_path):
+    data = b"name,score\na,1\n\nb,2,3\n"
+    assert fmt._read_csv_regular(data, "x.csv", ("name", "score"), SubmissionError) is None
+    with pytest.raises(SubmissionError) as e:
+        fmt.read_csv(write(tmp_path, "x.csv", data), "x.csv", ("name", "score"))
+    assert e.value.line == 4
+
+
+def test_number_error_inside_a_long_column_names_its_line(tmp_path):
+    rows = "".join("v,%d.5\n" % i for i in range(300000)) + "v,abc\n" + "v,1e400\n"
+    p = write(tmp_path, "x.csv", "name,score\n" + rows)
+    t = fmt.read_csv(p, "x.csv", ("name", "score"))
+    with pytest.raises(SubmissionError) as e:
+        t.number("score")
+    assert e.value.line == 300002
+    p = write(tmp_path, "y.csv", "name,score\n" + rows.replace("v,abc\n", ""))
+    with pytest.raises(SubmissionError) as e:
+        fmt.read_csv(p, "y.csv", ("name", "score")).number("score")
+    assert e.value.line == 300002 and "finite" in str(e.value)
+
+
+def test_tube_rows_read_once_per_run_give_the_per_row_values(tmp_path):
+    videos = fmt.Videos(np.array([b"v1", b"v2"]), np.zeros(2, dtype=np.int64), np.array([10, 10]),
+                        np.array([b"run", b"walk"]))
+    rows = ["video,tube,label,score,frame,x1,y1,x2,y2"]
+    for v, tube, lab, sc, frames in (("v1", "a", "run", "0.5", (1, 2, 3)), ("v2", "a", "walk", "0.25", (4, 5)),
+                                     ("v1", "b", "run", "0.75", (2, 3))):
+        rows += ["%s,%s,%s,%s,%d,1,2,%d,9" % (v, tube, lab, sc, f, 3 + f) for f in frames]
+    b = fmt.read_tubes(write(tmp_path, "t.csv", "\n".join(rows)), "t.csv", videos)
+    assert b.tube_video.tolist() == [0, 1, 0] and b.tube_label.tolist() == [0, 1, 0]
+    assert b.tube_score.tolist() == [0.5, 0.25, 0.75] and b.tube_length.tolist() == [3, 2, 2]
+    assert b.box[:, 2].tolist() == [4, 5, 6, 7, 8, 5, 6]
+    rows[5] = rows[5].replace(",walk,", ",jump,")       # second row of the v2 tube: an unknown label
+    with pytest.raises(SubmissionError) as e:
+        fmt.read_tubes(write(tmp_path, "u.csv", "\n".join(rows)), "u.csv", videos)
+    assert e.value.line == 6
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["2011_000001", "2011_000002", "x"]), number, number, number, number,
+                          number), min_size=1, max_size=30), st.sampled_from([" ", "  ", "\t"]), st.booleans())
+def test_detection_fast_paths_equal_the_line_checking_reader(rows, sep, final_newline):
+    ids = np.array([b"2011_000001", b"2011_000002", b"x"])
+    data = ("\n".join(sep.join(r) for r in rows) + ("\n" if final_newline else "")).encode()
+    try:
+        idx, vals = voc_det._slow(data, "f", ids)
+    except SubmissionError:
+        with pytest.raises(SubmissionError):
+            voc_det.parse_detections(data, "f", ids)
+        return
+    d = voc_det.parse_detections(data, "f", ids)
+    assert d.image.tolist() == idx.tolist()
+    assert d.confidence.tolist() == vals[:, 0].tolist() and d.boxes.tolist() == vals[:, 1:].tolist()
+    strict = voc_det._strict(data, 12)
+    plain = re.compile(r"^[+-]?[0-9]*\.?[0-9]*$")
+    if sep == " " and all(plain.match(x) and 1 <= sum(c.isdigit() for c in x) <= 15 for r in rows for x in r[1:]):
+        assert strict is not None
+        assert strict[1].tolist() == vals.tolist()
