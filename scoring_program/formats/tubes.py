@@ -48,6 +48,10 @@ class CsvTable(object):
     def __len__(self):
         return int(self.lines.size)
 
+    def release(self):
+        """Drop the file's bytes and field bounds (memory) once every column is read; lines stay for errors."""
+        self.data = self.arr = self.bounds = None
+
     def take(self, idx):
         """The records idx (int array) as a table of their own (same file, same line numbers)."""
         if isinstance(self.bounds, _RegularBounds):
@@ -596,6 +600,8 @@ def read_tubes(path, label, videos):
     nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
     _check_frames(t, frame, nf, SubmissionError)
     tid = np.repeat(u.text("tube"), cnt)
+    t.release()
+    u.release()
     order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube")
     vid, frame, lab, score, boxes = _reorder(order, vid, frame, lab, score, boxes)
     ntubes_all = start.size
