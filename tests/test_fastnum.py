@@ -182,3 +182,18 @@ def test_detection_fast_paths_equal_the_line_checking_reader(rows, sep, final_ne
     if sep == " " and all(plain.match(x) and 1 <= sum(c.isdigit() for c in x) <= 15 for r in rows for x in r[1:]):
         assert strict is not None
         assert strict[1].tolist() == vals.tolist()
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 18])
+def test_runs_and_numbers_across_blocks_of_different_widths(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(fmt, "BLOCK", block)
+    rng = np.random.RandomState(3)
+    vids = [["a", "abcdefghijklmnopq", "abcdefghij"][k] for k in rng.randint(0, 3, 500)]
+    scores = ["%.*f" % (int(k), v) for k, v in zip(rng.randint(0, 12, 500), rng.uniform(-50, 50, 500))]
+    text = "video,score\n" + "".join("%s,%s\n" % r for r in zip(vids, scores))
+    t = fmt.read_csv(write(tmp_path, "x.csv", text), "x.csv", ("video", "score"))
+    u, cnt = fmt._runs(t, ("video",))
+    starts = [i for i in range(len(vids)) if i == 0 or vids[i] != vids[i - 1]]
+    assert u.lines.tolist() == [i + 2 for i in starts]
+    assert np.repeat(u.text("video"), cnt).tolist() == [v.encode() for v in vids]
+    assert t.number("score").tolist() == [float(x) for x in scores]

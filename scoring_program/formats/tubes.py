@@ -60,8 +60,9 @@ class CsvTable(object):
             bounds = dict((name, (s[idx], e[idx])) for name, (s, e) in self.bounds.items())
         return CsvTable(self.data, self.arr, self.file, self.err, self.lines[idx], bounds)
 
-    def spans(self, name, block=BLOCK):
+    def spans(self, name, block=None):
         """(a, start, end) for the records a .. a + len(start) - 1, block by block (small temporaries)."""
+        block = block or BLOCK
         n = len(self)
         regular = isinstance(self.bounds, _RegularBounds)
         if not regular:
@@ -89,16 +90,22 @@ class CsvTable(object):
         return w
 
     def _parse(self, name, limit, integer):
-        """(values, ok, width) of the column with fastnum.parse_decimal, block by block."""
-        w = max(self._column_width(name, limit), 1)
-        nw = (w + 7) // 8
+        """(values, ok, width) of the column with fastnum.parse_decimal, block by block (one pass: the width
+        check raises at the first too long field before any value is looked at)."""
         n = len(self)
         vals = np.empty(n, dtype=np.float64)
         ok = np.empty(n, dtype=bool)
+        w = 0
         for a, s, e in self.spans(name):
             b = a + s.size
-            vals[a:b], ok[a:b] = parse_decimal(gather_words(self.arr, s, e - s, nw), e - s, integer)
-        return vals, ok, w
+            length = e - s
+            m = int(length.max())
+            if m > limit:
+                self._column_width(name, limit)     # raises, naming the first such line
+            w = max(w, m)
+            vals[a:b], ok[a:b] = parse_decimal(gather_words(self.arr, s, length, max((m + 7) // 8, 1)), length,
+                                               integer)
+        return vals, ok, max(w, 1)
 
     def _slow_words(self, name, rows, w):
         start, end = self.bounds[name]
@@ -520,14 +527,15 @@ def _runs(t, names, limit=256):
     new = np.zeros(n, dtype=bool)
     new[:1] = True
     for name in names:
-        w = max((int((e - s).max()) for _, s, e in t.spans(name)), default=0)
-        if w > limit:                   # a too long field: read record by record (and fail there)
-            new[:] = True
-            break
-        nw = (w + 7) // 8
         prev = None                     # the last field of the previous block
+        too_long = False
         for a, s, e in t.spans(name):
             length = e - s
+            w = int(length.max())
+            if w > limit:               # a too long field: read record by record (and fail there)
+                too_long = True
+                break
+            nw = (w + 7) // 8
             words = gather_words(t.arr, s, length, nw)
             diff = np.empty(s.size, dtype=bool)
             diff[1:] = length[1:] != length[:-1]
@@ -536,9 +544,16 @@ def _runs(t, names, limit=256):
             if prev is None:
                 diff[0] = True
             else:
-                diff[0] = bool(length[0] != prev[0] or (words[:, 0] != prev[1]).any())
+                pl, pw = prev               # words past a field's end are zero: compare zero-padded
+                cw = np.zeros(max(nw, pw.size), dtype=pw.dtype)
+                cw[:nw] = words[:, 0]
+                cw[:pw.size] ^= pw
+                diff[0] = bool(length[0] != pl or cw.any())
             prev = (length[-1], words[:, -1].copy())
             new[a:a + s.size] |= diff
+        if too_long:
+            new[:] = True
+            break
     r = np.flatnonzero(new)
     cnt = np.diff(np.append(r, n))
     return t.take(r), cnt
