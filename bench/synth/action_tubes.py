@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 
 JHMDB = ("brush_hair", "catch", "clap")
 UCF24 = ("Basketball", "BasketballDunk", "Biking", "CliffDiving", "CricketBowling", "Diving", "Fencing",
@@ -135,14 +135,9 @@ def make_sample(ref_dir, kit_dir):
     subs = fresh_dir(os.path.join(kit_dir, "submissions"))
     perfect(os.path.join(subs, "perfect"), JHMDB, videos, gt)
     noisy(os.path.join(subs, "random"), JHMDB, videos, gt, seed=5, n_false_per_frame=0.5)
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
+    bad = Malformed(kit_dir)
+    case = bad.case
     v0, v1 = videos[0][0], videos[1][0]
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
 
     dh = "video,frame,label,score,x1,y1,x2,y2\n"
     good = "".join("%s,%d,brush_hair,0.5,10,10,50,60\n" % (v0, f) for f in range(1, 5))
@@ -178,7 +173,7 @@ def make_sample(ref_dir, kit_dir):
          "neither result file")
     case("duplicate_name", {"a/" + fd: dh + good, "b/" + fd: dh + good}, fd, None, "expected one file named",
          "the same file name in two folders")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, n_videos=910, n_det=1000000, n_tubes=50000):

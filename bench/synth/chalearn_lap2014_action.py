@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 
 NACTIONS = 11
 
@@ -70,13 +70,8 @@ def make_sample(ref_dir, kit_dir):
         if seq == "Seq02":
             noisy = noisy + [(10, 5, 60)]              # an action absent from the GT: ignored
         write_text(os.path.join(subs, "random", "%s_prediction.csv" % seq), rows_text(noisy))
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+    bad = Malformed(kit_dir)
+    case = bad.case
 
     p1 = "Seq01_prediction.csv"
     case("blank_line", {p1: "6,5,51\n\n11,31,54"}, p1, 2, "found a blank line", "an empty line between rows")
@@ -97,7 +92,7 @@ def make_sample(ref_dir, kit_dir):
          "1 for unknown sequences: 'Seq99'", "a prediction for a sequence that is not evaluated")
     case("duplicate_name", {"a/" + p1: "6,5,51", "b/" + p1: "6,5,51"}, p1, None, "expected one file named",
          "the same file in two folders")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, nseq=1000, nframes=3000):

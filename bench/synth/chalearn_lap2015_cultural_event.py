@@ -5,7 +5,7 @@ import numpy as np
 
 from scoring_program.formats.cultural import CATEGORIES
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 
 
 def make_labels(n_images, seed):
@@ -41,13 +41,8 @@ def make_sample(ref_dir, kit_dir):
     noisy = np.round((labels > 0) * 0.5 + rng.rand(*labels.shape), 2)   # rounded: ties in file order
     keep = rng.rand(*labels.shape) > 0.1                                # some images left out (unranked)
     write_submission(os.path.join(subs, "random"), ids, noisy, keep)
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+    bad = Malformed(kit_dir)
+    case = bad.case
 
     good = "".join("%s %.3f\n" % (i, 0.5) for i in ids[:5])
     lt = "La_Tomatina.txt"
@@ -70,7 +65,7 @@ def make_sample(ref_dir, kit_dir):
          "the same file in two folders")
     case("no_results", {"readme.md": "nothing here\n"}, None, None, "expected one file <Category>.txt",
          "no category file at all")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, n_images=3569):

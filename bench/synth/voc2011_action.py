@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
@@ -66,13 +66,8 @@ def make_sample(ref_dir, kit_dir):
     rng = np.random.RandomState(7)
     write_submission(os.path.join(subs, "perfect"), img, obj, (labels > 0).astype(float))
     write_submission(os.path.join(subs, "random"), img, obj, (labels > 0) * 0.5 + rng.rand(*labels.shape))
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+    bad = Malformed(kit_dir)
+    case = bad.case
 
     good = "".join("%s %d %.3f\n" % (i, o, 0.5) for i, o in zip(img[:5], obj[:5]))
     f = "comp9_action_test_phoning.txt"
@@ -94,7 +89,7 @@ def make_sample(ref_dir, kit_dir):
          "results for the 'test' set", "results for another image set")
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected result files named",
          "no result file at all")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, n_persons=3375):

@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 
 CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
            "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train",
@@ -97,13 +97,8 @@ def make_sample(ref_dir, kit_dir):
     rng = np.random.RandomState(7)
     write_submission(os.path.join(subs, "perfect"), detections(ids, objs, rng))
     write_submission(os.path.join(subs, "random"), detections(ids, objs, rng, jitter=0.6, fp_rate=0.5))
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+    bad = Malformed(kit_dir)
+    case = bad.case
 
     good = "".join("%s 0.5 10 20 110 120\n" % i for i in ids[:4])
     case("not_a_number", {"comp3_det_test_car.txt": good + "%s 0.5 10 20 wide 120\n" % ids[4]},
@@ -122,7 +117,7 @@ def make_sample(ref_dir, kit_dir):
          "expected one of the names", "a class name that is not a VOC class")
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected result files named",
          "no result file at all")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, n_images=11540, per_class=50000):

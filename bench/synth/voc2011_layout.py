@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import Malformed, fresh_dir, write_text
 from .voc2011_detection import annotation_xml, random_box
 
 PARTS = ("head", "hand", "foot")
@@ -84,13 +84,8 @@ def make_sample(ref_dir, kit_dir):
     noisy.append((persons[0][0], persons[0][1], 0.01, noisy[0][3]))      # a second layout: skipped, warned
     noisy.append((persons[0][0], 9, 0.5, noisy[0][3]))                   # not a listed person: skipped, warned
     write_text(os.path.join(subs, "random", "comp7_layout_test.xml"), layouts_xml(noisy))
-    bad = fresh_dir(os.path.join(kit_dir, "malformed"))
-    expected = {}
-
-    def case(name, files, file, line, contains, why):
-        for rel, text in files.items():
-            write_text(os.path.join(bad, name, rel), text)
-        expected[name] = {"file": file, "line": line, "contains": contains, "why": why}
+    bad = Malformed(kit_dir)
+    case = bad.case
 
     one = layouts_xml([(persons[0][0], persons[0][1], 0.5, [("head", (1, 2, 30, 40))])])
     f = "comp7_layout_test.xml"
@@ -113,7 +108,7 @@ def make_sample(ref_dir, kit_dir):
          "results for another image set")
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected a results file named",
          "no results file at all")
-    write_expected(kit_dir, expected)
+    bad.write()
 
 
 def make_bench(work_dir, n_images=2250):
