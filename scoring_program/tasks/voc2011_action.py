@@ -13,14 +13,15 @@ import numpy as np
 from ..errors import SubmissionError
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt_labels
-from ..metrics.classification import voc_cls_ap
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..report.result import Result, ScoreKey
 from .base import Task, no_progress
-from .voc_common import find_set, result_files
+from .voc_common import RankedListWords, find_set, result_files, score_ranked_lists
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
 WHAT = "person"
+WORDS = RankedListWords(kind="action", name="action", names="actions", item="person", line_id="person",
+                        zero_column="ignored (0)")
 
 PROTOCOL = [
     "PASCAL VOC2011 action classification taster (comp9: VOC training data only; comp10: any training data), "
@@ -96,50 +97,8 @@ class Voc2011Action(Task):
                                             ACTIONS, "action")
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
-        rows, aps, series = [], [], []
-        for k, act in enumerate(ACTIONS):
-            progress(k, len(ACTIONS), "actions")
-            keys, labels = gts[k]
-            npos = int(np.count_nonzero(labels > 0))
-            path = files.get(act)
-            nlines = ndup = 0
-            rec = prec = np.zeros(0)
-            if path is None:
-                ap = 0.0 if npos else None
-                res.notes.append("%s: no result file (comp%d_action_%s_%s.txt): AP 0." % (act, comp, set_name, act)
-                                 if npos else "%s: no result file, and no positives in the ground truth." % act)
-            else:
-                label = submission.label(path)
-                cf = read_person_confidences(path, label, keys)
-                nlines, ndup = cf.nlines, cf.nduplicates
-                if ndup:
-                    res.warnings.append("%s: %d duplicate person line(s), first at line %d; the LAST line of each "
-                                        "person was used (as the devkit does)." % (label, ndup,
-                                                                                    cf.first_duplicate_line))
-                if nlines == 0:
-                    res.notes.append("%s: empty result file: every person ranked at -inf in ground-truth order."
-                                     % label)
-                ap, rec, prec = voc_cls_ap(cf.confidence, labels)
-            if ap is None:
-                res.notes.append("n/a: no positive person for %s in the ground truth; AP_%s is not written and the "
-                                 "action is left out of the mean." % (act, act))
-            else:
-                res.set("AP_" + act, ap)
-                aps.append(ap)
-                if rec.size:
-                    series.append(Series(act, rec, prec))
-            rows.append([act, float("nan") if ap is None else ap, npos, int(np.count_nonzero(labels < 0)),
-                         int(np.count_nonzero(labels == 0)), nlines, ndup,
-                         "missing" if path is None else submission.label(path)])
-        progress(len(ACTIONS), len(ACTIONS), "actions")
-        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
-        res.scores.move_to_end("mAP", last=False)
-        res.tables.append(Table("Per-action average precision (comp%d, set '%s')" % (comp, set_name),
-                                ["action", "AP", "positives", "negatives", "ignored (0)", "result lines",
-                                 "duplicate lines", "file"], rows))
-        for i in range(0, len(series), 5):
-            res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
-                                  "recall", "precision", series[i:i + 5]))
+        score_ranked_lists(res, submission, ACTIONS, gts, files, read_person_confidences, comp, set_name, WORDS,
+                           progress)
         if other:
             res.notes.append("Not scored ('other' is a distractor, never evaluated): %s." % ", ".join(other))
         if ignored:

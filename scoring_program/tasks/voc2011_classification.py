@@ -8,10 +8,9 @@ import numpy as np
 from ..errors import SubmissionError
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
-from ..metrics.classification import voc_cls_ap
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..report.result import Result, ScoreKey
 from .base import Task, no_progress
-from .voc_common import find_set, infer_set, result_files
+from .voc_common import RankedListWords, find_set, infer_set, result_files, score_ranked_lists
 
 PROTOCOL = [
     "PASCAL VOC2011 classification (comp1: VOC training data only; comp2: any training data), scored as the "
@@ -32,6 +31,8 @@ PROTOCOL = [
     "positives has no AP: its key is not written and it is left out of the mean. mAP is the mean over the "
     "classes that have an AP.",
 ]
+WORDS = RankedListWords(kind="cls", name="class", names="classes", item="image", line_id="id",
+                        zero_column="difficult")
 
 
 class Voc2011Classification(Task):
@@ -58,49 +59,8 @@ class Voc2011Classification(Task):
         comp, files, ignored = result_files(submission, "cls", self.comps, set_name, VOC_CLASSES, "cls")
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
-        rows, aps, series = [], [], []
-        for k, cls in enumerate(VOC_CLASSES):
-            progress(k, len(VOC_CLASSES), "classes")
-            keys, labels, _ = gts[k]
-            npos = int(np.count_nonzero(labels > 0))
-            path = files.get(cls)
-            if path is None:
-                ap, nlines, ndup = (0.0 if npos else None), 0, 0
-                res.notes.append("%s: no result file (comp%d_cls_%s_%s.txt): AP 0." % (cls, comp, set_name, cls)
-                                 if npos else "%s: no result file, and no positives in the ground truth." % cls)
-                rec = prec = np.zeros(0)
-            else:
-                label = submission.label(path)
-                cf = read_confidences(path, label, keys)
-                nlines, ndup = cf.nlines, cf.nduplicates
-                if ndup:
-                    res.warnings.append("%s: %d duplicate id line(s), first at line %d; the LAST line of each id "
-                                        "was used (as the devkit does)." % (label, ndup, cf.first_duplicate_line))
-                if nlines == 0:
-                    res.notes.append("%s: empty result file: every image ranked at -inf in ground-truth order."
-                                     % label)
-                ap, rec, prec = voc_cls_ap(cf.confidence, labels)
-            if ap is None:
-                res.notes.append("n/a: no positive image for %s in the ground truth; AP_%s is not written and the "
-                                 "class is left out of the mean." % (cls, cls))
-            else:
-                res.set("AP_" + cls, ap)
-                aps.append(ap)
-                if rec.size:
-                    series.append(Series(cls, rec, prec))
-            rows.append([cls, float("nan") if ap is None else ap, npos, int(np.count_nonzero(labels < 0)),
-                         int(np.count_nonzero(labels == 0)), nlines, ndup,
-                         "missing" if path is None else submission.label(path)])
-        progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
-        m = float(np.mean(aps)) if aps else 0.0
-        res.scores["mAP"] = m
-        res.scores.move_to_end("mAP", last=False)
-        res.tables.append(Table("Per-class average precision (comp%d, set '%s')" % (comp, set_name),
-                                ["class", "AP", "positives", "negatives", "difficult", "result lines",
-                                 "duplicate lines", "file"], rows))
-        for i in range(0, len(series), 5):
-            res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
-                                  "recall", "precision", series[i:i + 5]))
+        score_ranked_lists(res, submission, VOC_CLASSES, [(keys, labels) for keys, labels, _ in gts], files,
+                           read_confidences, comp, set_name, WORDS, progress)
         if ignored:
             res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
         return res

@@ -1,10 +1,15 @@
-"""Helpers shared by the VOC adapters: the evaluated set, result-file names, comp-number mixing."""
+"""Helpers shared by the VOC adapters: the evaluated set, result-file names, comp-number mixing, and the
+per-name ranked-list AP loop of classification and action classification."""
 from __future__ import annotations
 
 import os
 import re
 
+import numpy as np
+
 from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..metrics.classification import voc_cls_ap
+from ..report.result import Plot, Series, Table
 
 
 def find_set(list_dir, names, ref_label, suffix=".txt"):
@@ -78,3 +83,76 @@ def infer_set(submission, kind, names, comps):
         raise SubmissionError(expected="result files comp%d_%s_<set>_<name>.txt of one set" % (comps[0], kind),
                               found="sets %s" % (sorted(sets) or "none"))
     return sets.pop()
+
+
+class RankedListWords(object):
+    """The words that differ between the reports of the ranked-list VOC tasks (VOCevalcls.m, VOCevalaction.m).
+
+    kind: the file-name part of comp<N>_<kind>_<set>_<name>.txt ('cls' / 'action'); name, names: what gets an
+    AP, singular and plural ('class', 'classes' / 'action', 'actions'); item: what is ranked ('image' / 'person');
+    line_id: what a duplicate line repeats ('id' / 'person'); zero_column: the table header for the label-0 items
+    ('difficult' / 'ignored (0)').
+    """
+
+    def __init__(self, kind, name, names, item, line_id, zero_column):
+        self.kind = kind
+        self.name = name
+        self.names = names
+        self.item = item
+        self.line_id = line_id
+        self.zero_column = zero_column
+
+
+def score_ranked_lists(res, submission, names, gts, files, read, comp, set_name, words, progress):
+    """The per-name loop of VOCevalcls.m / VOCevalaction.m: AP of each name's result file against its GT list.
+
+    gts[k] is (keys, labels) of names[k]'s ground-truth list; files maps name -> result path (a missing one
+    scores AP 0, or n/a without positives); read(path, label, keys) -> formats.voc.ConfidenceFile. Fills res:
+    AP_<name> scores and mAP first (the mean over the names that have an AP), notes, duplicate warnings, the
+    per-name table and the precision/recall plots, five curves each.
+    """
+    rows, aps, series = [], [], []
+    for k, name in enumerate(names):
+        progress(k, len(names), words.names)
+        keys, labels = gts[k]
+        npos = int(np.count_nonzero(labels > 0))
+        path = files.get(name)
+        nlines = ndup = 0
+        rec = prec = np.zeros(0)
+        if path is None:
+            ap = 0.0 if npos else None
+            res.notes.append("%s: no result file (comp%d_%s_%s_%s.txt): AP 0."
+                             % (name, comp, words.kind, set_name, name) if npos
+                             else "%s: no result file, and no positives in the ground truth." % name)
+        else:
+            label = submission.label(path)
+            cf = read(path, label, keys)
+            nlines, ndup = cf.nlines, cf.nduplicates
+            if ndup:
+                res.warnings.append("%s: %d duplicate %s line(s), first at line %d; the LAST line of each %s was "
+                                    "used (as the devkit does)." % (label, ndup, words.line_id,
+                                                                    cf.first_duplicate_line, words.line_id))
+            if nlines == 0:
+                res.notes.append("%s: empty result file: every %s ranked at -inf in ground-truth order."
+                                 % (label, words.item))
+            ap, rec, prec = voc_cls_ap(cf.confidence, labels)
+        if ap is None:
+            res.notes.append("n/a: no positive %s for %s in the ground truth; AP_%s is not written and the %s is "
+                             "left out of the mean." % (words.item, name, name, words.name))
+        else:
+            res.set("AP_" + name, ap)
+            aps.append(ap)
+            if rec.size:
+                series.append(Series(name, rec, prec))
+        rows.append([name, float("nan") if ap is None else ap, npos, int(np.count_nonzero(labels < 0)),
+                     int(np.count_nonzero(labels == 0)), nlines, ndup,
+                     "missing" if path is None else submission.label(path)])
+    progress(len(names), len(names), words.names)
+    res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+    res.scores.move_to_end("mAP", last=False)
+    res.tables.append(Table("Per-%s average precision (comp%d, set '%s')" % (words.name, comp, set_name),
+                            [words.name, "AP", "positives", "negatives", words.zero_column, "result lines",
+                             "duplicate lines", "file"], rows))
+    for i in range(0, len(series), 5):
+        res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
+                              "recall", "precision", series[i:i + 5]))
