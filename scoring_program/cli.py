@@ -88,6 +88,8 @@ def main(slug, argv=None):
     more = len(result.scores) - 6
     sys.stdout.write("%s  %s%s\n" % (slug, row, "  (+%d more)" % more if more > 0 else ""))
     sys.stdout.write("scores written to %s (%.2f s)\n" % (os.path.join(output_dir, "scores.txt"), time.time() - t0))
+    if result.timings:
+        sys.stdout.write("time: %s\n" % ", ".join("%s %.2f s" % p for p in result.timings))
     for w in result.warnings:
         sys.stderr.write("warning: %s\n" % w)
     return EXIT_OK

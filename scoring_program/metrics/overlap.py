@@ -31,11 +31,15 @@ def iou_pairs_plus1(a, b, disjoint=0.0):
     """Elementwise IoU of a[i] with b[i] (both (N,4)), same convention as iou_matrix_plus1."""
     a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
     b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
-    iw = np.minimum(a[:, 2], b[:, 2]) - np.maximum(a[:, 0], b[:, 0]) + 1.0
-    ih = np.minimum(a[:, 3], b[:, 3]) - np.maximum(a[:, 1], b[:, 1]) + 1.0
+    return iou_columns_plus1(a[:, 0], a[:, 1], a[:, 2], a[:, 3], b[:, 0], b[:, 1], b[:, 2], b[:, 3], disjoint)
+
+
+def iou_columns_plus1(ax1, ay1, ax2, ay2, bx1, by1, bx2, by2, disjoint=0.0):
+    """iou_pairs_plus1 on boxes given as eight coordinate columns (contiguous columns are faster to gather)."""
+    iw = np.minimum(ax2, bx2) - np.maximum(ax1, bx1) + 1.0
+    ih = np.minimum(ay2, by2) - np.maximum(ay1, by1) + 1.0
     inter = iw * ih
-    ua = (a[:, 2] - a[:, 0] + 1.0) * (a[:, 3] - a[:, 1] + 1.0) + (b[:, 2] - b[:, 0] + 1.0) * (b[:, 3] - b[:, 1] + 1.0) \
-        - inter
+    ua = (ax2 - ax1 + 1.0) * (ay2 - ay1 + 1.0) + (bx2 - bx1 + 1.0) * (by2 - by1 + 1.0) - inter
     ok = (iw > 0) & (ih > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ok, inter / np.where(ok, ua, 1.0), disjoint)

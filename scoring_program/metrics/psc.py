@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .assignment import linear_sum_assignment_batch
-from .overlap import iou_pairs_plus1
+from .overlap import iou_columns_plus1
 
 HUMAN_IOU = 0.5     # a matched pair needs IoU > 0.5 (strict, float32)
 PART_IOU = 0.3      # a part proposal needs IoU >= 0.3 (inclusive, float64)
@@ -169,9 +169,11 @@ def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_hum
     gp = np.flatnonzero(found)
     nb = np.asarray(pp_nbox, dtype=np.int64)[q[gp]]
     owner = np.repeat(gp, nb)                                   # GT part of each proposal pair
-    j = np.arange(owner.size) - np.repeat(_starts(nb), nb)
-    prop = np.asarray(pp_box_start, dtype=np.int64)[q[owner]] + j
-    iou = iou_pairs_plus1(np.asarray(part_box, dtype=np.float64)[owner], np.asarray(prop_box)[prop], disjoint=-1.0)
+    prop = np.arange(owner.size) + np.repeat(np.asarray(pp_box_start, dtype=np.int64)[q[gp]] - _starts(nb), nb)
+    a = np.asarray(part_box, dtype=np.float64).T
+    b = np.asarray(prop_box, dtype=np.float64).reshape(-1, 4).T
+    iou = iou_columns_plus1(*[np.ascontiguousarray(a[k])[owner] for k in range(4)],
+                            *[np.ascontiguousarray(b[k])[prop] for k in range(4)], disjoint=-1.0)
     ok = (iou >= thresh) & (np.asarray(prop_verb)[prop] == np.asarray(part_verb)[owner])
     correct = np.bincount(owner[ok], minlength=n_parts) > 0
     nverb = np.asarray(pp_nverb, dtype=np.int64)[np.maximum(q, 0)]

@@ -52,6 +52,7 @@ class Result(object):
         self.protocol = []            # paragraphs: the metric in words, with its quirks
         self.notes = []               # facts about this submission (missing files, classes without AP)
         self.warnings = []            # things the participant should fix (duplicates, skipped lines)
+        self.timings = []             # (phase, seconds): printed by the command line, kept out of the report
 
     def set(self, key, value):
         self.scores[key] = float(value)
