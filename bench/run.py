@@ -3,7 +3,8 @@
     python -m bench.run [SLUG ...] [--keep]
 
 Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and optionally
-{"inputs": {label: dir}} for several timed variants. A generator may define bench_baseline(info) ->
+{"inputs": {label: dir}} for several timed variants. A scorer that splits its time into phases prints a
+"time: ..." line (Result.timings); it is shown under the run. A generator may define bench_baseline(info) ->
 (label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed.
 """
 import json
@@ -64,9 +65,12 @@ def main(argv):
                 dt, mem, rc, tail = measure([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"),
                                              inp, out])
                 first = tail.splitlines()[0] if tail else ""
+                phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split
                 rows.append((slug, label, dt, mem, rc))
                 print("%-32s %-14s %7.2f s  peak %7.1f MiB  exit %d  [%s; data generated in %.1f s]\n    %s"
                       % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
+                for x in phases:
+                    print("    " + x)
                 sys.stdout.flush()
             if hasattr(mod, "bench_baseline"):
                 label, base = _in_child("bench_baseline", slug, info)

@@ -352,3 +352,83 @@ def test_baseline_writes_a_valid_submission(tmp_path):
     assert TASK.validate(Submission(str(out)))
     res = TASK.score(ref, Submission(str(out)))
     assert 0 <= res.scores["score"] < 1
+
+
+# ---------------------------------------------------------------- the fast checks of the flattening pass
+
+def test_box_values_are_checked_without_the_per_object_walk(tmp_path):
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    ok = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"])}}
+    assert one_video(tmp_path, {"f": [g]}, {"f": [ok]})["video_psc"].tolist() == [1.0]
+    # true counts as 1 (Python arithmetic in the original): [10, 10, 29, 29] -> [1, 10, 29, 29], still IoU 0.5
+    odd = {"box": hbox(0, 99), "parts": {"a": ppart([[True, 10, 29, 29]], ["s"])}}
+    assert one_video(tmp_path, {"f": [g]}, {"f": [odd]})["video_psc"].tolist() == [1.0]
+    # finite numbers whose sum overflows a float are still numbers (an earlier version called this malformed)
+    huge = {"box": hbox(0, 99), "parts": {"a": ppart([[1e308, 1e308, 1.5e308, 1.5e308]], ["s"])}}
+    assert one_video(tmp_path, {"f": [g]}, {"f": [huge]})["video_psc"].tolist() == [0.0]
+    for box, text in [([["10", 10, 29, 29]], "box[0]"), ([[10, 10, 29, None]], "box[0]"),
+                      ([PBOX, [1, 2, 3, 1e400]], "box[1]"), ([{"a": 1, "b": 2, "c": 3, "d": 4}], "box[0]"),
+                      ("abcd", "box")]:
+        bad = {"box": hbox(0, 99), "parts": {"a": ppart(box, ["s", "s"])}}
+        with pytest.raises(SubmissionError, match="4 finite numbers|a list of boxes") as e:
+            one_video(tmp_path, {"f": [g]}, {"f": [ok, bad]})
+        assert "humans[1] > parts 'a' > " + text in str(e.value)
+
+
+def test_states_are_checked_when_many_are_unknown(tmp_path):
+    """Up to 1,000 unknown states are looked at one by one, beyond that all at once: both paths reject a number."""
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    for n in (3, 1500):
+        humans = {"f%d" % k: [{"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s", "x%d" % k])}}]
+                  for k in range(n)}
+        gts = {f: [g] for f in humans}
+        r = one_video(tmp_path, gts, humans)
+        assert r["video_psc"].tolist() == [0.5]
+        humans["f%d" % (n - 1)][0]["parts"]["a"]["verb"] = ["s", 7]
+        with pytest.raises(SubmissionError, match="list of state names") as e:
+            one_video(tmp_path, gts, humans)
+        assert "'f%d'" % (n - 1) in str(e.value)
+
+
+def test_name_and_state_codes_are_dense_in_order_of_appearance(tmp_path):
+    gp = {"v": {"f": frame([{"box": hbox(0, 99), "parts": {"b": gpart(PBOX, "y"), "a": gpart(PBOX, "x")}},
+                            {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "y"), "c": gpart(PBOX, "y")}}])}}
+    (tmp_path / "v.json").write_text(json.dumps({"v": "run"}))
+    (tmp_path / "p.json").write_text(json.dumps(gp))
+    gt = read_ground_truth(str(tmp_path / "v.json"), str(tmp_path / "p.json"))
+    assert gt.names == {"b": 0, "a": 1, "c": 2} and gt.verbs == {"y": 0, "x": 1}
+    assert gt.part_name.tolist() == [0, 1, 1, 2] and gt.part_verb.tolist() == [0, 1, 0, 0]
+
+
+def test_json_loading_pauses_the_collector_and_restores_it(tmp_path):
+    import gc
+    from scoring_program.formats.kinetics_tps import load_json
+    p = tmp_path / "x.json"
+    p.write_text('{"a": [1, 2]}')
+    assert gc.isenabled()
+    assert load_json(str(p), "x.json") == {"a": [1, 2]}
+    assert gc.isenabled()
+    p.write_text('{"a": [1, 2}')
+    with pytest.raises(SubmissionError):
+        load_json(str(p), "x.json")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        p.write_text("[]")
+        assert load_json(str(p), "x.json") == []
+        assert not gc.isenabled()       # a caller that paused it keeps it paused
+    finally:
+        gc.enable()
+
+
+def test_phase_timings_are_printed_and_kept_out_of_the_report(tmp_path):
+    from conftest import ROOT, run_score
+    proc, out = run_score("kinetics-tps", os.path.join(ROOT, "reference_data", "kinetics-tps"),
+                          os.path.join(ROOT, "starting_kit", "kinetics-tps", "submissions", "perfect"), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    line = [x for x in proc.stdout.splitlines() if x.startswith("time: ")]
+    assert len(line) == 1
+    phases = [p.rsplit(" ", 2)[0] for p in line[0][len("time: "):].split(", ")]
+    assert phases == ["JSON parsing (json.loads)", "checks and arrays", "metric", "report tables"]
+    with open(os.path.join(str(out), "detailed_results.html")) as f:
+        assert "json.loads" not in f.read()

@@ -222,10 +222,11 @@ def make_bench(work_dir, n_videos=5000):
 
 
 def bench_baseline(info):
-    """json.load of the four files alone: the part of the run that is not scoring."""
+    """json.load of the four files alone, with the cyclic GC paused as the scorer does (12.3 s -> 3.1 s at 5,000
+    videos): the JSON parsing, which the scorer also reports itself on its "time:" line."""
     import subprocess
     import sys
-    code = ("import json,sys\nfor p in sys.argv[1:]:\n    json.load(open(p, 'rb'))\n")
+    code = ("import gc,json,sys\ngc.disable()\nfor p in sys.argv[1:]:\n    json.load(open(p, 'rb'))\n")
     inp = info["input"]
     files = [os.path.join(inp, "ref", "gt_vid_result.json"), os.path.join(inp, "ref", "gt_part_result.json"),
              os.path.join(inp, "res", "pred_vid_result.json"), os.path.join(inp, "res", "pred_part_result.json")]

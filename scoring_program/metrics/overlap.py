@@ -35,11 +35,13 @@ def iou_pairs_plus1(a, b, disjoint=0.0):
 
 
 def iou_columns_plus1(ax1, ay1, ax2, ay2, bx1, by1, bx2, by2, disjoint=0.0):
-    """iou_pairs_plus1 on boxes given as eight coordinate columns (contiguous columns are faster to gather)."""
-    iw = np.minimum(ax2, bx2) - np.maximum(ax1, bx1) + 1.0
-    ih = np.minimum(ay2, by2) - np.maximum(ay1, by1) + 1.0
-    inter = iw * ih
-    ua = (ax2 - ax1 + 1.0) * (ay2 - ay1 + 1.0) + (bx2 - bx1 + 1.0) * (by2 - by1 + 1.0) - inter
-    ok = (iw > 0) & (ih > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    """iou_pairs_plus1 on boxes given as eight coordinate columns (contiguous columns are faster to gather).
+
+    Coordinates near 1e308 overflow to inf and give NaN, as the same float arithmetic does in Python."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        iw = np.minimum(ax2, bx2) - np.maximum(ax1, bx1) + 1.0
+        ih = np.minimum(ay2, by2) - np.maximum(ay1, by1) + 1.0
+        inter = iw * ih
+        ua = (ax2 - ax1 + 1.0) * (ay2 - ay1 + 1.0) + (bx2 - bx1 + 1.0) * (by2 - by1 + 1.0) - inter
+        ok = (iw > 0) & (ih > 0)
         return np.where(ok, inter / np.where(ok, ua, 1.0), disjoint)
