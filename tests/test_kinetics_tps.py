@@ -432,3 +432,21 @@ def test_phase_timings_are_printed_and_kept_out_of_the_report(tmp_path):
     assert phases == ["JSON parsing (json.loads)", "checks and arrays", "metric", "report tables"]
     with open(os.path.join(str(out), "detailed_results.html")) as f:
         assert "json.loads" not in f.read()
+
+
+number = st.one_of(st.integers(-2 ** 70, 2 ** 70), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
+                   st.sampled_from([0, 1, -1, 2 ** 63, 2 ** 64, -2 ** 63 - 1, 10 ** 400, 1e308]))
+anything = st.one_of(number, st.none(), st.text(max_size=3), st.lists(st.integers(0, 3), max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.one_of(number, number, number, anything), min_size=3, max_size=5), max_size=6))
+def test_fast_box_conversion_agrees_with_the_per_box_rule(boxes):
+    """as_boxes (C passes over the flat numbers) == the per-box rule of the error walk (_is_box, float())."""
+    from scoring_program.formats.kinetics_tps import _is_box, as_boxes
+    got = as_boxes(boxes)
+    if all(_is_box(b) for b in boxes):
+        want = np.array([[float(x) for x in b] for b in boxes], dtype=np.float64).reshape(-1, 4)
+        assert got is not None and got.tobytes() == want.tobytes()
+    else:
+        assert got is None

@@ -97,25 +97,37 @@ def as_box_groups(groups, n):
 
 
 def _boxes(each_box, n):
-    """Three passes in C over the flat sequence: len() of every box; math.fsum over the numbers, which raises
-    TypeError on anything that is not a number (text, null, a list, a dict: their len() may well be 4); and
-    np.fromiter, which alone would read the text "12" as 12.0."""
+    """(n, 4) float64 boxes from a zero-argument function returning an iterator over the n boxes, or None.
+
+    All in C over the flat sequence: len() of every box; then np.array over the numbers, whose dtype tells
+    ints, floats and bools (all accepted, as in the original's arithmetic) from anything else (text, null,
+    lists: the len() of a text or an object may well be 4). When that dtype is not numeric, math.fsum, which
+    raises TypeError on anything but a number, decides (np.fromiter alone would read the text "12" as 12.0).
+    """
     if n == 0:
         return np.zeros((0, 4))
     try:
         if set(map(len, each_box())) != {4}:
             return None
+        flat = tuple(chain.from_iterable(each_box()))
         try:
-            math.fsum(chain.from_iterable(each_box()))
-        except OverflowError:               # finite numbers whose sum overflows: look at the types instead
-            if not set(map(type, chain.from_iterable(each_box()))) <= {int, float, bool}:
-                return None
-        arr = np.fromiter(chain.from_iterable(each_box()), dtype=np.float64, count=4 * n).reshape(-1, 4)
+            arr = np.array(flat)
+        except (ValueError, OverflowError, TypeError):
+            arr = None
+        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "biuf":
+            arr = arr.astype(np.float64)
+        else:
+            try:
+                math.fsum(flat)
+            except OverflowError:           # finite numbers whose sum overflows: look at the types instead
+                if not set(map(type, flat)) <= {int, float, bool}:
+                    return None
+            arr = np.fromiter(flat, dtype=np.float64, count=4 * n)
     except (TypeError, ValueError, OverflowError):
         return None
     if not np.isfinite(arr).all():
         return None
-    return arr
+    return arr.reshape(-1, 4)
 
 
 class GroundTruth(object):
