@@ -172,6 +172,10 @@ class KineticsTps(Task):
                                 % (pr.missing_frames, PART_FILE))
 
     def validate(self, submission, ids=None):
+        with no_cycle_collection():
+            return self._validate(submission, ids)
+
+    def _validate(self, submission, ids):
         vpath, vlabel = _locate(submission, VID_FILE)
         ppath, plabel = _locate(submission, PART_FILE)
         pred_vid = load_json(vpath, vlabel)
