@@ -35,6 +35,12 @@ class Plot(object):
         self.ylim = ylim
 
 
+def precision_recall_plots(series, per_plot=5):
+    """Precision/recall curves, per_plot to a plot, titled by the names they show."""
+    return [Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + per_plot]), "recall", "precision",
+                 series[i:i + per_plot]) for i in range(0, len(series), per_plot)]
+
+
 class Table(object):
     def __init__(self, title, header, rows, note=None):
         self.title = title

@@ -13,7 +13,7 @@ from ..formats.cultural import submitted_files
 from ..formats.text import check_known, read_bytes
 from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.ranking import stable_descending_order
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..report.result import Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Task, no_progress
 
 PROTOCOL = [
@@ -102,9 +102,7 @@ class ChalearnLap2015CulturalEvent(Task):
                                                                    "ranked lines", "unranked images",
                                                                    "unranked positives", "file"], rows,
                                 note="n/a: no positive image in the reference; left out of the mean."))
-        for i in range(0, len(series), 5):
-            res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
-                                  "recall", "precision", series[i:i + 5]))
+        res.plots.extend(precision_recall_plots(series))
         if missing:
             res.notes.append("%d category file(s) missing, AP 0: %s." % (len(missing), quote_some(missing, 50)))
         for cat in nopos:

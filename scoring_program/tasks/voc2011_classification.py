@@ -5,7 +5,6 @@ import os
 
 import numpy as np
 
-from ..errors import SubmissionError
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
 from ..report.result import Result, ScoreKey

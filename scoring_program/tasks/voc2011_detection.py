@@ -10,7 +10,7 @@ from ..formats.voc import VOC_CLASSES
 from ..formats.voc_det import check_syntax, id_index, read_detections
 from ..formats.voc_xml import find_plain_set, read_annotation, read_id_list
 from ..metrics.detection import voc_det_ap
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..report.result import Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Task, no_progress
 from .voc_common import infer_set, result_files
 
@@ -124,9 +124,7 @@ class Voc2011Detection(Task):
         res.tables.append(Table("Per-class average precision (comp%d, set '%s', %d images)" % (comp, set_name, nimg),
                                 ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
                                  "true positives", "false positives", "ignored (difficult)", "file"], rows))
-        for i in range(0, len(series), 5):
-            res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
-                                  "recall", "precision", series[i:i + 5]))
+        res.plots.extend(precision_recall_plots(series))
         if ignored:
             res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
         return res

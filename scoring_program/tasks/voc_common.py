@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..metrics.classification import voc_cls_ap
-from ..report.result import Plot, Series, Table
+from ..report.result import Series, Table, precision_recall_plots
 
 
 def find_set(list_dir, names, ref_label, suffix=".txt"):
@@ -153,6 +153,4 @@ def score_ranked_lists(res, submission, names, gts, files, read, comp, set_name,
     res.tables.append(Table("Per-%s average precision (comp%d, set '%s')" % (words.name, comp, set_name),
                             [words.name, "AP", "positives", "negatives", words.zero_column, "result lines",
                              "duplicate lines", "file"], rows))
-    for i in range(0, len(series), 5):
-        res.plots.append(Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + 5]),
-                              "recall", "precision", series[i:i + 5]))
+    res.plots.extend(precision_recall_plots(series))
