@@ -17,7 +17,7 @@ import gc
 import json
 import math
 from contextlib import contextmanager
-from itertools import chain, count, repeat
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -408,14 +408,14 @@ def _flatten_pred(pr, ev, ev_frames, gt):
     # (a list, an object) raises TypeError here
     verb_code = np.fromiter(map(gt.verbs.get, chain.from_iterable(verbs), repeat(-1)), dtype=np.int64,
                             count=int(nverb.sum()))
+    verb_start = np.cumsum(nverb) - nverb
     unknown = np.flatnonzero(verb_code < 0)
     if unknown.size > 1000:
         if not set(map(type, chain.from_iterable(verbs))) <= {str}:
             raise ValueError("verbs")
     elif unknown.size:
-        part = np.searchsorted(np.cumsum(nverb), unknown, side="right")
-        first = np.cumsum(nverb) - nverb
-        if not set(type(verbs[k][j]) for k, j in zip(part.tolist(), (unknown - first[part]).tolist())) <= {str}:
+        part = np.searchsorted(verb_start, unknown, side="right") - 1
+        if not set(type(verbs[k][j]) for k, j in zip(part.tolist(), (unknown - verb_start[part]).tolist())) <= {str}:
             raise ValueError("verbs")
     pr.prop_box = as_box_groups(boxes, int(nbox.sum()))
     if pr.prop_box is None:
@@ -425,4 +425,4 @@ def _flatten_pred(pr, ev, ev_frames, gt):
     pr.pp_box_start = np.cumsum(nbox) - nbox
     owner = np.repeat(np.arange(nbox.size), nbox)
     j = np.arange(owner.size) - pr.pp_box_start[owner]
-    pr.prop_verb = verb_code[(np.cumsum(nverb) - nverb)[owner] + j]
+    pr.prop_verb = verb_code[verb_start[owner] + j]

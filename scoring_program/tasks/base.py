@@ -1,9 +1,36 @@
 """The interface every competition adapter implements."""
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
+
 
 def no_progress(done, total, what=""):
     return None
+
+
+class Stopwatch(object):
+    """Seconds per named phase, summed over its visits, in order of first visit (for Result.timings).
+
+        clock = Stopwatch()
+        with clock("metric"):
+            ...
+        res.timings = clock.phases()
+    """
+
+    def __init__(self):
+        self._seconds = {}
+
+    @contextmanager
+    def __call__(self, phase):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._seconds[phase] = self._seconds.get(phase, 0.0) + time.perf_counter() - start
+
+    def phases(self):
+        return list(self._seconds.items())
 
 
 class Task(object):

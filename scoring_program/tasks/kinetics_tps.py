@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 
@@ -12,7 +11,7 @@ from ..formats.kinetics_tps import (check_pred_frame, flatten_ground_truth, load
 from ..metrics.psc import (area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            psc_accuracy_curve)
 from ..report.result import Plot, Result, ScoreKey, Series, Table
-from .base import Task, no_progress
+from .base import Stopwatch, Task, no_progress
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
@@ -93,37 +92,33 @@ class KineticsTps(Task):
             return self._score(str(ref_dir), submission, progress)
 
     def _score(self, ref, submission, progress):
-        clock = time.perf_counter()
-        gt_vid = load_json(os.path.join(ref, "gt_vid_result.json"), "ref/gt_vid_result.json", ReferenceDataError)
-        gt_part = load_json(os.path.join(ref, "gt_part_result.json"), "ref/gt_part_result.json", ReferenceDataError)
-        t_json = time.perf_counter() - clock
-        clock = time.perf_counter()
-        gt = flatten_ground_truth(gt_vid, gt_part, "ref/gt_vid_result.json", "ref/gt_part_result.json")
-        del gt_part
-        t_flat = time.perf_counter() - clock
+        clock = Stopwatch()
+        with clock("JSON parsing (json.loads)"):
+            gt_vid = load_json(os.path.join(ref, "gt_vid_result.json"), "ref/gt_vid_result.json", ReferenceDataError)
+            gt_part = load_json(os.path.join(ref, "gt_part_result.json"), "ref/gt_part_result.json",
+                                ReferenceDataError)
+        with clock("checks and arrays"):
+            gt = flatten_ground_truth(gt_vid, gt_part, "ref/gt_vid_result.json", "ref/gt_part_result.json")
+            del gt_part
         vpath, vlabel = _locate(submission, VID_FILE)
         ppath, plabel = _locate(submission, PART_FILE)
-        clock = time.perf_counter()
-        pred_vid = load_json(vpath, vlabel)
-        pred_part = load_json(ppath, plabel)
-        t_json += time.perf_counter() - clock
+        with clock("JSON parsing (json.loads)"):
+            pred_vid = load_json(vpath, vlabel)
+            pred_part = load_json(ppath, plabel)
         progress(0, 2, "steps")
-        clock = time.perf_counter()
-        pr = read_predictions(pred_vid, pred_part, gt, vlabel, plabel)
-        del pred_part
-        t_flat += time.perf_counter() - clock
-        clock = time.perf_counter()
-        r = evaluate(gt, pr)
-        t_metric = time.perf_counter() - clock
+        with clock("checks and arrays"):
+            pr = read_predictions(pred_vid, pred_part, gt, vlabel, plabel)
+            del pred_part
+        with clock("metric"):
+            r = evaluate(gt, pr)
         progress(2, 2, "steps")
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
         for k in ("score", "top1", "mean_PSC"):
             res.set(k, r[k])
-        clock = time.perf_counter()
-        self._report(res, gt, pr, r)
-        res.timings = [("JSON parsing (json.loads)", t_json), ("checks and arrays", t_flat), ("metric", t_metric),
-                       ("report tables", time.perf_counter() - clock)]
+        with clock("report tables"):
+            self._report(res, gt, pr, r)
+        res.timings = clock.phases()
         return res
 
     def _report(self, res, gt, pr, r):
