@@ -11,6 +11,10 @@ from scoring_program.formats.files import Submission
 from scoring_program.metrics.jaccard import frame_masks, jaccard_2014, jaccard_actor
 from scoring_program.tasks.chalearn_lap2014_action import TASK
 
+from conftest import read_scores, run_score
+
+SLUG = "chalearn-lap2014-action"
+
 
 def write(path, text):
     os.makedirs(os.path.dirname(str(path)), exist_ok=True)
@@ -171,10 +175,121 @@ def test_empty_prediction_file_scores_zero(tmp_path):
     assert any("empty prediction file" in n and "Seq02_prediction.csv" in n for n in res.notes)
 
 
-def test_prediction_for_unknown_sequence_is_an_error(tmp_path):
+# ---------------------------------------------------------------- files for sequences not in the ground truth
+# issue 10: evalAction opens <seq>_prediction.csv for each ground-truth sequence only; any other file is never read.
+# Seq01: walk 1..40, predicted 1..20 -> J = 20 / 40 = 0.5; Seq02: walk 1..10, predicted exactly -> J = 1.0.
+# mean_jaccard = (0.5 + 1.0) / 2 = 0.75; jaccard_Walk = the same two values' mean = 0.75.
+TWO_GT = {"Seq01": "6,1,41", "Seq02": "6,1,11"}
+TWO_PRED = {"Seq01": "6,1,21", "Seq02": "6,1,11"}
+IGNORED_1 = ("1 prediction file(s) for sequences not in the ground truth were ignored (the original never reads "
+             "them; sequence names are matched exactly, case included), first: Seq07_prediction.csv")
+
+
+def test_file_for_sequence_not_in_ground_truth_is_ignored_with_a_warning(tmp_path):
+    base = run(tmp_path / "a", TWO_GT, TWO_PRED)
+    assert base.scores["mean_jaccard"] == 0.75 and base.scores["jaccard_Walk"] == 0.75
+    assert base.warnings == []
+    extra = run(tmp_path / "b", TWO_GT, dict(TWO_PRED, Seq07="6,1,41"))
+    assert extra.scores == base.scores                     # exactly, every column
+    assert extra.warnings == [IGNORED_1]
+    assert not any("Seq01" in w or "Seq02" in w for w in extra.warnings)   # nothing about the ground truth
+
+
+def test_file_for_sequence_not_in_ground_truth_is_ignored_by_score_py(tmp_path):
+    # the same through the worker's command line: exit 0, the warning on stderr, the same scores.txt
+    for name, pred in (("base", TWO_PRED), ("extra", dict(TWO_PRED, Seq07="6,1,41"))):
+        ref, res = tmp_path / name / "ref", tmp_path / name / "res"
+        for seq, text in TWO_GT.items():
+            write(ref / ("%s_labels.csv" % seq), text)
+            write(ref / ("%s_data.csv" % seq), "100,20,2000\n")
+        for seq, text in pred.items():
+            write(res / ("%s_prediction.csv" % seq), text)
+    proc, out = run_score(SLUG, tmp_path / "base" / "ref", tmp_path / "base" / "res", tmp_path, "cli_base")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stderr
+    proc_x, out_x = run_score(SLUG, tmp_path / "extra" / "ref", tmp_path / "extra" / "res", tmp_path, "cli_extra")
+    assert proc_x.returncode == 0, proc_x.stderr
+    assert "warning: " + IGNORED_1 in proc_x.stderr.splitlines()
+    assert read_scores(out_x) == read_scores(out)
+    assert read_scores(out_x)["mean_jaccard"] == 0.75
+
+
+def test_file_for_sequence_not_in_ground_truth_is_not_even_read(tmp_path):
+    # semicolons, a blank line, zero frames, a non-UTF-8 byte: an error in a ground-truth sequence's file
+    garbage = b"garbage;;\n\n0,0,0,0,0\n\xff\xfe\x00"
+    os.makedirs(str(tmp_path / "res"))
+    with open(str(tmp_path / "res" / "Seq07_prediction.csv"), "wb") as f:
+        f.write(garbage)
+    res = run(tmp_path, TWO_GT, TWO_PRED)
+    assert res.scores["mean_jaccard"] == 0.75 and res.scores["jaccard_Walk"] == 0.75
+    assert res.warnings == [IGNORED_1]
+    with pytest.raises(SubmissionError):                   # the same bytes as Seq01's file: an error
+        os.makedirs(str(tmp_path / "b" / "res"))
+        with open(str(tmp_path / "b" / "res" / "Seq01_prediction.csv"), "wb") as f:
+            f.write(garbage)
+        run(tmp_path / "b", TWO_GT, {"Seq02": TWO_PRED["Seq02"]})
+
+
+def test_two_files_for_sequences_not_in_ground_truth_count_two_first_in_name_order(tmp_path):
+    res = run(tmp_path, TWO_GT, dict(TWO_PRED, Seq99="6,1,41", Seq07="not a row"))
+    assert res.scores["mean_jaccard"] == 0.75 and res.scores["jaccard_Walk"] == 0.75
+    assert len(res.warnings) == 1
+    assert res.warnings[0].startswith("2 prediction file(s) for sequences not in the ground truth were ignored")
+    assert res.warnings[0].endswith("first: Seq07_prediction.csv")
+
+
+def test_sequence_names_are_matched_exactly_lowercase_file_is_ignored(tmp_path):
+    # seq02_prediction.csv is not Seq02's file (evalAction opens Seq02_prediction.csv): ignored, Seq02 scores 0
+    # -> (0.5 + 0) / 2 = 0.25
+    res = run(tmp_path, TWO_GT, {"Seq01": "6,1,21", "seq02": "6,1,11"})
+    assert res.scores["mean_jaccard"] == 0.25
+    assert len(res.warnings) == 1
+    assert res.warnings[0].startswith("1 prediction file(s)")
+    assert res.warnings[0].endswith("first: seq02_prediction.csv")
+    assert any("without a prediction file" in n and "Seq02" in n for n in res.notes)
+
+
+def test_no_prediction_file_of_a_ground_truth_sequence_is_an_error(tmp_path):
     with pytest.raises(SubmissionError) as e:
-        run(tmp_path, {"Seq01": "6,1,41"}, {"Seq01": "6,1,41", "Seq07": "6,1,41"})
-    assert "Seq07_prediction.csv" in str(e.value) and "unknown sequences" in str(e.value)
+        run(tmp_path / "a", TWO_GT, {"Seq07": "6,1,41", "Seq99": "6,1,41"})
+    msg = str(e.value)
+    assert "Seq07_prediction.csv" in msg and "found 2 prediction file(s), none for a sequence of the ground " \
+        "truth" in msg
+    assert "Seq01" not in msg and "Seq02" not in msg
+    with pytest.raises(SubmissionError) as e:
+        run(tmp_path / "b", TWO_GT, {})
+    assert "expected files named SeqXX_prediction.csv; found none" in str(e.value)
+
+
+def test_kit_sample_unknown_sequence_scores_as_seq01_alone(tmp_path, root):
+    # the former malformed/unknown_sequence: Seq01 is the seed's example (0.59), the 5 other sequences score 0
+    kit = os.path.join(root, "starting_kit", SLUG, "submissions", "unknown_sequence")
+    assert sorted(os.listdir(kit)) == ["Seq01_prediction.csv", "Seq99_prediction.csv"]
+    ref = os.path.join(root, "reference_data", SLUG)
+    proc, out = run_score(SLUG, ref, kit, tmp_path, "with")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: 1 prediction file(s) for sequences not in the ground truth were ignored" in proc.stderr
+    alone = tmp_path / "alone"
+    write(alone / "Seq01_prediction.csv", open(os.path.join(kit, "Seq01_prediction.csv")).read())
+    proc_a, out_a = run_score(SLUG, ref, alone, tmp_path, "without")
+    assert proc_a.returncode == 0, proc_a.stderr
+    assert read_scores(out) == read_scores(out_a)
+    assert read_scores(out)["mean_jaccard"] == pytest.approx(0.59 / 6, abs=1e-6)
+
+
+def test_validate_with_ids_ignores_other_sequences_without_it_checks_them(tmp_path):
+    write(tmp_path / "Seq01_prediction.csv", "6,1,41")
+    write(tmp_path / "Seq07_prediction.csv", "garbage\n\n")
+    notes = TASK.validate(Submission(str(tmp_path)), ids=np.array([b"Seq01", b"Seq02"]))
+    assert notes[0] == "1 prediction file(s)"
+    assert any(n.startswith("1 prediction file(s) for sequences not in the --ids list were ignored") and
+               n.endswith("first: Seq07_prediction.csv") for n in notes)
+    with pytest.raises(SubmissionError) as e:              # without ids every prediction file is checked
+        TASK.validate(Submission(str(tmp_path)))
+    assert "Seq07_prediction.csv" in str(e.value)
+    with pytest.raises(SubmissionError) as e:
+        TASK.validate(Submission(str(tmp_path)), ids=np.array([b"Seq05"]))
+    assert "none for a sequence of the --ids list" in str(e.value)
 
 
 def test_predictions_alias_name_accepted_prediction_wins(tmp_path):

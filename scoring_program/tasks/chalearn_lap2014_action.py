@@ -1,7 +1,9 @@
 """chalearn-lap2014-action: ChaLearn LAP 2014 Track 2, action/interaction spotting, mean Jaccard.
 
 Scored as the starting kit's ChalearnLAPEvaluation.py (evalAction) computes it, which differs from the seed's
-prose: predicted actions absent from the ground truth are ignored, the end frame is exclusive.
+prose: predicted actions absent from the ground truth are ignored, the end frame is exclusive. evalAction loops over
+the ground truth's SeqXX_labels.csv and opens <seq>_prediction.csv for each, so a submitted file for any other
+sequence is never read: here it is not opened either, only counted in a warning (issue 10).
 """
 from __future__ import annotations
 
@@ -24,10 +26,18 @@ PROTOCOL = [
     "ChaLearn LAP 2014 Track 2 (action/interaction spotting), scored as the starting kit's "
     "ChalearnLAPEvaluation.py (evalAction) computes it: the code is the contract where it differs from the "
     "challenge page's prose.",
+    "Only the sequences of the ground truth are scored, as the original does: a prediction file "
+    "(SeqXX_prediction.csv) for any other sequence is ignored, not even read (malformed content in it is no error), "
+    "and a warning gives the number of such files and the first one. Sequence names are matched exactly, case "
+    "included. A submission with no prediction file for any sequence of the ground truth is an error.",
     "Each row is an action instance: 'ActionID,StartFrame,EndFrame' (3 columns, 2014 kit) or "
     "'ActorID,ActionID,StartFrame,EndFrame' (4 columns). Frames are 1-based and the END FRAME IS EXCLUSIVE: a row "
     "marks frames StartFrame .. EndFrame-1 (StartFrame == EndFrame marks nothing). Intervals are clipped to the "
     "sequence length (the first column of the last row of SeqXX_data.csv); intervals of one action are OR-ed.",
+    "A start or end frame below 1 is an error here. The original accepts them: for a start frame of 0 its slice "
+    "[StartFrame-1 : EndFrame-1] starts at -1, i.e. at the last frame, so the row silently marks nothing (or only "
+    "the last frame, when EndFrame runs past the sequence); for an end frame of 0 it wraps around and marks "
+    "StartFrame .. the last but one.",
     "3-column ground truth (the 2014 rule): only the actions present in the sequence's ground truth are scored; a "
     "predicted action absent from the ground truth is IGNORED (the prose says it would count as 0; the code never "
     "looks at it). J = |GT and P| / |GT or P| over frames, per action; the sequence score is the mean J. A 4-column "
@@ -59,21 +69,48 @@ def reference_sequences(ref_dir):
     return out
 
 
-def prediction_files(submission):
-    """{seq: path} for SeqXX_prediction.csv (also SeqXX_predictions.csv; _prediction wins), plus notes."""
+def prediction_files(submission, known=None):
+    """SeqXX_prediction.csv (also SeqXX_predictions.csv; _prediction wins) -> ({seq: path}, notes, ignored).
+
+    known: the sequences to evaluate (the ground truth's, or validate --ids), or None for all. A file for any other
+    sequence is not returned, only listed in `ignored` (labels, sorted): evalAction opens <seq>_prediction.csv for
+    each ground-truth sequence and never sees the rest. Names are compared exactly, as that lookup does.
+    """
     found = submission.matching(r".+_predictions?\.csv")
-    files, notes = {}, []
-    for name in sorted(found):
-        if name.endswith(PRED):
-            files[name[:-len(PRED)]] = found[name]
-    for name in sorted(found):
-        if name.endswith(PRED_ALIAS):
-            seq = name[:-len(PRED_ALIAS)]
-            if seq in files:
+    files, notes, ignored = {}, [], []
+    for suffix in (PRED, PRED_ALIAS):              # every _prediction.csv first: it wins over _predictions.csv
+        for name in sorted(found):
+            if not name.endswith(suffix):
+                continue
+            seq = name[:-len(suffix)]
+            if known is not None and seq not in known:
+                ignored.append(submission.label(found[name]))
+            elif seq in files:
                 notes.append("%s: ignored, %s%s is used." % (submission.label(found[name]), seq, PRED))
             else:
                 files[seq] = found[name]
-    return files, notes
+    return files, notes, sorted(ignored)
+
+
+def require_prediction_files(submission, files, ignored, evaluated):
+    """The one rule for both score and validate: at least one prediction file of an evaluated sequence.
+
+    evaluated: how the evaluated sequences are named in the message ("the ground truth", "the --ids list").
+    """
+    if files:
+        return
+    if ignored:
+        raise SubmissionError(ignored[0], expected="a file SeqXX_prediction.csv for a sequence of %s" % evaluated,
+                              found="%d prediction file(s), none for a sequence of %s (names are matched exactly, "
+                              "case included)" % (len(ignored), evaluated))
+    raise SubmissionError(expected="files named SeqXX_prediction.csv",
+                          found="none (files present: %s)" % (quote_some(submission.names()) or "none"))
+
+
+def ignored_files_warning(ignored, evaluated="the ground truth"):
+    """The count and the first name of the ignored files: only what the participant submitted, no reference id."""
+    return ("%d prediction file(s) for sequences not in %s were ignored (the original never reads them; sequence "
+            "names are matched exactly, case included), first: %s" % (len(ignored), evaluated, ignored[0]))
 
 
 class ChalearnLap2014Action(Task):
@@ -87,15 +124,13 @@ class ChalearnLap2014Action(Task):
 
     def score(self, ref_dir, submission, progress=no_progress):
         seqs = reference_sequences(ref_dir)
-        files, alias_notes = prediction_files(submission)
-        unknown = sorted(s for s in files if s not in seqs)
-        if unknown:
-            raise SubmissionError(submission.label(files[unknown[0]]),
-                                  expected="prediction files of the evaluated sequences only",
-                                  found="%d for unknown sequences: %s" % (len(unknown), quote_some(unknown)))
+        files, alias_notes, ignored_files = prediction_files(submission, seqs)
+        require_prediction_files(submission, files, ignored_files, "the ground truth")
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
         res.notes.extend(alias_notes)
+        if ignored_files:
+            res.warnings.append(ignored_files_warning(ignored_files))
         per_action = [[] for _ in ACTIONS]
         seq_rows, missing, empty, ignored_total, nan_cases, nothing = [], [], [], 0, [], []
         total = len(seqs)
@@ -189,17 +224,13 @@ class ChalearnLap2014Action(Task):
         return res
 
     def validate(self, submission, ids=None):
-        files, notes = prediction_files(submission)
-        if not files:
-            raise SubmissionError(expected="files named SeqXX_prediction.csv",
-                                  found="none (files present: %s)" % (quote_some(submission.names()) or "none"))
+        known = None
         if ids is not None:
             known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())
-            unknown = sorted(s for s in files if s not in known)
-            if unknown:
-                raise SubmissionError(submission.label(files[unknown[0]]),
-                                      expected="prediction files of the evaluated sequences only",
-                                      found="%d for unknown sequences: %s" % (len(unknown), quote_some(unknown)))
+        files, notes, ignored = prediction_files(submission, known)
+        require_prediction_files(submission, files, ignored, "the --ids list")
+        if ignored:                                    # the scorer will not read them either
+            notes.append(ignored_files_warning(ignored, "the --ids list"))
         layouts = set()
         for seq in sorted(files):
             label = submission.label(files[seq])
