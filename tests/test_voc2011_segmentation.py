@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from conftest import ROOT, read_scores, run_score
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.images import read_label_png
@@ -167,11 +168,119 @@ def test_missing_result_image_is_an_error(tmp_path):
         score(ref, res)
 
 
-def test_result_for_an_unknown_image_is_an_error(tmp_path):
-    ref, res, folder = make_case(tmp_path, [[[0]]], [[[0]]])
-    save_png(folder / "other.png", [[0]])
-    with pytest.raises(SubmissionError, match="1 image\\(s\\) not in the set: 'other.png'"):
+def two_image_case(tmp_path):
+    """The hand-computed scenario of test_two_images_hand_computed_confusion_and_iou (ids img1, img2)."""
+    return make_case(tmp_path, [[[0, 0, 1], [1, 1, 255]], [[2, 2, 0, 255]]],
+                     [[[0, 1, 1], [1, 0, 2]], [[2, 0, 0, 0]]])
+
+
+def assert_two_image_scores(r):
+    assert r.scores == {"mIoU": pytest.approx((0.4 + 0.5 + 0.5) / 3), "IoU_background": pytest.approx(2 / 5),
+                        "IoU_aeroplane": pytest.approx(2 / 4), "IoU_bicycle": pytest.approx(1 / 2)}
+
+
+OUTSIDE = ("%d PNG file(s) for images outside the evaluated set were ignored (VOCevalseg.m reads only the set's "
+           "images), first: %s")
+
+
+def test_png_outside_the_set_is_ignored_scores_unchanged_and_warned(tmp_path):
+    ref, res, folder = two_image_case(tmp_path)
+    without = score(ref, res)
+    assert_two_image_scores(without)
+    assert without.warnings == []
+    # had it been read, 4 pixels of class 3 (no ground truth) would add IoU_bird = 0 and lower the mean
+    save_png(folder / "img3.png", [[3, 3], [3, 3]])
+    r = score(ref, res)
+    assert_two_image_scores(r)
+    assert list(r.scores.items()) == list(without.scores.items())     # exactly, not approximately
+    assert r.warnings == [OUTSIDE % (1, "img3.png")]
+    assert not any("img3" in n for n in r.notes)                     # a warning, not also a "not read" note
+
+
+def test_garbage_png_outside_the_set_is_never_opened(tmp_path, monkeypatch):
+    from scoring_program.tasks import voc2011_segmentation as seg
+
+    ref, res, folder = two_image_case(tmp_path)
+    (folder / "img9.png").write_bytes(b"GIF89a not a png at all")
+    opened = []
+
+    class Recording(seg.LabelImage):
+        def __init__(self, path, *args, **kwargs):
+            opened.append(os.path.basename(str(path)))
+            super().__init__(path, *args, **kwargs)
+
+    monkeypatch.setattr(seg, "LabelImage", Recording)
+    r = score(ref, res)
+    assert_two_image_scores(r)
+    assert r.warnings == [OUTSIDE % (1, "img9.png")]
+    assert sorted(opened) == ["img1.png", "img1.png", "img2.png", "img2.png"]   # ground truth + result, no img9
+
+
+def test_two_pngs_outside_the_set_count_two_and_name_the_first(tmp_path):
+    ref, res, folder = two_image_case(tmp_path)
+    (folder / "zz_extra.png").write_bytes(b"")
+    (folder / "img10.png").write_bytes(tiny_png_declaring(100000, 100000))   # refused at open, were it opened
+    r = score(ref, res)
+    assert_two_image_scores(r)
+    assert r.warnings == [OUTSIDE % (2, "img10.png")]                 # first in name order
+
+
+def test_only_pngs_outside_the_set_is_still_an_error(tmp_path):
+    ref, res, folder = make_case(tmp_path, [[[0]], [[1]]], [None, None])
+    save_png(folder / "a.png", [[0]])
+    save_png(folder / "b.png", [[1]])
+    with pytest.raises(SubmissionError) as e:
         score(ref, res)
+    msg = str(e.value)
+    assert "result image missing for 2 of 2 images" in msg
+    assert "the folder's 2 other PNG file(s) name no image of the set (first: a.png)" in msg
+
+
+def test_missing_image_with_a_png_outside_the_set_is_still_an_error(tmp_path):
+    ref, res, folder = make_case(tmp_path, [[[0]], [[1]]], [[[0]], None])
+    save_png(folder / "img2_pred.png", [[1]])
+    with pytest.raises(SubmissionError, match="result image missing for 1 of 2 images.*'img2.png'.*"
+                                              "1 other PNG file\\(s\\).*first: img2_pred.png"):
+        score(ref, res)
+
+
+def test_files_not_named_png_are_noted_not_warned(tmp_path):
+    ref, res, folder = two_image_case(tmp_path)
+    (folder / "readme.txt").write_bytes(b"hello")
+    (folder / "img3.PNG").write_bytes(b"garbage")                     # not *.png: not read, as today
+    r = score(ref, res)
+    assert_two_image_scores(r)
+    assert r.warnings == []
+    assert any(n.startswith("Not read (not <id>.png): ") and "img3.PNG" in n and "readme.txt" in n
+               for n in r.notes)
+
+
+def test_validate_with_ids_skips_pngs_outside_the_list(tmp_path):
+    _, res, folder = two_image_case(tmp_path)
+    (folder / "img9.png").write_bytes(b"garbage")
+    notes = TASK.validate(Submission(str(res)), ids=np.array([b"img1", b"img2"]))
+    assert notes[0].startswith("comp5, set 'test': 2 result images")
+    assert any(n.startswith("1 PNG file(s) for images not in the --ids list would be ignored") and
+               n.endswith("first: img9.png") for n in notes)
+    with pytest.raises(SubmissionError, match="img9.png.*not a readable image"):   # without ids: every PNG
+        TASK.validate(Submission(str(res)))
+    with pytest.raises(SubmissionError, match="result image missing for 1 of 3 images"):
+        TASK.validate(Submission(str(res)), ids=np.array([b"img1", b"img2", b"img3"]))
+
+
+def test_sample_with_a_png_outside_the_set_scores_like_perfect(tmp_path):
+    kit = os.path.join(ROOT, "starting_kit", "voc2011-segmentation", "submissions")
+    ref = os.path.join(ROOT, "reference_data", "voc2011-segmentation")
+    proc, out = run_score("voc2011-segmentation", ref, os.path.join(kit, "unknown_image"), tmp_path, "extra")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == ["warning: " + OUTSIDE % (1, "2011_999999.png")]
+    html = (out / "detailed_results.html").read_text()
+    assert "outside the evaluated set were ignored" in html
+    perfect_proc, perfect_out = run_score("voc2011-segmentation", ref, os.path.join(kit, "perfect"), tmp_path,
+                                          "perfect")
+    assert perfect_proc.returncode == 0
+    assert (out / "scores.txt").read_text() == (perfect_out / "scores.txt").read_text()
+    assert read_scores(out)["mIoU"] == 1.0
 
 
 def test_comp5_and_comp6_together_is_an_error(tmp_path):

@@ -26,6 +26,10 @@ PROTOCOL = [
     "not matter) or its grey value: 0 = background, 1..20 = the VOC classes in alphabetical order.",
     "A missing result image, an image whose size differs from the ground truth's, or any pixel value above 20 "
     "(255 included: 'void' is not a prediction) is an error.",
+    "A PNG named for an image outside the evaluated set is ignored without being opened, as VOCevalseg.m (which "
+    "reads only <id>.png for each id of the set) ignores it: the score is what it would be without that file, "
+    "and the report warns with the number of such files and the first name. Files not named *.png are not read "
+    "either (listed in the report).",
     "Ground-truth pixels labelled 255 ('void': object borders and ambiguous regions) are excluded. Every other "
     "pixel adds one count to a 21 x 21 confusion matrix (rows: ground truth, columns: your label), accumulated "
     "over the whole set: large images weigh more than small ones.",
@@ -118,19 +122,33 @@ def list_results(folder, label_of):
     return pngs, other
 
 
-def check_result_ids(pngs, ids, folder_label):
-    """Unknown ids (a PNG for an image not in the set) and missing result images are errors."""
+def split_results(pngs, ids):
+    """(ids of the set without a result, names of the PNGs for images outside the set), both in folder order.
+
+    VOCevalseg.m loops over the set's ids and imreads <id>.png for each; it never lists the folder, so a PNG for
+    any other image is never opened. We do the same: those PNGs are not decoded, only counted for a warning."""
     idset = set(ids)
-    unknown = [i for i in pngs if i not in idset]
-    if unknown:
-        raise SubmissionError(folder_label, expected="one <id>.png per image of the evaluated set",
-                              found="%d image(s) not in the set: %s" % (len(unknown),
-                                                                         quote_some(u + ".png" for u in unknown)))
+    outside = [i + ".png" for i in pngs if i not in idset]
     missing = [i for i in ids if i not in pngs]
+    return missing, outside
+
+
+def check_none_missing(missing, nids, outside, folder_label):
+    """A set image without a result is an error (the devkit skipped it, which flattered incomplete submissions)."""
     if missing:
+        found = "no %s" % quote_some(m + ".png" for m in missing)
+        if outside:
+            found += "; the folder's %d other PNG file(s) name no image of the set (first: %s)" % (len(outside),
+                                                                                                  outside[0])
         raise SubmissionError(folder_label, message="result image missing for %d of %d images"
-                              % (len(missing), len(ids)), expected="one <id>.png per image of the evaluated set",
-                              found="no %s" % quote_some(m + ".png" for m in missing))
+                              % (len(missing), nids), expected="one <id>.png per image of the evaluated set",
+                              found=found)
+
+
+def outside_warning(outside):
+    """The warning for PNGs outside the set: their count and the first name, nothing about the set itself."""
+    return ("%d PNG file(s) for images outside the evaluated set were ignored (VOCevalseg.m reads only the set's "
+            "images), first: %s" % (len(outside), outside[0]))
 
 
 class Voc2011Segmentation(Task):
@@ -160,7 +178,8 @@ class Voc2011Segmentation(Task):
         comp, folder = find_result_dir(submission, self.comps, set_name)
         folder_label = submission.label(folder)
         pngs, other = list_results(folder, submission.label)
-        check_result_ids(pngs, ids, folder_label)
+        missing, outside = split_results(pngs, ids)
+        check_none_missing(missing, len(ids), outside, folder_label)
         gt_dir = os.path.join(str(ref_dir), "SegmentationClass")
         conf = np.zeros((NCLS, NCLS), dtype=np.int64)
         nvoid = 0
@@ -182,9 +201,9 @@ class Voc2011Segmentation(Task):
             conf += h[:NCLS]
             nvoid += int(h[VOID].sum())
         progress(n, n, "images")
-        return self._result(conf, nvoid, n, comp, set_name, folder_label, other)
+        return self._result(conf, nvoid, n, comp, set_name, folder_label, other, outside)
 
-    def _result(self, conf, nvoid, nimages, comp, set_name, folder_label, other):
+    def _result(self, conf, nvoid, nimages, comp, set_name, folder_label, other, outside):
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
         ious = iou_per_class(conf)
@@ -206,6 +225,8 @@ class Voc2011Segmentation(Task):
                          % (comp, set_name, nimages, folder_label, int(conf.sum()), nvoid))
         if other:
             res.notes.append("Not read (not <id>.png): %s." % quote_some(other, 10))
+        if outside:
+            res.warnings.append(outside_warning(outside))
         res.tables.append(Table("Per-class intersection over union (comp%d, set '%s')" % (comp, set_name),
                                 ["class", "IoU", "true positive pixels", "ground-truth pixels",
                                  "predicted pixels", "false positives", "false negatives"], rows))
@@ -226,12 +247,16 @@ class Voc2011Segmentation(Task):
         name = os.path.basename(folder)
         set_name = _DIR_RX.fullmatch(name).group(2)
         pngs, other = list_results(folder, submission.label)
+        outside = []
         if ids is not None:
-            check_result_ids(pngs, [i.decode("utf-8", "replace") if isinstance(i, bytes) else str(i)
-                                    for i in np.asarray(ids).tolist()], submission.label(folder))
+            ids = [i.decode("utf-8", "replace") if isinstance(i, bytes) else str(i) for i in np.asarray(ids).tolist()]
+            missing, outside = split_results(pngs, ids)
+            check_none_missing(missing, len(ids), outside, submission.label(folder))
         if not pngs:
             raise SubmissionError(submission.label(folder), expected="one <id>.png per test image",
                                   found="no PNG file")
+        for png_name in outside:      # not decoded, as when scoring
+            del pngs[png_name[:-4]]
         for img, path in sorted(pngs.items()):
             label = submission.label(path)
             with LabelImage(path, label) as r:
@@ -241,6 +266,9 @@ class Voc2011Segmentation(Task):
                  % (comp, set_name, len(pngs), submission.label(folder))]
         if other:
             notes.append("not read (not <id>.png): %s" % quote_some(other, 10))
+        if outside:
+            notes.append("%d PNG file(s) for images not in the --ids list would be ignored when scoring (not read "
+                         "here either), first: %s" % (len(outside), outside[0]))
         notes.append("image sizes are checked against the ground truth when scoring")
         return notes
 
