@@ -6,7 +6,10 @@ map errors to exit codes. The only module (with the other entry points) that pri
     python score.py                  the same with Codabench's /app/input and /app/output
 
 Exit codes: 0 scored; 1 submission error (one line on stderr, no scores); 2 reference-data error (the
-organizer's fault); 3 internal error (a bug: please report it with the traceback).
+organizer's fault); 3 internal error (a bug: please report it with the traceback), or a scoring image whose numpy
+or Pillow is missing or too old (one line naming it, see runtime.py).
+
+Nothing that imports numpy or Pillow is imported at module level: runtime.problem checks them first.
 """
 from __future__ import annotations
 
@@ -15,10 +18,9 @@ import sys
 import time
 import traceback
 
+from . import runtime
 from .errors import EXIT_INTERNAL, EXIT_OK, ReferenceDataError, ScoringError, SubmissionError
 from .formats.files import Submission
-from .report.html import render
-from .report.write import format_score, remove_stale, write_outputs
 from .tasks import registry
 
 USAGE = "usage: python score.py [INPUT OUTPUT]   (INPUT holds ref/ and res/; default /app/input /app/output)"
@@ -43,6 +45,9 @@ class Progress(object):
 
 def run(slug, input_dir, output_dir, progress=None):
     """Score one submission; returns the Result. Raises ScoringError subclasses for bad input."""
+    from .report.html import render
+    from .report.write import write_outputs
+
     task = registry.get(slug)
     ref_dir = os.path.join(input_dir, "ref")
     res_dir = os.path.join(input_dir, "res")
@@ -72,6 +77,12 @@ def main(slug, argv=None):
         sys.stderr.write(USAGE + "\n")
         return 2
     t0 = time.time()
+    platform = runtime.problem(registry.libraries(slug))
+    if platform:
+        sys.stderr.write(platform + "\n")
+        return EXIT_INTERNAL
+    from .report.write import format_score, remove_stale
+
     try:
         os.makedirs(output_dir, exist_ok=True)
         result = run(slug, input_dir, output_dir, Progress(sys.stderr))

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
+from .images import DECODE_ERRORS, describe_error, open_png
 
 LIMBS = ("head", "torso", "lhand", "rhand", "lforearm", "rforearm", "larm", "rarm", "lfoot", "rfoot", "lleg",
          "rleg", "lthigh", "rthigh")
@@ -60,13 +61,13 @@ class PanoramaHeader(object):
         try:
             with warnings.catch_warnings():
                 _quiet(Image)
-                self.image = Image.open(self._file, formats=["PNG"])
+                self.image = open_png(self._file)
         except (Image.DecompressionBombWarning, Image.DecompressionBombError):
             self.close()
             raise err(label, message="decompression bomb: the PNG declares far more pixels than a panorama",
                       expected="at most %d pixels" % Image.MAX_IMAGE_PIXELS,
                       found="a larger declared size")
-        except Exception:
+        except DECODE_ERRORS:
             self.close()
             raise err(label, message="cannot read the PNG", expected="a PNG image (the file is not a readable "
                       "PNG)", found="%s" % _sniff(path))
@@ -113,8 +114,8 @@ class PanoramaHeader(object):
                 if img.mode != "L":
                     img = img.convert("L")
                 arr = np.asarray(img)
-        except Exception as e:
-            raise self.err(self.label, message="cannot decode the PNG data (%s)" % _clean(e, self.label),
+        except DECODE_ERRORS as e:
+            raise self.err(self.label, message="cannot decode the PNG data (%s)" % describe_error(e, self.label, 100),
                            expected="a complete, valid PNG", found="a truncated or corrupt image")
         if arr.dtype != np.uint8 or arr.ndim != 2:
             raise self.err(self.label, expected="an image convertible to 8-bit luminance",
@@ -127,12 +128,6 @@ def _quiet(Image):
     DecompressionBombWarning becomes an error."""
     warnings.simplefilter("ignore")
     warnings.simplefilter("error", Image.DecompressionBombWarning)
-
-
-def _clean(exc, label):
-    text = str(exc).replace("\n", " ")
-    text = re.sub(r"'[^']*[/\\][^']*'", repr(label), text)   # never echo absolute paths
-    return (text[:100] + "...") if len(text) > 100 else (text or type(exc).__name__)
 
 
 def _sniff(path):

@@ -10,6 +10,9 @@ pixel is decoded, and Pillow's own bomb warning is turned into an error rather t
 """
 from __future__ import annotations
 
+import inspect
+import re
+import struct
 import warnings
 import zlib
 
@@ -29,7 +32,43 @@ _DESCRIBE = {"1": "a 1-bit black-and-white PNG", "L;2": "a 2-bit greyscale PNG",
              "LA": "a greyscale+alpha PNG", "LA;16B": "a 16-bit greyscale+alpha PNG", "RGBA": "an RGBA PNG",
              "RGBA;16B": "a 16-bit RGBA PNG"}
 
-_DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, zlib.error, MemoryError)
+# What Pillow raises for a file that is not a readable image (its plugins signal a wrong format with
+# SyntaxError, a truncated or corrupt stream with OSError, EOFError, struct.error or zlib.error).
+DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, struct.error, zlib.error, MemoryError)
+_DECODE_ERRORS = DECODE_ERRORS
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def open_png(fp):
+    """``Image.open(fp, formats=["PNG"])`` on every Pillow we support.
+
+    Pillow < 7.1 (6.1.0 on codalab/codalab-legacy:py37) has no ``formats``: there the PNG signature is checked
+    first (no other plugin accepts it) and the format after, so a file that is not a PNG raises the same
+    OSError, and a DecompressionBombError / Warning still comes from Pillow's own check in Image.open.
+    """
+    from PIL import Image
+
+    if _open_takes_formats(Image):
+        return Image.open(fp, formats=["PNG"])
+    head = fp.read(len(PNG_SIGNATURE))
+    fp.seek(0)
+    if head != PNG_SIGNATURE:
+        raise OSError("cannot identify image file: not a PNG")
+    im = Image.open(fp)
+    if im.format != "PNG":
+        im.close()
+        raise OSError("cannot identify image file: not a PNG")
+    return im
+
+
+_TAKES_FORMATS = []     # filled once: does this Pillow's Image.open take formats= (Pillow >= 7.1)?
+
+
+def _open_takes_formats(Image):
+    if not _TAKES_FORMATS:
+        _TAKES_FORMATS.append("formats" in inspect.signature(Image.open).parameters)
+    return _TAKES_FORMATS[0]
 
 
 def _rawmode(im):
@@ -62,7 +101,7 @@ class LabelImage(object):
             raise err(label, expected="an image of at most %d pixels" % MAX_PIXELS,
                       found="a declared size too large to decode")
         except _DECODE_ERRORS as e:
-            raise err(label, expected=KIND, found="a file that is not a readable image (%s)" % _why(e))
+            raise err(label, expected=KIND, found="a file that is not a readable image (%s)" % _why(e, label))
         self._im = im
         if im.format != "PNG":
             self.close()
@@ -104,7 +143,7 @@ class LabelImage(object):
                 self._im.load()
             arr = np.asarray(self._im)
         except _DECODE_ERRORS as e:
-            raise self.err(self.label, expected=KIND, found="a PNG that cannot be decoded (%s)" % _why(e))
+            raise self.err(self.label, expected=KIND, found="a PNG that cannot be decoded (%s)" % _why(e, self.label))
         finally:
             self.close()
         if arr.dtype != np.uint8 or arr.shape != (h, w):
@@ -124,6 +163,14 @@ def first_pixel_where(mask):
     return flat % mask.shape[1], flat // mask.shape[1]
 
 
-def _why(e):
-    text = str(e).strip() or type(e).__name__
-    return text if len(text) <= 80 else text[:80] + "..."
+def describe_error(exc, label, limit=80):
+    """Pillow's message for a message line, with any quoted file path replaced by the label (never echo the
+    worker's absolute paths), shortened to `limit` characters."""
+    text = str(exc).replace("\n", " ").strip()
+    text = re.sub(r"'[^']*[/\\][^']*'", repr(str(label)), text)
+    text = text or type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _why(e, label=""):
+    return describe_error(e, label)

@@ -18,6 +18,14 @@ MODULES = {
 }
 
 
+# Libraries a competition's scoring path imports (checked by runtime.problem before any is imported).
+NEEDS_PILLOW = {"voc2011-segmentation", "chalearn-lap2014-pose"}
+
+
+def libraries(slug):
+    return ("numpy", "PIL") if slug in NEEDS_PILLOW else ("numpy",)
+
+
 def available():
     """Slugs whose adapter exists, in the order above."""
     out = []

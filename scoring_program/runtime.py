@@ -1,0 +1,57 @@
+"""Is the scoring image able to run us? Checked before anything imports numpy or Pillow.
+
+A library that is missing, broken or older than the oldest supported stack (codalab/codalab-legacy:py37:
+numpy 1.17.2, Pillow 6.1.0) is the platform's image, not the participant's submission nor the organizer's data:
+the CLI prints one line naming the package, the version found and the image to use, and exits 3.
+This module imports only the standard library.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+
+OLDEST = {"numpy": (1, 17, 2), "PIL": (6, 1, 0)}
+PACKAGE_NAMES = {"numpy": "numpy", "PIL": "Pillow"}
+DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
+
+
+def parse_version(text):
+    """'1.17.2' -> (1, 17, 2); '2.0.0rc1' -> (2, 0, 0); '1.17' -> (1, 17, 0). None if it starts with no number."""
+    parts = []
+    for piece in str(text).split("+")[0].split("."):
+        m = re.match(r"\d+", piece)
+        if not m:
+            break
+        parts.append(int(m.group(0)))
+        if m.group(0) != piece:        # '0rc1': a pre-release of this number; nothing after it counts
+            break
+    return tuple((parts + [0, 0, 0])[:3]) if parts else None
+
+
+def _version_of(module):
+    return getattr(module, "__version__", None) or getattr(module, "PILLOW_VERSION", None)
+
+
+def problem(module_names=("numpy",), importer=importlib.import_module):
+    """None when every module imports and is recent enough; else the one line to print."""
+    for name in module_names:
+        package = PACKAGE_NAMES.get(name, name)
+        oldest = ".".join(str(v) for v in OLDEST[name])
+        try:
+            module = importer(name)
+        except Exception as e:          # any failure to import a library is the image's, whatever it raises
+            found = "cannot be imported (%s: %s)" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            return _line(package, found, oldest)
+        version = _version_of(module)
+        parsed = parse_version(version) if version else None
+        if parsed is None:
+            return _line(package, "has an unreadable version %r" % (version,), oldest)
+        if parsed < OLDEST[name]:
+            return _line(package, "is version %s, older than %s" % (version, oldest), oldest)
+    return None
+
+
+def _line(package, found, oldest):
+    return ("platform error (not your fault, nor the organizer's data): the scoring image's %s %s; the scoring "
+            "program needs %s >= %s: use the image %s or newer (see docker/README.md)"
+            % (package, found, package, oldest, DEFAULT_IMAGE))
