@@ -1,6 +1,6 @@
 """Build competition bundles (never imported while scoring).
 
-    python -m scoring_program.bundle [SLUG ...] [--reference-data DIR] [--out dist/]
+    python -m scoring_program.bundle [SLUG ...] [--reference-data DIR] [--out dist/] [--docker-image IMAGE]
     python -m scoring_program.bundle --sync-yaml [SLUG ...]
 
 Per slug: dist/<slug>/<slug>-codabench.zip (competition.yaml v2 as written in competitions/<slug>/, with the
@@ -8,6 +8,10 @@ leaderboard columns generated from the task's score keys) and dist/<slug>/<slug>
 generated from it, HTML pages rendered from the Markdown). Both hold, at the zip root: competition.yaml (first
 entry), logo, pages, scoring_program.zip (metadata, score.py and a copy of the whole scoring_program/ package),
 reference_data.zip and starting_kit.zip.
+
+The scoring image is competition.yaml's docker_image (codalab/codalab-legacy:py37, Codabench's default) unless
+--docker-image names another: codalab/codalab-legacy:py312, or the project's docker/ image pushed under the
+organizer's own name (docker/README.md says which to choose).
 """
 from __future__ import annotations
 
@@ -99,9 +103,11 @@ def v2_columns(slug, ref_dir):
             for i, k in enumerate(keys)]
 
 
-def codabench_yaml(slug, ref_dir):
+def codabench_yaml(slug, ref_dir, docker_image=None):
     y = load_competition(slug)
     y["leaderboards"][0]["columns"] = v2_columns(slug, ref_dir)
+    if docker_image:
+        y["docker_image"] = docker_image
     return y
 
 
@@ -239,13 +245,15 @@ def markdown_to_html(md):
 
 
 # ------------------------------------------------------------------ build
-def build(slug, out_dir, reference_data=None):
-    """Build both bundles for one slug; returns (codabench_zip_path, codalab_zip_path)."""
+def build(slug, out_dir, reference_data=None, docker_image=None):
+    """Build both bundles for one slug; returns (codabench_zip_path, codalab_zip_path).
+
+    docker_image: the scoring image both yamls name (default: competition.yaml's docker_image)."""
     comp = os.path.join(ROOT, "competitions", slug)
     ref_dir = reference_data or os.path.join(ROOT, "reference_data", slug)
     if not os.path.isdir(ref_dir):
         raise SystemExit("reference data folder not found: %s" % ref_dir)
-    y2 = codabench_yaml(slug, ref_dir)
+    y2 = codabench_yaml(slug, ref_dir, docker_image)
     nested = {
         "scoring_program.zip": scoring_program_zip(slug),
         "reference_data.zip": folder_zip(ref_dir),
@@ -310,6 +318,9 @@ def main(argv=None):
     ap.add_argument("slugs", nargs="*", help="competitions to build (default: all)")
     ap.add_argument("--reference-data", help="build with this ground-truth folder instead of the sample")
     ap.add_argument("--out", default=os.path.join(ROOT, "dist"))
+    ap.add_argument("--docker-image", metavar="IMAGE",
+                    help="the scoring image both bundles name (default: competition.yaml's docker_image, "
+                         "codalab/codalab-legacy:py37; see docker/README.md)")
     ap.add_argument("--sync-yaml", action="store_true",
                     help="rewrite competitions/<slug>/competition.yaml leaderboard columns from the score keys")
     a = ap.parse_args(argv)
@@ -325,7 +336,7 @@ def main(argv=None):
         if a.sync_yaml:
             print("synced %s" % sync_yaml(slug))
             continue
-        cb, cl = build(slug, a.out, a.reference_data)
+        cb, cl = build(slug, a.out, a.reference_data, a.docker_image)
         print("built %s\n      %s" % (cb, cl))
     return 0
 

@@ -134,3 +134,21 @@ def test_column_titles_and_keys_fit_codabench_limits(slug):
     """Codabench refuses column titles and keys longer than 36 characters."""
     for k in registry.get(slug).score_keys(os.path.join(ROOT, "reference_data", slug)):
         assert len(k.key) <= 36 and len(k.label) <= 36 and " " not in k.key and ":" not in k.key, k.key
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_default_image_is_codabenchs_default(built, slug):
+    """An image the workers can pull: codalab/codalab-legacy:py37 in both flavours, unless told otherwise."""
+    v2 = yaml.safe_load(_zip(built[slug][0]).read("competition.yaml"))
+    v1 = yaml.safe_load(_zip(built[slug][1]).read("competition.yaml"))
+    assert v2["docker_image"] == "codalab/codalab-legacy:py37"
+    assert v1["competition_docker_image"] == "codalab/codalab-legacy:py37"
+
+
+def test_docker_image_option_names_another_image_in_both_flavours(tmp_path):
+    rc = bundle.main(["voc2011-action", "--out", str(tmp_path), "--docker-image", "someone/scoring:1.0"])
+    assert rc == 0
+    cb = _zip(str(tmp_path / "voc2011-action" / "voc2011-action-codabench.zip"))
+    cl = _zip(str(tmp_path / "voc2011-action" / "voc2011-action-codalab.zip"))
+    assert yaml.safe_load(cb.read("competition.yaml"))["docker_image"] == "someone/scoring:1.0"
+    assert yaml.safe_load(cl.read("competition.yaml"))["competition_docker_image"] == "someone/scoring:1.0"
