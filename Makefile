@@ -4,7 +4,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv bundles demo test bench samples sync-yaml clean
+.PHONY: venv bundles demo test compat bench samples sync-yaml clean
 
 $(STAMP): docker/requirements.txt tests/requirements.txt
 	$(PY) -m venv $(VENV)
@@ -23,8 +23,14 @@ demo: bundles
 test: venv
 	$(VPY) -m pytest -q tests
 
+# every sample and the tests on the platform's legacy stacks (docker/stacks/), compared with the pinned stack;
+# needs Python 3.7, 3.9 and 3.12 on this machine (pyenv versions)
+compat: venv
+	$(VPY) -m bench.compat
+
+# STACK=legacy-py37 (or another of docker/stacks/) times the scorer under that stack instead of the pinned one
 bench: venv
-	$(VPY) -m bench.run
+	$(VPY) -m bench.run $(if $(STACK),--stack $(STACK))
 
 # regenerate the committed synthetic samples (reference_data/, starting_kit/*/submissions|malformed, logos)
 samples: venv

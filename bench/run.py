@@ -1,12 +1,17 @@
 """make bench: full-scale synthetic data per competition, whole-process seconds and peak memory of score.py.
 
-    python -m bench.run [SLUG ...] [--keep]
+    python -m bench.run [SLUG ...] [--keep] [--stack legacy-py37 | --python PATH]
+
+score.py runs under the pinned stack (this interpreter) unless --stack names a legacy stack (its virtualenv is
+made by bench.compat) or --python names an interpreter; the data is always generated here, and the baselines run
+under the same interpreter as the scorer.
 
 Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and optionally
 {"inputs": {label: dir}} for several timed variants. A scorer that splits its time into phases prints a
 "time: ..." line (Result.timings); it is shown under the run. A generator may define bench_baseline(info) ->
 (label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed.
 """
+import argparse
 import json
 import os
 import shutil
@@ -45,10 +50,30 @@ def _in_child(func, slug, arg):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def scoring_interpreter(stack=None, python=None):
+    if stack:
+        from bench.compat import CompatError, ensure_venv
+        try:
+            return ensure_venv(stack)
+        except CompatError as e:
+            raise SystemExit("bench: %s" % e)
+    return python or sys.executable
+
+
 def main(argv):
-    keep = "--keep" in argv
-    slugs = [a for a in argv if not a.startswith("--")] or [s for s in MODULES if get(s) is not None
-                                                             and hasattr(get(s), "make_bench")]
+    ap = argparse.ArgumentParser(prog="python -m bench.run")
+    ap.add_argument("slugs", nargs="*")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--stack", help="score under this stack of docker/stacks/ (e.g. legacy-py37)")
+    ap.add_argument("--python", help="score under this interpreter")
+    a = ap.parse_args(argv)
+    keep = a.keep
+    python = scoring_interpreter(a.stack, a.python)
+    os.environ["BENCH_PYTHON"] = python
+    print("scoring with %s (%s)" % (python, subprocess.run(
+        [python, "-c", "import sys, numpy, PIL; print('Python %d.%d.%d' % sys.version_info[:3], 'numpy', "
+         "numpy.__version__, 'Pillow', PIL.__version__)"], capture_output=True, text=True).stdout.strip()))
+    slugs = a.slugs or [s for s in MODULES if get(s) is not None and hasattr(get(s), "make_bench")]
     rows = []
     for slug in slugs:
         mod = get(slug)
@@ -62,7 +87,7 @@ def main(argv):
             inputs = info.get("inputs") or {"all": info["input"]}
             for label, inp in inputs.items():
                 out = os.path.join(work, "output-" + label.replace(" ", "_"))
-                dt, mem, rc, tail = measure([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"),
+                dt, mem, rc, tail = measure([python, os.path.join(ROOT, "competitions", slug, "score.py"),
                                              inp, out])
                 first = tail.splitlines()[0] if tail else ""
                 phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split

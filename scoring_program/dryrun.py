@@ -13,7 +13,6 @@ leaderboard row and where the detailed report is.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import shlex
 import shutil

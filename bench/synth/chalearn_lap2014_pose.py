@@ -8,13 +8,12 @@ import os
 import shutil
 import struct
 import subprocess
-import sys
 import time
 import zlib
 
 import numpy as np
 
-from .common import fresh_dir, write_expected
+from .common import fresh_dir, scoring_python, write_expected
 
 N_LIMBS = 14
 STRIDE = 480
@@ -206,6 +205,6 @@ def bench_baseline(info):
     """Decode the same PNGs alone (Pillow convert('L') + numpy), in a fresh interpreter like score.py."""
     inp = info["input"]
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", DECODE_ONLY, os.path.join(inp, "ref"), os.path.join(inp, "res")],
+    subprocess.run([scoring_python(), "-c", DECODE_ONLY, os.path.join(inp, "ref"), os.path.join(inp, "res")],
                    check=True)
     return "decode-only", time.perf_counter() - t0

@@ -2,6 +2,12 @@
 import json
 import os
 import shutil
+import sys
+
+
+def scoring_python():
+    """The interpreter the scorer is timed with (make bench STACK=...): baselines run under the same one."""
+    return os.environ.get("BENCH_PYTHON") or sys.executable
 
 
 def fresh_dir(path):

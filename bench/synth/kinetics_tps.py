@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from .common import fresh_dir, write_expected, write_text
+from .common import fresh_dir, scoring_python, write_expected, write_text
 
 CLASSES = ("clapping", "jumping_jacks", "push_up", "squat", "lunge", "shooting_basketball", "juggling_balls",
            "high_kick", "front_raises", "situp")
@@ -225,11 +225,10 @@ def bench_baseline(info):
     """json.load of the four files alone, with the cyclic GC paused as the scorer does (12.3 s -> 3.1 s at 5,000
     videos): the JSON parsing, which the scorer also reports itself on its "time:" line."""
     import subprocess
-    import sys
     code = ("import gc,json,sys\ngc.disable()\nfor p in sys.argv[1:]:\n    json.load(open(p, 'rb'))\n")
     inp = info["input"]
     files = [os.path.join(inp, "ref", "gt_vid_result.json"), os.path.join(inp, "ref", "gt_part_result.json"),
              os.path.join(inp, "res", "pred_vid_result.json"), os.path.join(inp, "res", "pred_part_result.json")]
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code] + files, check=True)
+    subprocess.run([scoring_python(), "-c", code] + files, check=True)
     return "json.load only", time.perf_counter() - t0

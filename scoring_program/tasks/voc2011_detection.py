@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..errors import ReferenceDataError, SubmissionError
+from ..errors import ReferenceDataError
 from ..formats.voc import VOC_CLASSES
 from ..formats.voc_det import check_syntax, id_index, read_detections
 from ..formats.voc_xml import find_plain_set, read_annotation, read_id_list
