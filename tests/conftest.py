@@ -14,6 +14,30 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 CHECKER = os.path.join(SHARED, "tools", "codalab_check.py")
 
 
+def checker_run(args, tmp_path, timeout=300):
+    """Run ../shared/tools/codalab_check.py as its README says, with the worker's `python3` being this test run's
+    interpreter (so make compat scores under each stack). The checker itself needs Python 3.8+: under 3.7 it runs
+    on the first python3.8+ found on PATH."""
+    bin_dir = tmp_path / "worker-bin"
+    bin_dir.mkdir(exist_ok=True)
+    link = bin_dir / "python3"
+    if not link.exists():
+        os.symlink(sys.executable, str(link))
+    checker_python = sys.executable if sys.version_info >= (3, 8) else _python38()
+    env = dict(os.environ, PATH=str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
+    return subprocess.run([checker_python, CHECKER] + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def _python38():
+    for name in ("python3", "python3.12", "python3.11", "python3.10", "python3.9", "python3.8"):
+        found = shutil.which(name)
+        if found and subprocess.run([found, "-c", "import sys; sys.exit(sys.version_info < (3, 8))"],
+                                    capture_output=True).returncode == 0:
+            return found
+    pytest.fail("codalab_check.py needs Python 3.8+ and no python3.8+ is on PATH")
+
+
 def competition_slugs():
     from scoring_program.tasks import registry
     return [s for s in registry.available() if os.path.isdir(os.path.join(ROOT, "competitions", s))]

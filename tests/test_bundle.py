@@ -2,14 +2,12 @@
 columns == score keys; plus the outside checker (../shared/tools/codalab_check.py) when it is present."""
 import io
 import os
-import subprocess
-import sys
 import zipfile
 
 import pytest
 import yaml
 
-from conftest import CHECKER, ROOT, competition_slugs
+from conftest import CHECKER, ROOT, checker_run, competition_slugs
 
 from scoring_program import bundle
 from scoring_program.tasks import registry
@@ -99,8 +97,8 @@ def test_legacy_bundle(built, slug):
 @pytest.mark.skipif(not os.path.isfile(CHECKER), reason="../shared/tools/codalab_check.py not present")
 @pytest.mark.parametrize("slug", SLUGS)
 @pytest.mark.parametrize("flavor", [0, 1])
-def test_outside_checker_accepts_bundle(built, slug, flavor):
-    p = subprocess.run([sys.executable, CHECKER, "check-bundle", built[slug][flavor]], capture_output=True, text=True)
+def test_outside_checker_accepts_bundle(built, slug, flavor, tmp_path):
+    p = checker_run(["check-bundle", built[slug][flavor]], tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "ERROR" not in p.stdout
 

@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from conftest import CHECKER, ROOT, competition_slugs, read_scores
+from conftest import CHECKER, ROOT, checker_run, competition_slugs, read_scores
 
 from scoring_program import bundle, dryrun
 from scoring_program.safezip import UnsafeZip, safe_extract
@@ -94,8 +94,7 @@ def test_outside_worker_emulation_scores_the_sample(dist, tmp_path, flavor):
         z.extract("scoring_program.zip", str(tmp_path))
         z.extract("reference_data.zip", str(tmp_path))
     sub = zip_folder(os.path.join(KIT, "submissions", "random"), str(tmp_path / "sub.zip"))
-    p = subprocess.run([sys.executable, CHECKER, "run-scoring", str(tmp_path / "scoring_program.zip"),
-                        str(tmp_path / "reference_data.zip"), sub, str(tmp_path / "out"), "--flavor", flavor,
-                        "--bundle", b, "--strict"], capture_output=True, text=True, timeout=300)
+    p = checker_run(["run-scoring", tmp_path / "scoring_program.zip", tmp_path / "reference_data.zip", sub,
+                     tmp_path / "out", "--flavor", flavor, "--bundle", b, "--strict"], tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert '"mAP": 0.754282858846' in p.stdout.strip().splitlines()[-1]

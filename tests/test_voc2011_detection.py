@@ -362,3 +362,14 @@ def test_fast_reader_and_line_checking_reader_agree_on_the_sample(root):
     idx, vals = _slow(data, "f", ids)
     assert len(d) > 5 and d.image.tolist() == idx.tolist()
     assert d.confidence.tolist() == vals[:, 0].tolist() and d.boxes.tolist() == vals[:, 1:].tolist()
+
+
+def test_seven_fields_on_every_line_is_an_error_on_every_numpy():
+    """numpy < 1.23's loadtxt drops a 7th field on every line; the field count sends such a file to the
+    line-checking reader on any numpy (caught by make compat on numpy 1.17.2)."""
+    from scoring_program.formats.voc_det import _field_count
+    assert _field_count(b"a 1 2\n") == 3 and _field_count(b"  a\t1\xa02 \n\n") == 3 and _field_count(b"a") == 1
+    data = b"2011_000001\t0.5 1 2 3 4 5\n2011_000001\t0.5 1 2 3 4 5\n"     # a tab: not the strict layout
+    with pytest.raises(SubmissionError) as e:
+        parse_detections(data, "comp3_det_test_car.txt", IDS)
+    assert "line 1" in str(e.value) and "expected 6 fields" in str(e.value)

@@ -32,11 +32,27 @@ class Detections(object):
         return int(self.image.size)
 
 
+# What np.loadtxt splits fields on, whatever its version: str.split() of the line decoded as latin-1 (numpy < 1.23)
+# splits on all of these; numpy's C reader (>= 1.23) on fewer, so it never sees more fields than this count.
+_FIELD_SEPARATOR = np.zeros(256, dtype=bool)
+_FIELD_SEPARATOR[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 0x85, 0xA0]] = True
+
+
+def _field_count(data):
+    """The number of whitespace-separated fields in the file (maximal runs of non-separator bytes)."""
+    sep = _FIELD_SEPARATOR[np.frombuffer(data, dtype=np.uint8)]
+    return int(np.count_nonzero(sep[:-1] & ~sep[1:])) + int(not sep[0])
+
+
 def _fast(data, width):
     dtype = [("id", "S%d" % width), ("v", np.float64, (5,))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         arr = np.loadtxt(io.BytesIO(data), dtype=dtype, comments=None, ndmin=1)
+    # numpy < 1.23 zips each line's fields with the dtype's six, so a file whose every line has 7 fields parses
+    # without complaint there (the extra field dropped): only six fields a line may take this path on any numpy
+    if _field_count(data) != 6 * arr.shape[0]:
+        raise ValueError("not six fields on every line")
     return arr["id"], arr["v"]
 
 
