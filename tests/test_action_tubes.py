@@ -114,9 +114,12 @@ def act_frame_ap_oracle(dets, gts, nclasses, th=0.5):
                     ih = min(g[3], b[3]) - max(g[1], b[1]) + 1
                     inter = max(0, iw) * max(0, ih)
                     ua = (g[2] - g[0] + 1) * (g[3] - g[1] + 1) + (b[2] - b[0] + 1) * (b[3] - b[1] + 1) - inter
-                    ious.append(inter / float(ua))
-                amax = int(np.argmax(ious))
-                if ious[amax] >= th:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        ious.append(np.float64(inter) / np.float64(ua))
+                amax = int(np.argmax(ious))            # the first NaN, if any
+                with np.errstate(invalid="ignore"):
+                    hit = ious[amax] >= th
+                if hit:
                     ispositive = True
                     del gt[k][amax]
                     if not gt[k]:
@@ -146,6 +149,292 @@ grid_box = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(2, 5), st
 def test_frame_ap_matches_act_loop(dets, gts):
     ours, _ = frame_ap1(dets, gts, nclasses=2) if dets else (np.zeros(2), None)
     assert np.allclose(ours, act_frame_ap_oracle(dets, gts, 2), rtol=0, atol=1e-12)
+
+
+# boxes with x1 > x2 or y1 > y2 on a small grid: +1 areas of either sign that often cancel a ground-truth box's
+any_box = st.tuples(*[st.integers(0, 6)] * 4).map(list)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 3), st.sampled_from([0.1, 0.5, 0.7, 0.9]),
+                          st.one_of(any_box, grid_box)), max_size=25),
+       st.lists(st.tuples(st.integers(0, 1), st.integers(0, 3), st.one_of(grid_box, st.sampled_from(
+           [box(0, 0, 1, 1), box(0, 0, 4, 0), box(2, 2, 3, 3)]))), min_size=1, max_size=10))
+def test_frame_ap_with_inverted_boxes_matches_act_loop(dets, gts):
+    ours, _ = frame_ap1(dets, gts, nclasses=2) if dets else (np.zeros(2), None)
+    assert np.allclose(ours, act_frame_ap_oracle(dets, gts, 2), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------- inverted boxes
+
+GT10 = box(10, 10, 19, 19)      # +1 area 10 x 10 = 100
+
+
+def frame_iou(det, gt=GT10):
+    return float(M.iou2d_act(np.array([det], dtype=np.float64), np.array([gt], dtype=np.float64))[0])
+
+
+def test_inverted_box_iou_uses_the_raw_union():
+    # x2 - x1 + 1 = 11 - 20 + 1 = -8, y2 - y1 + 1 = 10: area -80; iw = min(19, 11) - max(10, 20) + 1 = -8 -> inter 0
+    # union = 100 + (-80) - 0 = 20: IoU = 0 / 20 = +0.0
+    v = frame_iou(box(20, 10, 11, 19))
+    assert v == 0.0 and np.copysign(1.0, v) == 1.0
+    # area -13 x 10 = -130: union -30, 0 / -30 = -0.0 (ACT's numpy gives the same)
+    v = frame_iou(box(25, 10, 11, 19))
+    assert v == 0.0 and np.copysign(1.0, v) == -1.0
+    # area -10 x 10 = -100: union 0, 0 / 0 = NaN
+    assert np.isnan(frame_iou(box(22, 10, 11, 19)))
+    # both sides inverted: area (-8) x (-8) = +64, union 164, IoU 0
+    assert frame_iou(box(19, 19, 10, 10)) == 0.0
+    # inverted by less than a pixel: x2 - x1 + 1 = 0.5 > 0, a 0.5 x 10 box inside the ground truth: 5 / 100
+    assert frame_iou(box(10.5, 10, 10, 19)) == 0.05
+    # the swapped corners of the first box: a proper box (11..20 x 10..19), 9 x 10 = 90 / (100 + 100 - 90)
+    assert frame_iou(box(11, 10, 20, 19)) == 90 / 110.0
+
+
+@pytest.mark.parametrize("inverted", [box(20, 10, 11, 19), box(22, 10, 11, 19)])   # union 20 / union 0 (NaN)
+def test_inverted_box_is_a_frame_false_positive(inverted):
+    # GT boxes in frames 1 and 2; ranks: GT10 on frame 1 (TP), the inverted box on frame 2 (FP), GT10 on frame 2 (TP)
+    # points (0,1) (.5,1) (.5,.5) (1,2/3): AP = .5 * (1 + 1) / 2 + .5 * (.5 + 2/3) / 2 = 0.7916...
+    dets = [(0, 1, 0.9, GT10), (0, 2, 0.8, inverted), (0, 2, 0.7, GT10)]
+    aps, tp = frame_ap1(dets, [(0, 1, GT10), (0, 2, GT10)])
+    assert tp.tolist() == [True, False, True]
+    assert aps[0] == pytest.approx(0.5 + 0.5 * (0.5 + 2 / 3.0) / 2, abs=1e-15)
+    # with its corners swapped (11..20 x 10..19, IoU 90/110 >= .5) it is a true positive and the third a FP: AP 1
+    aps, tp = frame_ap1([(0, 1, 0.9, GT10), (0, 2, 0.8, box(11, 10, 20, 19)), (0, 2, 0.7, GT10)],
+                        [(0, 1, GT10), (0, 2, GT10)])
+    assert tp.tolist() == [True, True, False] and aps[0] == 1.0
+
+
+def test_inverted_frame_lowers_the_tube_st_iou():
+    # GT tube frames 1-4 of GOOD (area 100); the tube has GOOD except frame 3: x2 - x1 + 1 = -8, area -80, union 20,
+    # IoU 0: ST-IoU = 1 x mean(1, 1, 0, 1) = 0.75
+    inv = box(9, 0, 0, 9)
+    tube = (1, [GOOD, GOOD, inv, GOOD])
+    assert st_iou(tube, (1, [GOOD] * 4)) == 0.75
+    aps, _ = video_ap1([(0, 0, 0.9) + tube], [(0, 0, 1, [GOOD] * 4)], [0.5, 0.75, 0.8])
+    assert aps[:, 0].tolist() == [1.0, 1.0, 0.0]
+    # area -100 on frame 3 (union 0): ACT's iou3d is np.mean over a NaN frame: NaN, never >= a threshold
+    nan_tube = (1, [GOOD, GOOD, box(11, 0, 0, 9), GOOD])
+    assert np.isnan(st_iou(nan_tube, (1, [GOOD] * 4)))
+    aps, _ = video_ap1([(0, 0, 0.9) + nan_tube], [(0, 0, 1, [GOOD] * 4)], [0.2])
+    assert aps[0, 0] == 0.0
+
+
+def test_nan_st_iou_blocks_the_tube_while_that_gt_tube_is_free():
+    # one video, one class, GT tubes G1 (frames 1-2, A, area 100) and G2 (frames 3-4, B). The tube T covers frames
+    # 2-4: on frame 2 a box of area -10 x 10 = -100 (union 0 with A: NaN), then B twice.
+    # ST-IoU(T, G1) = NaN (the shared frame 2), ST-IoU(T, G2) = 2/3 x 1.
+    A, B, minus100 = GOOD, box(50, 50, 59, 59), box(11, 0, 0, 9)
+    g1, g2 = (0, 0, 1, [A, A]), (0, 0, 3, [B, B])
+    T = (0, 0, 0.9, 2, [minus100, B, B])
+    # ACT: ious = [nan, 0.667]; np.argmax -> 0 (the NaN); nan >= 0.5 is False: a FP, nothing consumed; AP 0
+    aps, kept = video_ap1([T], [g1, g2], [0.5])
+    assert kept.tolist() == [0] and aps[0, 0] == 0.0
+    # the same tube with a proper box on frame 2: ious = [0.25, 0.667] -> G2, a TP of 2 GT tubes: AP 0.5
+    aps, _ = video_ap1([(0, 0, 0.9, 2, [A, B, B])], [g1, g2], [0.5])
+    assert aps[0, 0] == 0.5
+    # once G1 is consumed by a higher-ranked tube T0 (frames 1-2; frame 2 box 10 x 9 = 90: IoU .9 with A, and with
+    # T's box a union of 90 - 100 = -10, ST-IoU -0.0, so the NMS keeps both), T is no longer blocked: TP, TP, AP 1
+    T0 = (0, 0, 0.95, 1, [A, box(0, 0, 9, 8)])
+    aps, kept = video_ap1([T0, T], [g1, g2], [0.5])
+    assert sorted(kept.tolist()) == [0, 1] and aps[0, 0] == 1.0
+
+
+def test_nan_st_iou_suppresses_in_nms():
+    # K (0.9) frames 1-3 of A; S (0.5) frames 3-6, frame 3 a box of area -100: ST-IoU(S, K) = (1/6) x NaN = NaN.
+    # ACT keeps `ious <= 0.3` only: S is suppressed although its temporal IoU alone (1/6) could not exceed 0.3
+    A = GOOD
+    t = tube_set([(1, [A] * 3), (3, [box(11, 0, 0, 9)] + [A] * 3)])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    assert kept.tolist() == [0]
+    # area -80 instead (union 20, IoU 0): ST-IoU 0 <= 0.3, both kept
+    t = tube_set([(1, [A] * 3), (3, [box(9, 0, 0, 9)] + [A] * 3)])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    assert kept.tolist() == [0, 1]
+    # two boxes of +1 area 0 on a shared frame: 0 / (0 + 0) = NaN as well
+    zero = box(1, 0, 0, 9)
+    t = tube_set([(1, [A, zero]), (2, [zero, A, A, A, A])])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    assert kept.tolist() == [0]
+
+
+def test_auc_inverted_frame_counts_zero_with_matlab_eps():
+    # GT tube frames 1-4 of A (area 100); the tube's frame 3 has area -100: ACT would divide 0 by 0, Gkioxari's
+    # inters ./ (union + eps) gives 0 / eps = 0: mean over num_frames = 5 is (1 + 1 + 0 + 1) / 5 = 0.6
+    A = GOOD
+    tubes = tube_set([(1, [A, A, box(11, 0, 0, 9), A])])
+    gts = tube_set([(1, [A] * 4)])
+    iou = M.auc_tube_iou(tubes, gts, [0], [0], np.array([5]))
+    assert iou.tolist() == [0.6]
+    # the video's only tube of its class: correct at 0.5 and 0.6 (>=), a negative at 0.7
+    for th, correct in ((0.5, True), (0.6, True), (0.7, False)):
+        r = M.auc_gkioxari(np.arange(2), np.array([0, 1]), np.array([0, 0]), np.array([0.9, 0.8]),
+                           np.array([iou[0], 0.0]), np.array([0, 1]), 2, th)
+        assert r["num_neg"].tolist() == ([1, 0] if correct else [2, 0])
+
+
+def test_auc_union_of_minus_eps_is_nan_and_a_negative():
+    # GT box 1 x 1 (area 1); the tube's box: x2 - x1 + 1 = 0 - (3 + 2^-51) + 1 = -(2 + 2^-51), y2 - y1 + 1 = 0.5:
+    # area -(1 + 2^-52), union 1 - (1 + 2^-52) = -eps; + eps = 0: 0 / 0 = NaN in MATLAB and here
+    x1 = float("3.0000000000000004")
+    assert x1 == 3 + 2.0 ** -51
+    tubes = tube_set([(1, [box(x1, 0.5, 0, 0), box(0, 0, 0, 0)])])
+    gts = tube_set([(1, [box(0, 0, 0, 0)] * 2)])
+    iou = M.auc_tube_iou(tubes, gts, [0], [0], np.array([2]))
+    assert np.isnan(iou[0])
+    r = M.auc_gkioxari(np.arange(1), np.array([0]), np.array([0]), np.array([0.9]), iou, np.array([0]), 1, 0.1)
+    assert r["num_neg"].tolist() == [1]          # `iou(j) >= iou_thresh` is False for NaN: a negative
+
+
+def act_iou2d(b1, b2):
+    """ACT_utils.iou2d / overlap2d / area2d, verbatim (b1: (n, 4), b2: (4,))."""
+    b1 = np.asarray(b1, dtype=np.float64).reshape(-1, 4)
+    b2 = np.asarray(b2, dtype=np.float64).reshape(1, 4)
+    xmin = np.maximum(b1[:, 0], b2[:, 0])
+    ymin = np.maximum(b1[:, 1], b2[:, 1])
+    xmax = np.minimum(b1[:, 2] + 1, b2[:, 2] + 1)
+    ymax = np.minimum(b1[:, 3] + 1, b2[:, 3] + 1)
+    ov = np.maximum(0, xmax - xmin) * np.maximum(0, ymax - ymin)
+    area = lambda b: (b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)  # noqa: E731
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return ov / (area(b1) + area(b2) - ov)
+
+
+def act_iou3dt(t1, t2):
+    """ACT iou3dt on (first, boxes) tubes."""
+    (f1, b1), (f2, b2) = t1, t2
+    tmin, tmax = max(f1, f2), min(f1 + len(b1) - 1, f2 + len(b2) - 1)
+    if tmax < tmin:
+        return 0.0
+    tunion = max(f1 + len(b1) - 1, f2 + len(b2) - 1) - min(f1, f2) + 1
+    p1 = np.array(b1[tmin - f1:tmax - f1 + 1], dtype=np.float64)
+    p2 = np.array(b2[tmin - f2:tmax - f2 + 1], dtype=np.float64)
+    ov = np.array([act_iou2d(p1[i], p2[i])[0] for i in range(len(p1))])
+    return np.mean(ov) * ((tmax - tmin + 1) / float(tunion))
+
+
+def act_video_ap_oracle(tube_specs, gt_specs, th, nvideos, nclasses):
+    """ACT videoAP with nms3dt at 0.3 (stable sorts, as the issue fixes them), on video_ap1's specs."""
+    aps = []
+    for c in range(nclasses):
+        dets = []
+        for v in range(nvideos):
+            ltubes = [(s[3], s[4], s[2]) for s in tube_specs if s[0] == v and s[1] == c]
+            I = sorted(range(len(ltubes)), key=lambda i: ltubes[i][2])
+            keep = []
+            while I:
+                i = I[-1]
+                keep.append(i)
+                with np.errstate(invalid="ignore"):
+                    I = [j for j in I[:-1] if act_iou3dt(ltubes[j][:2], ltubes[i][:2]) <= 0.3]
+            dets += [(v, ltubes[i][2], ltubes[i][:2]) for i in keep]
+        gt = {}
+        for v in range(nvideos):
+            tubes = [(s[2], s[3]) for s in gt_specs if s[0] == v and s[1] == c]
+            if tubes:
+                gt[v] = tubes
+        fn = sum(len(g) for g in gt.values())
+        tp = fp = 0
+        pr = [(1.0, 0.0)]
+        for j in sorted(range(len(dets)), key=lambda j: -dets[j][1]):
+            v, _, tube = dets[j]
+            ispositive = False
+            if v in gt:
+                ious = [act_iou3dt(g, tube) for g in gt[v]]
+                amax = int(np.argmax(ious))
+                with np.errstate(invalid="ignore"):
+                    if ious[amax] >= th:
+                        ispositive = True
+                        del gt[v][amax]
+                        if not gt[v]:
+                            del gt[v]
+            if ispositive:
+                tp, fn = tp + 1, fn - 1
+            else:
+                fp += 1
+            pr.append((tp / float(tp + fp), tp / float(tp + fn)) if tp + fn else (0.0, 0.0))
+        aps.append(sum((pr[i][1] - pr[i - 1][1]) * (pr[i][0] + pr[i - 1][0]) * 0.5 for i in range(1, len(pr))))
+    return aps
+
+
+small_box = st.sampled_from([box(0, 0, 1, 1), box(5, 0, 0, 0), box(1, 0, 0, 0), box(0, 0, 2, 1), box(3, 0, 1, 1),
+                             box(1, 1, 0, 0), box(0, 0, 0, 2), box(2, 0, 1, 3)])
+gt_box = st.sampled_from([box(0, 0, 1, 1), box(0, 0, 3, 0), box(0, 0, 2, 1)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.sampled_from([0.2, 0.5, 0.9]),
+                          st.integers(1, 4), st.lists(small_box, min_size=1, max_size=3)), min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(1, 4),
+                          st.lists(gt_box, min_size=1, max_size=3)), min_size=1, max_size=5))
+def test_video_ap_with_inverted_boxes_matches_act_loop(tubes, gts):
+    # boxes whose +1 areas are -4, 0, +2 ... against ground-truth areas 4, 4, 6: NaN frame IoUs in the NMS and in
+    # the matching; the oracle is ACT's code with numpy's NaN semantics
+    for th in (0.2, 0.5):
+        ours, _ = video_ap1(tubes, gts, [th], nvideos=2, nclasses=2)
+        assert np.allclose(ours[0], act_video_ap_oracle(tubes, gts, th, 2, 2), rtol=0, atol=1e-12), th
+
+
+def test_inverted_boxes_warning_count_and_first_line(tmp_path):
+    p = str(tmp_path / "frame_detections.csv")
+    write(p, "video,frame,label,score,x1,y1,x2,y2\n"
+             "vX,1,run,0.9,9,0,0,9\n"            # line 2: inverted, but a video outside the test list: not counted
+             "v,1,run,0.9,0,0,9,9\n"
+             "v,2,run,0.8,0,9.5,9,9\n"           # line 4: y1 > y2 by half a pixel: counted
+             "v,3,run,0.7,30,0,10,9\n")          # line 5
+    videos = fmt.Videos(np.array([b"v"]), np.zeros(1, dtype=np.int64), np.array([10]), np.array([b"run"]))
+    d = fmt.read_frame_detections(p, "res/frame_detections.csv", videos)
+    assert d.inverted == fmt.InvertedBoxes(2, 4, "0,9.5,9,9")
+    q = str(tmp_path / "tubes.csv")
+    write(q, "video,tube,label,score,frame,x1,y1,x2,y2\nv,a,run,0.5,1,0,0,9,9\nv,b,run,0.4,1,0,0,9,9\n"
+             "v,a,run,0.5,2,9,0,0,9\n")
+    assert fmt.read_tubes(q, "res/tubes.csv", videos).inverted == fmt.InvertedBoxes(1, 4, "9,0,0,9")
+    ok = str(tmp_path / "ok.csv")
+    write(ok, "video,frame,label,score,x1,y1,x2,y2\nv,1,run,0.9,0,0,0,0\n")     # x1 == x2: a 1-pixel box
+    assert fmt.read_frame_detections(ok, "ok.csv", videos).inverted is None
+    # the task: one warning per file, the participant's own file and line, nothing of the ground truth
+    ref = tmp_path / "ref"
+    write(str(ref / "videos.csv"), "video,label,num_frames\nv,run,3\n")
+    write(str(ref / "gt_tubes.csv"), "video,tube,label,frame,x1,y1,x2,y2\n" +
+          "".join("v,1,run,%d,0,0,9,9\n" % f for f in (1, 2, 3)))
+    res = tmp_path / "res"
+    write(str(res / "frame_detections.csv"), open(p).read())
+    write(str(res / "tubes.csv"), open(q).read())
+    r = TASK.score(str(ref), Submission(str(res)))
+    assert r.warnings == [
+        "frame_detections.csv: 2 box(es) with x1 > x2 or y1 > y2, first at line 4 (x1,y1,x2,y2 = 0,9.5,9,9); "
+        "scored as the original code scores them: width x2 - x1 + 1 and height y2 - y1 + 1 are taken as they are, "
+        "so a box inverted by a pixel or more overlaps nothing (see the evaluation rules).",
+        "tubes.csv: 1 box(es) with x1 > x2 or y1 > y2, first at line 4 (x1,y1,x2,y2 = 9,0,0,9); scored as the "
+        "original code scores them: width x2 - x1 + 1 and height y2 - y1 + 1 are taken as they are, so a box "
+        "inverted by a pixel or more overlaps nothing (see the evaluation rules)."]
+    # validate (no ground truth: every row counts) says the same as a note
+    notes = TASK.validate(Submission(str(res)))
+    assert [n for n in notes if n.startswith("warning: ")] == [
+        "warning: frame_detections.csv: 3 box(es) with x1 > x2 or y1 > y2, first at line 2 (x1,y1,x2,y2 = 9,0,0,9)"
+        "; scored as the original code scores them: width x2 - x1 + 1 and height y2 - y1 + 1 are taken as they "
+        "are, so a box inverted by a pixel or more overlaps nothing (see the evaluation rules).",
+        "warning: " + r.warnings[1]]
+
+
+def test_inverted_box_sample_scores_with_a_warning(root):
+    # the former malformed/inverted_box: line 6 has x1 = 40 > x2 = 9 (a catch box in a brush_hair video)
+    r = TASK.score(os.path.join(root, "reference_data", "action-tubes"),
+                   Submission(os.path.join(root, "starting_kit", "action-tubes", "submissions", "inverted_box")))
+    assert len(r.warnings) == 1 and r.warnings[0].startswith(
+        "frame_detections.csv: 1 box(es) with x1 > x2 or y1 > y2, first at line 6 (x1,y1,x2,y2 = 40,1,9,9)")
+    assert list(r.scores) == [k.key for k in TASK.score_keys()]
+
+
+def test_inverted_box_in_the_reference_is_still_an_error(tmp_path):
+    from scoring_program.errors import ReferenceDataError
+    write(str(tmp_path / "videos.csv"), "video,label,num_frames\nv,run,3\n")
+    write(str(tmp_path / "gt_tubes.csv"), "video,tube,label,frame,x1,y1,x2,y2\nv,1,run,1,9,0,0,9\n")
+    videos = fmt.read_videos(str(tmp_path / "videos.csv"))
+    with pytest.raises(ReferenceDataError) as e:
+        fmt.read_gt_tubes(str(tmp_path / "gt_tubes.csv"), videos)
+    assert "line 2" in str(e.value) and "x1 <= x2" in str(e.value)
 
 
 # ---------------------------------------------------------------------------------------------- ST-IoU, NMS

@@ -8,9 +8,12 @@ repeat on consecutive records (a tube's video, id, label, score) are read once p
 file and the 1-based line.
 
 read_videos / read_gt_tubes (reference, ReferenceDataError) and read_frame_detections / read_tubes (submission,
-SubmissionError) return plain arrays for the metrics.
+SubmissionError) return plain arrays for the metrics. A box with x1 > x2 or y1 > y2 is an error in the reference
+data; in a submission it is read as it is (the metrics score it as the originals do) and counted (InvertedBoxes).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -482,16 +485,48 @@ def _check_frames(t, frame, nf_row, err):
                   found=int(frame[i]))
 
 
-def _boxes(t, err):
+BOX_COLUMNS = ("x1", "y1", "x2", "y2")
+
+
+class InvertedBoxes(NamedTuple):
+    """The submitted boxes with x1 > x2 or y1 > y2 (scored as the originals score them, with a warning)."""
+    count: int
+    line: int           # 1-based line of the first one in the file
+    box: str            # its x1,y1,x2,y2 as written
+
+
+def inverted_rows(box):
+    """The rule, in one place: x1 > x2 or y1 > y2 (an error in the reference data, a warning in a submission)."""
+    return (box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1])
+
+
+def _boxes(t):
     b = np.empty((len(t), 4))
-    for k, c in enumerate(("x1", "y1", "x2", "y2")):
+    for k, c in enumerate(BOX_COLUMNS):
         b[:, k] = t.number(c)
-    bad = np.flatnonzero((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))
+    return b
+
+
+def _reference_boxes(t):
+    b = _boxes(t)
+    bad = np.flatnonzero(inverted_rows(b))
     if bad.size:
         i = int(bad[0])
-        raise err(t.file, int(t.lines[i]), expected="x1 <= x2 and y1 <= y2 (inclusive corners)",
-                  found="%s" % ",".join("%g" % v for v in b[i]))
+        raise ReferenceDataError(t.file, int(t.lines[i]), expected="x1 <= x2 and y1 <= y2 (inclusive corners)",
+                                 found="%s" % ",".join("%g" % v for v in b[i]))
     return b
+
+
+def _inverted(t, b, scored):
+    """InvertedBoxes of the rows `scored` (bool: rows of test videos), None when there is none."""
+    bad = np.flatnonzero(inverted_rows(b))
+    if bad.size:
+        bad = bad[scored[bad]]
+    if not bad.size:
+        return None
+    first = t.take(bad[:1])             # lines ascend in file order: the first index is the first line
+    text = ",".join(first.raw(c, 0) for c in BOX_COLUMNS)     # four fields that parsed as finite numbers
+    return InvertedBoxes(int(bad.size), int(first.lines[0]), text if len(text) <= 80 else text[:80] + "...")
 
 
 def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
@@ -507,7 +542,7 @@ def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
         raise err(label, int(t.lines[i]), message="a label that no video of videos.csv has")
     frame = t.integer("frame")
     _check_frames(t, frame, videos.num_frames[vid], err)
-    boxes = _boxes(t, err)
+    boxes = _reference_boxes(t)
     tid = t.text("tube")
     order, start, length, first_line = _group_tubes(t, vid, tid, frame, lab, None, err, "ground-truth tube")
     vid, frame, lab, boxes = _reorder(order, vid, frame, lab, boxes)
@@ -593,12 +628,13 @@ def read_frame_detections(path, label, videos):
     vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
     frame = t.integer("frame")
     score = t.number("score")
-    boxes = _boxes(t, SubmissionError)
+    boxes = _boxes(t)
     nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
     _check_frames(t, frame, nf, SubmissionError)
     keep = np.flatnonzero(known)
     return FrameDetections(video=vid[keep], frame=frame[keep], label=lab[keep], score=score[keep],
-                           box=boxes[keep], line=t.lines[keep], nrows=len(t), ignored=int(len(t) - keep.size))
+                           box=boxes[keep], line=t.lines[keep], nrows=len(t), ignored=int(len(t) - keep.size),
+                           inverted=_inverted(t, boxes, known))
 
 
 def read_tubes(path, label, videos):
@@ -611,9 +647,10 @@ def read_tubes(path, label, videos):
     vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
     frame = t.integer("frame")
     score = np.repeat(u.number("score"), cnt)
-    boxes = _boxes(t, SubmissionError)
+    boxes = _boxes(t)
     nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
     _check_frames(t, frame, nf, SubmissionError)
+    inverted = _inverted(t, boxes, known)
     tid = np.repeat(u.text("tube"), cnt)
     t.release()
     u.release()
@@ -639,4 +676,5 @@ def read_tubes(path, label, videos):
               tube_line=first_line[fo])
     b.nrows = len(t)
     b.ignored_tubes = int(ntubes_all - int(keep_t.sum()))
+    b.inverted = inverted
     return b

@@ -10,17 +10,31 @@ runs them in rounds over all groups at once: in each round every group's earlies
 free ground truth at or above the threshold takes its best free one. Detections in between have no free
 ground truth at the threshold and, as the free set only shrinks, are false positives: the outcome is the
 sequential one, with at most (max ground truths per group) rounds.
+
+Boxes with x1 > x2 or y1 > y2 are scored as the originals score them (issue 10). ACT's overlap2d clamps the
+intersection width and height at 0 and area2d's (x2 - x1 + 1) * (y2 - y1 + 1) enters the union as it is, so a box
+inverted by a pixel or more overlaps nothing and its area may be zero or negative: the IoU is 0 / union, i.e. 0.0,
+-0.0 (negative union) or NaN (0 / 0: the box's area is minus the other's, or both are 0). What ACT then does with a
+NaN, each a failed comparison, never a NaN in a score:
+- frameAP: np.argmax(ious) returns the first NaN and `ious[amax] >= th` is False: a false positive. A detection
+  with a NaN IoU overlaps no box at all (the ground truth's area is >= 1), so it was a false positive anyway.
+- videoAP: iou3d's np.mean and iou3dt keep the NaN; in the matching np.argmax picks the first NaN among the
+  still-unmatched ground-truth tubes, so the tube is a false positive and consumes nothing, even if another free
+  ground-truth tube is matched above the threshold (GreedyPairs.match: "blocked").
+- nms3dt keeps `ious <= overlap` only: a NaN ST-IoU with the kept tube suppresses the tube (nms3d).
+- Gkioxari's inters_union divides by union + eps (MATLAB's eps = 2^-52): 0 / (0 + eps) = 0, NaN only for a union of
+  exactly -eps; a NaN mean IoU fails `iou(j) >= iou_thresh`: a negative (auc_tube_iou, auc_gkioxari).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .ap import ap_trapezoid_raw
-from .overlap import iou_pairs_plus1
 
 NMS_THRESHOLD = 0.3
 ROC_MAX_FPR = 0.6
 AUC_TOP = 3
+MATLAB_EPS = 2.0 ** -52         # eps in MATLAB, np.finfo(np.float64).eps
 
 
 def video_thresholds_50_95():
@@ -64,7 +78,8 @@ class PairFrames(object):
         self.iou_sum = iou_sum
 
     def st_iou(self):
-        """ACT iou3dt: 0 if tmax < tmin (one shared frame counts); else mean IoU x (tmax-tmin+1)/(union span)."""
+        """ACT iou3dt: 0 if tmax < tmin (one shared frame counts); else mean IoU x (tmax-tmin+1)/(union span).
+        A NaN frame IoU (0 / 0, see _iou_rows) makes the mean NaN, as np.mean does in iou3d."""
         ok = self.L > 0
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = self.iou_sum / np.where(ok, self.L, 1)
@@ -73,33 +88,68 @@ class PairFrames(object):
 
 
 def _box_columns(box):
-    """x1, y1, x2, y2 as contiguous columns and the +1 area of every row (as iou_pairs_plus1 computes it)."""
+    """x1, y1, x2, y2 as contiguous columns and the +1 area of every row, (x2 - x1 + 1) * (y2 - y1 + 1) as it is
+    (zero or negative for a box with x1 > x2 or y1 > y2 by a pixel or more)."""
     box = np.asarray(box, dtype=np.float64).reshape(-1, 4)
     x1, y1, x2, y2 = (np.ascontiguousarray(box[:, k]) for k in range(4))
-    return x1, y1, x2, y2, (x2 - x1 + 1.0) * (y2 - y1 + 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x1, y1, x2, y2, (x2 - x1 + 1.0) * (y2 - y1 + 1.0)
 
 
-def _iou_rows(ca, cb, ia, ib):
-    """metrics.overlap.iou_pairs_plus1(box_a[ia], box_b[ib]), the same operations in the same order (so the same
-    bits), on precomputed columns and areas: iw, ih, inter = iw*ih, ua = area_a + area_b - inter."""
-    iw = np.minimum(ca[2][ia], cb[2][ib])
-    iw -= np.maximum(ca[0][ia], cb[0][ib])
-    iw += 1.0
-    ih = np.minimum(ca[3][ia], cb[3][ib])
-    ih -= np.maximum(ca[1][ia], cb[1][ib])
-    ih += 1.0
-    inter = iw * ih
-    ua = ca[4][ia] + cb[4][ib]
-    ua -= inter
-    ok = (iw > 0) & (ih > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+def _iou_rows(ca, cb, ia, ib, union_eps=0.0):
+    """ACT iou2d of the pairs (box_a[ia], box_b[ib]) on precomputed columns and areas (_box_columns):
+
+        iw = min(x2) - max(x1) + 1, ih = min(y2) - max(y1) + 1
+        inter = iw * ih if iw > 0 and ih > 0, else 0          (overlap2d: np.maximum(0, .) on each side)
+        iou = inter / (area_a + area_b - inter)                (area2d as it is, no clamp)
+
+    ACT adds the 1 to x2 before the difference (min(x2 + 1) - max(x1)): the same value for pixel coordinates.
+    Where the boxes overlap, the operations and their order are metrics.overlap.iou_pairs_plus1's (the same bits).
+    Where they do not, the union is the raw area_a + area_b: 0 / positive = 0.0, 0 / negative = -0.0, 0 / 0 = NaN,
+    numpy's results in ACT (see the module docstring). union_eps is added to the union of those pairs only
+    (Gkioxari's inters ./ (union + eps), see auc_tube_iou)."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        iw = np.minimum(ca[2][ia], cb[2][ib])
+        iw -= np.maximum(ca[0][ia], cb[0][ib])
+        iw += 1.0
+        ih = np.minimum(ca[3][ia], cb[3][ib])
+        ih -= np.maximum(ca[1][ia], cb[1][ib])
+        ih += 1.0
+        inter = iw * ih
+        apart = (iw <= 0) | (ih <= 0)
+        inter[apart] = 0.0
+        ua = ca[4][ia] + cb[4][ib]
+        ua -= inter
+        if union_eps:
+            ua[apart] += union_eps
         inter /= ua
-    inter[~ok] = 0.0
     return inter
 
 
-def pair_frames(a, b, pa, pb, chunk=250000):
-    """a, b: dicts with first, length, start (row of first box), box (rows x 4). pa, pb: pair indices."""
+def iou2d_act(box_a, box_b):
+    """ACT iou2d of box_a[i] with box_b[i] (both (N, 4)): the +1 pixel IoU with the raw union (_iou_rows)."""
+    ca, cb = _box_columns(box_a), _box_columns(box_b)
+    rows = np.arange(ca[0].size)
+    return _iou_rows(ca, cb, rows, rows)
+
+
+def degenerate_tubes(box, start, length):
+    """Tubes with a box whose +1 area is <= 0 (only those can have a 0 / 0 = NaN frame IoU: the union of two
+    boxes with positive areas is positive). Such a box has x1 > x2 or y1 > y2, tested first (cheap)."""
+    box = np.asarray(box, dtype=np.float64).reshape(-1, 4)
+    start = np.asarray(start, dtype=np.int64)
+    flag = np.zeros(start.size, dtype=bool)
+    if not start.size or not np.any((box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1])):
+        return flag
+    with np.errstate(over="ignore", invalid="ignore"):
+        bad = ~((box[:, 2] - box[:, 0] + 1.0) * (box[:, 3] - box[:, 1] + 1.0) > 0)
+    cum = np.concatenate(([0], np.cumsum(bad)))
+    return cum[start + np.asarray(length, dtype=np.int64)] > cum[start]
+
+
+def pair_frames(a, b, pa, pb, chunk=250000, union_eps=0.0):
+    """a, b: dicts with first, length, start (row of first box), box (rows x 4). pa, pb: pair indices.
+    union_eps: see _iou_rows (0 for ACT, MATLAB_EPS for Gkioxari's AUC)."""
     pa = np.asarray(pa, dtype=np.int64)
     pb = np.asarray(pb, dtype=np.int64)
     fa = a["first"][pa]
@@ -129,7 +179,7 @@ def pair_frames(a, b, pa, pb, chunk=250000):
                 ca = _box_columns(a["box"])
                 cb = ca if b["box"] is a["box"] else _box_columns(b["box"])
             rows = idx[seg]
-            ious = _iou_rows(ca, cb, ra0[rows] + off, rb0[rows] + off)
+            ious = _iou_rows(ca, cb, ra0[rows] + off, rb0[rows] + off, union_eps)
             iou_sum[idx] = _segment_sums(ious, cnt)
         i = j
     return PairFrames(L, U, iou_sum)
@@ -139,12 +189,16 @@ def pair_frames(a, b, pa, pb, chunk=250000):
 
 class GreedyPairs(object):
     """Candidate (detection, ground truth) pairs of the same group, sorted once for every threshold:
-    by group, by detection rank, by descending IoU, by ground-truth order (np.argmax takes the first max)."""
+    by group, by detection rank, by descending IoU, by ground-truth order (np.argmax takes the first max).
+    Pairs whose IoU is NaN are kept apart: while such a ground truth is free, np.argmax picks it (see match)."""
 
     def __init__(self, pair_det, pair_gt, pair_iou, det_rank, det_group, ndet, ngt):
         pair_det = np.asarray(pair_det, dtype=np.int64)
         pair_gt = np.asarray(pair_gt, dtype=np.int64)
         pair_iou = np.asarray(pair_iou, dtype=np.float64)
+        nan = np.isnan(pair_iou)
+        self.nan_det = pair_det[nan]
+        self.nan_gt = pair_gt[nan]
         grp = np.asarray(det_group)[pair_det]
         o = np.lexsort((pair_gt, -pair_iou, np.asarray(det_rank)[pair_det], grp))
         self.det = pair_det[o]
@@ -155,17 +209,39 @@ class GreedyPairs(object):
         self.ngt = ngt
 
     def match(self, th):
-        """tp[d] for every detection at IoU threshold th (>= th is a match, ACT's `ious[amax] >= th`)."""
+        """tp[d] for every detection at IoU threshold th (>= th is a match, ACT's `ious[amax] >= th`).
+
+        A detection with a NaN IoU against a ground truth that is still free when its turn comes is "blocked":
+        ACT's np.argmax returns that NaN, `nan >= th` is False, so it is a false positive and consumes nothing,
+        whatever its other IoUs. In a round, the group's earliest detection with a free pair at >= th either takes
+        its best free ground truth or, blocked, is set aside; the free set is then the sequential one."""
         tp = np.zeros(self.ndet, dtype=bool)
         used = np.zeros(self.ngt, dtype=bool)
-        keep = self.iou >= th
+        with np.errstate(invalid="ignore"):
+            keep = self.iou >= th
         d, g, grp = self.det[keep], self.gt[keep], self.grp[keep]
+        nan_det, nan_gt = self.nan_det, self.nan_gt
+        has_nan = nan_det.size > 0
+        if has_nan:
+            aside = np.zeros(self.ndet, dtype=bool)     # blocked at their turn: false positives
+            mark = np.zeros(self.ndet, dtype=bool)
         while d.size:
             first = np.ones(d.size, dtype=bool)
             first[1:] = grp[1:] != grp[:-1]
-            tp[d[first]] = True
-            used[g[first]] = True
+            fd, fg = d[first], g[first]
+            if has_nan:
+                free = ~used[nan_gt]
+                nan_det, nan_gt = nan_det[free], nan_gt[free]     # a used ground truth is never free again
+                mark[nan_det] = True
+                stop = mark[fd]
+                mark[nan_det] = False
+                aside[fd[stop]] = True
+                fd, fg = fd[~stop], fg[~stop]
+            tp[fd] = True
+            used[fg] = True
             alive = ~tp[d] & ~used[g]
+            if has_nan:
+                alive &= ~aside[d]
             d, g, grp = d[alive], g[alive], grp[alive]
         return tp
 
@@ -210,6 +286,7 @@ def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, n
     Ranking: descending float32 score (ACT stores detections as float32), ties in input order (stable).
     Each detection takes the best +1 IoU among the still-unmatched boxes of its class in its (video, frame):
     >= th is a TP and consumes that box, else FP. AP: trapezoid on the raw PR points from (0, 1).
+    A box with x1 > x2 or y1 > y2 (by a pixel or more) overlaps nothing: IoU 0, -0.0 or NaN (_iou_rows), a FP.
     Returns (aps, curves, tp flags per detection).
     """
     det_class = np.asarray(det_class, dtype=np.int64)
@@ -230,7 +307,7 @@ def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, n
     hi = np.searchsorted(gs, dgrp, side="right")
     pd, off = _expand(hi - lo)
     pg = lo[pd] + off
-    ious = iou_pairs_plus1(np.asarray(det_box)[pd], np.asarray(gt_box)[go][pg])
+    ious = _iou_rows(_box_columns(det_box), _box_columns(np.asarray(gt_box)[go]), pd, pg)
     tp = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size).match(th)
     npos = np.bincount(gt_class, minlength=nclasses)
     aps, curves = class_aps(tp[order], det_class[order], npos, nclasses)
@@ -243,7 +320,8 @@ def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD):
     """ACT nms3dt per group: keep the highest score, drop the tubes whose ST-IoU with it is > overlap, repeat.
 
     ACT takes I[-1] of np.argsort(scores) (ascending): among equal scores the tube LATER in the input is kept
-    first (we make that stable). Returns (kept indices in keep order, grouped by group)."""
+    first (we make that stable). ACT keeps `ious <= overlap`, so a NaN ST-IoU (see _iou_rows) suppresses too.
+    Returns (kept indices in keep order, grouped by group)."""
     group = np.asarray(group, dtype=np.int64)
     n = group.size
     if n == 0:
@@ -256,14 +334,19 @@ def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD):
     ej = ei + 1 + off
     a = {"first": np.asarray(first)[order], "length": np.asarray(length)[order], "start": np.asarray(start)[order],
          "box": box}
-    # ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict
+    # ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict, unless their ST-IoU is NaN, which
+    # needs a frame where one of the two boxes has a +1 area <= 0
     fa, fb = a["first"][ei], a["first"][ej]
     la, lb = fa + a["length"][ei] - 1, fb + a["length"][ej] - 1
     tint = np.minimum(la, lb) - np.maximum(fa, fb) + 1
     tuni = np.maximum(la, lb) - np.minimum(fa, fb) + 1
     maybe = tint > overlap * tuni
+    degenerate = degenerate_tubes(box, a["start"], a["length"])
+    if degenerate.any():
+        maybe |= (tint > 0) & (degenerate[ei] | degenerate[ej])
     ei, ej = ei[maybe], ej[maybe]
-    conflict = pair_frames(a, a, ei, ej).st_iou() > overlap
+    with np.errstate(invalid="ignore"):
+        conflict = ~(pair_frames(a, a, ei, ej).st_iou() <= overlap)
     ei, ej = ei[conflict], ej[conflict]
     state = np.zeros(n, dtype=np.int8)          # 0 undecided, 1 kept, 2 suppressed
     while True:
@@ -329,6 +412,22 @@ def video_ap(tubes, gts, nvideos, nclasses, thresholds):
 
 # ----------------------------------------------------------------------------------------------- AUC
 
+def auc_tube_iou(tubes, gts, pair_tube, pair_gt, num_frames):
+    """Gkioxari's per-tube IoU: mean over frames 1..num_frames of inters_union(gt box, tube box), for the pairs
+    (tubes[pair_tube], gts[pair_gt]); tubes and gts are dicts of first, length, start, box (as pair_frames).
+
+        inters = rectint(...); union = ar1 + ar2 - inters; iou = inters ./ (union + eps)
+
+    rectint clamps the intersection width and height at 0 as ACT does, and ar = w * h with w = x2 - x1 + 1 is
+    taken as it is. A frame where either has no box counts 0 (the original needs every frame). Where the boxes
+    overlap we divide by the union without eps (that union is >= 1, the ground-truth box's area: at most one unit
+    in the last place of difference); where they do not, eps decides: 0 / (union + eps) is 0 (or -0.0) even for a
+    union of 0, NaN only for a union of exactly -eps, and a NaN mean fails `iou >= thresh` in auc_gkioxari as in
+    the original."""
+    pf = pair_frames(tubes, gts, pair_tube, pair_gt, union_eps=MATLAB_EPS)
+    return pf.iou_sum / num_frames
+
+
 def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video_label, nclasses, th):
     """get_ROC_curve_JHMDB.m for one IoU threshold.
 
@@ -352,7 +451,9 @@ def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video
     keep = pos < AUC_TOP
     idx = order[keep]
     grp = grp[keep]
-    ok = (np.asarray(tube_iou, dtype=np.float64)[idx] >= th) & (tube_label[idx] == video_label[tube_video[idx]])
+    with np.errstate(invalid="ignore"):           # a NaN IoU fails `iou(j) >= iou_thresh`: a negative
+        ok = np.asarray(tube_iou, dtype=np.float64)[idx] >= th
+    ok &= tube_label[idx] == video_label[tube_video[idx]]
     cum = np.cumsum(ok)
     before = cum - ok
     gfirst = np.searchsorted(grp, grp, side="left")

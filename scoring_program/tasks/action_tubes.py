@@ -44,7 +44,26 @@ PROTOCOL = [
     "neighbour rule, and AUC is its area from the smallest to the largest kept false-positive rate (so a perfect "
     "detector scores the largest kept rate, e.g. 0.5, not 0.6). Defined only when every test video has exactly one "
     "ground-truth tube.",
+    "Boxes with x1 > x2 or y1 > y2 are scored as the original code scores them, with a warning giving their count "
+    "and the first line: the width x2 - x1 + 1 and the height y2 - y1 + 1 are taken as they are (ACT's area2d and "
+    "overlap2d; MATLAB's rectint for AUC). A box inverted by a pixel or more overlaps nothing: in frame-AP it is a "
+    "false positive, in a tube its frame counts IoU 0 in the mean over frames. Its area, zero or negative, still "
+    "enters the union, and where it cancels the other box's area the original computes 0 / 0 = NaN: in frame-AP it "
+    "stays a false positive; a tube whose ST-IoU is NaN with a ground-truth tube of its video and class that is "
+    "still unmatched is a false positive and consumes nothing (numpy's argmax picks the NaN), even if it matches "
+    "another ground-truth tube; in the 3D NMS a NaN ST-IoU with the kept tube suppresses the tube (only ST-IoU <= "
+    "0.3 survives); for AUC the original adds eps (2^-52) to the union, so such a frame counts 0. A box inverted by "
+    "less than a pixel (x1 = 10.5, x2 = 10) has a positive width and overlaps as any box. Ground-truth boxes must "
+    "have x1 <= x2 and y1 <= y2.",
 ]
+
+
+def inverted_boxes_warning(label, inverted):
+    """The count and the first of a submitted file's boxes with x1 > x2 or y1 > y2 (the participant's own line)."""
+    return ("%s: %d box(es) with x1 > x2 or y1 > y2, first at line %d (x1,y1,x2,y2 = %s); scored as the original "
+            "code scores them: width x2 - x1 + 1 and height y2 - y1 + 1 are taken as they are, so a box inverted by "
+            "a pixel or more overlaps nothing (see the evaluation rules)."
+            % (label, inverted.count, inverted.line, inverted.box))
 
 
 def _cls(videos):
@@ -99,6 +118,8 @@ class ActionTubes(Task):
             if d.ignored:
                 res.notes.append("%s: %d row(s) of videos not in the test list were ignored."
                                  % (submission.label(det_path), d.ignored))
+            if d.inverted:
+                res.warnings.append(inverted_boxes_warning(submission.label(det_path), d.inverted))
             res.notes.append("%s: %d detections read." % (submission.label(det_path), d.score.size))
         else:
             aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
@@ -128,6 +149,8 @@ class ActionTubes(Task):
             if tb.ignored_tubes:
                 res.notes.append("%s: %d tube(s) of videos not in the test list were ignored."
                                  % (submission.label(tube_path), tb.ignored_tubes))
+            if tb.inverted:
+                res.warnings.append(inverted_boxes_warning(submission.label(tube_path), tb.inverted))
             nkept = np.bincount(tb.tube_label[kept], minlength=C)
         else:
             vaps = np.zeros((len(thresholds), C))
@@ -172,8 +195,8 @@ class ActionTubes(Task):
             sel = np.flatnonzero(tb.tube_label == videos.label[tb.tube_video])
             a = {"first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
             b = {"first": gt.tube_first, "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
-            pf = M.pair_frames(a, b, sel, gt_of_video[tb.tube_video[sel]])
-            iou[sel] = pf.iou_sum / videos.num_frames[tb.tube_video[sel]]
+            video = tb.tube_video[sel]
+            iou[sel] = M.auc_tube_iou(a, b, sel, gt_of_video[video], videos.num_frames[video])
             tv, tl, ts = tb.tube_video, tb.tube_label, tb.tube_score
         else:
             tv = tl = np.zeros(0, dtype=np.int64)
@@ -224,9 +247,11 @@ class ActionTubes(Task):
                 d = fmt.read_frame_detections(path, label, fake)
                 notes.append("%s: %d detections, %d videos, %d labels" % (label, d.score.size, vids.size, labs.size))
             else:
-                b = fmt.read_tubes(path, label, fake)
-                notes.append("%s: %d tubes (%d rows), %d videos, %d labels" % (label, b.tube_video.size, b.nrows,
+                d = fmt.read_tubes(path, label, fake)
+                notes.append("%s: %d tubes (%d rows), %d videos, %d labels" % (label, d.tube_video.size, d.nrows,
                                                                               vids.size, labs.size))
+            if d.inverted:
+                notes.append("warning: " + inverted_boxes_warning(label, d.inverted))
             if ids is not None:
                 unknown = int(np.count_nonzero(~np.isin(vids, ids)))
                 if unknown:
