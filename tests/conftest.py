@@ -20,9 +20,10 @@ def checker_run(args, tmp_path, timeout=300):
     on the first python3.8+ found on PATH."""
     bin_dir = tmp_path / "worker-bin"
     bin_dir.mkdir(exist_ok=True)
-    link = bin_dir / "python3"
-    if not link.exists():
-        os.symlink(sys.executable, str(link))
+    shim = bin_dir / "python3"          # a script, not a symlink: a symlinked venv python loses its venv
+    if not shim.exists():
+        shim.write_text("#!/bin/sh\nexec '%s' \"$@\"\n" % sys.executable)
+        shim.chmod(0o755)
     checker_python = sys.executable if sys.version_info >= (3, 8) else _python38()
     env = dict(os.environ, PATH=str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
     return subprocess.run([checker_python, CHECKER] + [str(a) for a in args], capture_output=True, text=True,
