@@ -12,6 +12,7 @@ Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and o
 (label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed.
 """
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -36,6 +37,13 @@ def measure(argv):
     err = proc.stderr.read()
     proc.returncode = os.waitstatus_to_exitcode(status)
     return dt, usage.ru_maxrss / 1024.0, proc.returncode, (out + err).decode("utf-8", "replace").strip()
+
+
+def _digest(path):
+    if not os.path.isfile(path):
+        return "-"
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 def _in_child(func, slug, arg):
@@ -96,6 +104,7 @@ def main(argv):
                       % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
                 for x in phases:
                     print("    " + x)
+                print("    scores.json sha256 %s (compare across stacks)" % _digest(os.path.join(out, "scores.json")))
                 sys.stdout.flush()
             if hasattr(mod, "bench_baseline"):
                 label, base = _in_child("bench_baseline", slug, info)

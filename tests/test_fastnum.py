@@ -197,3 +197,50 @@ def test_runs_and_numbers_across_blocks_of_different_widths(tmp_path, monkeypatc
     assert u.lines.tolist() == [i + 2 for i in starts]
     assert np.repeat(u.text("video"), cnt).tolist() == [v.encode() for v in vids]
     assert t.number("score").tolist() == [float(x) for x in scores]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=-2 ** 63, max_value=2 ** 63 - 1), max_size=40))
+def test_format_integers_is_astype_bytes(values):
+    from scoring_program.formats.fastnum import format_integers
+    arr = np.array(values, dtype=np.int64)
+    got = format_integers(arr)
+    assert got.tolist() == [str(v).encode() for v in values]
+    if values:
+        assert (got == arr.astype("S")).all()
+
+
+def test_format_integers_edges():
+    from scoring_program.formats.fastnum import format_integers
+    assert format_integers(np.array([0, -1, 10, 99, 100, -2 ** 63, 2 ** 63 - 1])).tolist() == [
+        b"0", b"-1", b"10", b"99", b"100", b"-9223372036854775808", b"9223372036854775807"]
+    assert format_integers(np.zeros(0, dtype=np.int64)).size == 0
+
+
+TOKEN = st.one_of(
+    st.from_regex(r"\A[+-]?[0-9]{1,17}(\.[0-9]{0,6})?\Z"), st.from_regex(r"\A[+-]?\.[0-9]{1,5}\Z"),
+    st.from_regex(r"\A[0-9]{1,3}[eE][+-]?[0-9]{1,2}\Z"), st.sampled_from(["nan", "inf", "-", ".", "1.2.3", "0x10",
+                                                                        "1,5", "١٢", "+", "--1", "1\x00"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKEN, min_size=1, max_size=30))
+def test_text_columns_read_as_numpy_reads_them(tokens):
+    """to_float / to_int through fastnum give what numpy's astype (the only path before) gives, or the same error."""
+    from scoring_program.formats.text import Records, to_float, to_int
+    col = np.array([t.encode("utf-8") for t in tokens], dtype="S")
+    rec = Records([col], np.arange(1, len(tokens) + 1), "f.txt")
+    for convert, dtype in ((to_float, np.float64), (to_int, np.int64)):
+        try:
+            expected = col.astype(dtype)
+        except (ValueError, TypeError, OverflowError):
+            expected = None
+        try:
+            got = convert(rec, 0, "value", finite=False) if convert is to_float else convert(rec, 0, "value")
+        except SubmissionError:
+            got = None
+        if expected is None:
+            assert got is None
+        else:
+            assert got is not None and got.dtype == dtype
+            assert [repr(x) for x in got.tolist()] == [repr(x) for x in expected.tolist()]

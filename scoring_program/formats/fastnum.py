@@ -93,3 +93,41 @@ def parse_decimal(words, length, integer=False):
     np.negative(vals, out=vals, where=neg)
     return vals, ok
 
+
+
+def column_words(col):
+    """An 'S' column (tokens left-aligned, NUL-padded) as parse_decimal() input: (words, lengths)."""
+    n = col.shape[0]
+    width = max(col.dtype.itemsize, 1)
+    nwords = (width + 7) // 8
+    mat = np.zeros((n, 8 * nwords), dtype=np.uint8)
+    mat[:, :col.dtype.itemsize] = np.ascontiguousarray(col).view(np.uint8).reshape(n, col.dtype.itemsize)
+    nonzero = mat != 0
+    length = np.where(nonzero.any(axis=1), 8 * nwords - np.argmax(nonzero[:, ::-1], axis=1), 0)
+    return np.ascontiguousarray(mat.view("<u8").T), length
+
+
+def format_integers(values):
+    """int64 values -> 'S' array of their plain decimals, the bytes of str(int(v)) (as values.astype("S"), which
+    is several times slower on numpy 1.17). A loop over digit positions, not over values."""
+    v = np.asarray(values, dtype=np.int64).ravel()
+    n = v.size
+    if n == 0:
+        return np.zeros(0, dtype="S1")
+    neg = v < 0
+    mag = np.abs(v).astype(np.uint64)      # abs(-2**63) wraps to -2**63, which is 2**63 as uint64
+    ndig = np.ones(n, dtype=np.int64)
+    for k in range(1, 20):
+        ndig += mag >= np.uint64(10 ** k)
+    last = ndig + neg - 1                   # column of the last digit
+    width = int(last.max()) + 1
+    out = np.zeros((n, width), dtype=np.uint8)
+    out[neg, 0] = 45
+    rows = np.arange(n)
+    rest = mag.copy()
+    ten = np.uint64(10)
+    for j in range(int(ndig.max())):        # the j-th digit from the right
+        has = ndig > j
+        out[rows[has], (last - j)[has]] = (rest[has] % ten).astype(np.uint8) + np.uint8(48)
+        rest //= ten
+    return out.view("S%d" % width).ravel()

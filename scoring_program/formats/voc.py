@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
+from .fastnum import format_integers
 from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
 
 VOC_CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
@@ -28,7 +29,7 @@ def key_columns(rec, nkey, int_keys, err):
     reading does ('01' is 1): they are canonicalized to plain decimal before joining."""
     cols = list(rec.cols[:nkey])
     for k in int_keys:
-        cols[k] = to_int(rec, k, "object index", err).astype("S")
+        cols[k] = format_integers(to_int(rec, k, "object index", err))
     return join_keys(cols)
 
 
