@@ -13,10 +13,13 @@ $(STAMP): docker/requirements.txt tests/requirements.txt
 
 venv: $(STAMP)
 
+# the SAMPLE bundles, rewritten in dist/ every time; an organizer's own bundles (--reference-data, --config) go to
+# a folder of their own: python -m scoring_program.bundle SLUG --reference-data DIR [--set NAME] --out OUT
 bundles: venv
 	$(VPY) -m scoring_program.bundle --out dist
 
 # build every bundle, dry-run each competition's sample submission through the worker emulation, one row each
+# (the dry run never builds a bundle itself: a missing one is an error naming the build command)
 demo: bundles
 	$(VPY) -m scoring_program.dryrun --demo --dist dist
 

@@ -1,38 +1,82 @@
 """Build competition bundles (never imported while scoring).
 
-    python -m scoring_program.bundle [SLUG ...] [--reference-data DIR] [--out dist/] [--docker-image IMAGE]
+    python -m scoring_program.bundle [SLUG ...] [--out dist]       the sample bundles (make bundles writes dist/)
+    python -m scoring_program.bundle SLUG --reference-data DIR --out OUT [--set NAME] [--config organizer.yaml]
+                                     [--docker-image IMAGE]         an organizer's bundle, from the real ground truth
     python -m scoring_program.bundle --sync-yaml [SLUG ...]
 
-Per slug: dist/<slug>/<slug>-codabench.zip (competition.yaml v2 as written in competitions/<slug>/, with the
-leaderboard columns generated from the task's score keys) and dist/<slug>/<slug>-codalab.zip (a legacy v1.5 yaml
+Per slug: OUT/<slug>/<slug>-codabench.zip (competition.yaml v2 as written in competitions/<slug>/, with the
+leaderboard columns generated from the task's score keys) and OUT/<slug>/<slug>-codalab.zip (a legacy v1.5 yaml
 generated from it, HTML pages rendered from the Markdown). Both hold, at the zip root: competition.yaml (first
 entry), logo, pages, scoring_program.zip (metadata, score.py and a copy of the whole scoring_program/ package),
 reference_data.zip and starting_kit.zip.
 
+The reference folder is read with the competition's own reference loader (Task.load_reference, the code that
+reads INPUT/ref when scoring) before anything is written: unreadable or foreign data is one line on stderr and
+exit 2. reference_data.zip holds exactly the files that loader read: for the VOC competitions the chosen image
+set's lists and that set's annotations or label PNGs (never JPEGImages, never another set); a folder holding
+several sets (ImageSets/Main/{train,val,trainval}.txt) needs --set NAME. Class names outside the competition's
+classes and classes without positives are warnings, one line each; a leaderboard column the reference can never
+fill (a class without positives; action-tubes' AUC when a video has several ground-truth tubes) is dropped with a
+note, and the scorer, whose score keys come from the same loader on the bundled reference, never writes it.
+
+--config organizer.yaml sets, over competitions/<slug>/competition.yaml:
+    title: ...                      (at most 100 characters: legacy Codalab's limit)
+    description: ...
+    docker_image: ...               (--docker-image overrides it)
+    phases:                         (replace the competition's phases; each inherits the first phase's keys)
+      - name: Development
+        start: 2024-03-01           (a date, or 'YYYY-MM-DD HH:MM[:SS]'; UTC)
+        end: 2024-04-30 12:00       (every phase but the last needs one; after its start, before the next start)
+        max_submissions: 100
+        max_submissions_per_day: 5
+        execution_time_limit: 600   (seconds; Codabench's default queue caps it at 600)
+        description: ...
+    pages:                          (a Markdown file per page name, relative to organizer.yaml)
+      overview: my_overview.md
+Unknown keys are an error naming them. Legacy Codalab (v1.5) phases have only a start date: a phase runs until
+the next one starts, so the legacy yaml carries each phase's start, and the last phase's end as the competition's
+end_date; a gap between two phases cannot be expressed there (a note says so: the earlier phase stays open).
+
+Nothing of the organizer's is replaced: with --reference-data or --config, --out is required and may not be the
+project's dist/ (make bundles rewrites it); outside dist/ an existing bundle is never overwritten.
+
 The scoring image is competition.yaml's docker_image (codalab/codalab-legacy:py37, Codabench's default) unless
---docker-image names another: codalab/codalab-legacy:py312, or the project's docker/ image pushed under the
-organizer's own name (docker/README.md says which to choose).
+the config or --docker-image names another: codalab/codalab-legacy:py312, or the project's docker/ image pushed
+under the organizer's own name (docker/README.md says which to choose).
 """
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import html
 import io
 import os
 import re
+import shutil
 import sys
+import tempfile
 import zipfile
+from collections import OrderedDict
 
 import yaml
 
+from .errors import ScoringError
 from .tasks import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "scoring_program")
+DIST = os.path.join(ROOT, "dist")
 FIXED_TIME = (2011, 1, 1, 0, 0, 0)
 LEGACY_PAGES = ("overview", "evaluation", "data", "terms")
 LEGACY_PHASE_KEYS = ("description", "max_submissions", "max_submissions_per_day", "execution_time_limit")
+LEGACY_TITLE_LIMIT = 100
+QUEUE_TIME_LIMIT = 600
+
+
+class BundleError(Exception):
+    """A bundle that cannot be built as asked: one line for the organizer, nothing written."""
 
 
 # ------------------------------------------------------------------ zips
@@ -75,9 +119,12 @@ def scoring_program_zip(slug):
     return z.close()
 
 
-def folder_zip(folder):
+def reference_zip(reference):
+    """reference_data.zip: exactly the files the competition's reference loader read, at the zip root."""
     z = ZipBuilder()
-    z.add_tree(folder)
+    for rel in sorted(set(reference.files)):
+        with open(os.path.join(reference.root, *rel.split("/")), "rb") as f:
+            z.add_bytes(rel, f.read())
     return z.close()
 
 
@@ -97,17 +144,205 @@ def load_competition(slug):
         return yaml.safe_load(f)
 
 
-def v2_columns(slug, ref_dir):
-    keys = registry.get(slug).score_keys(ref_dir)
+def v2_columns(keys):
     return [{"title": k.label, "key": k.key, "index": i, "sorting": k.sorting, "precision": k.precision}
             for i, k in enumerate(keys)]
 
 
-def codabench_yaml(slug, ref_dir, docker_image=None):
+def codabench_yaml(slug, columns, docker_image=None, config=None):
+    """competition.yaml v2: competitions/<slug>/competition.yaml, the organizer's config over it (apply_config),
+    the leaderboard columns (ScoreKeys), and docker_image over both."""
     y = load_competition(slug)
-    y["leaderboards"][0]["columns"] = v2_columns(slug, ref_dir)
+    if config is not None:
+        y = apply_config(y, config)
+    y["leaderboards"][0]["columns"] = v2_columns(columns)
     if docker_image:
         y["docker_image"] = docker_image
+    return y
+
+
+# ------------------------------------------------------------------ organizer.yaml
+CONFIG_KEYS = ("title", "description", "docker_image", "phases", "pages")
+CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
+                     "execution_time_limit")
+_DATE_RX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?"
+                      r"\s*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?")
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """organizer.yaml's loader: dates stay text, for parse_date to read and check (PyYAML's own timestamp
+    constructor raises a bare ValueError on 2024-13-01)."""
+
+
+_ConfigLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+
+
+def parse_date(value, what):
+    """'YYYY-MM-DD', or with a time 'YYYY-MM-DD HH:MM[:SS]' (also ISO 8601's T, Z and +HH:MM) -> (value for the
+    yaml, naive UTC datetime). The yaml keeps a date as a date (Codabench reads it as midnight UTC) and anything
+    else as a naive UTC datetime."""
+    m = _DATE_RX.fullmatch(value.strip()) if isinstance(value, str) else None
+    if m:
+        y, mo, d, h, mi, sec, frac, zone = m.groups()
+        try:
+            if h is None:
+                day = datetime.date(int(y), int(mo), int(d))
+                return day, datetime.datetime(day.year, day.month, day.day)
+            moment = datetime.datetime(int(y), int(mo), int(d), int(h), int(mi), int(sec or 0),
+                                       int((frac or "0").ljust(6, "0")))
+            if zone and zone != "Z":
+                sign = -1 if zone[0] == "-" else 1
+                digits = zone[1:].replace(":", "")
+                offset = datetime.timedelta(hours=int(digits[:-2] if len(digits) > 2 else digits),
+                                            minutes=int(digits[-2:]) if len(digits) > 2 else 0)
+                moment -= sign * offset
+            return moment, moment
+        except ValueError:
+            pass
+    raise BundleError("%s: expected a date (2024-03-01) or 'YYYY-MM-DD HH:MM', found %r" % (what, value))
+
+
+def _count(value, what, positive=False):
+    if isinstance(value, bool) or not isinstance(value, int) or value < (1 if positive else 0):
+        raise BundleError("%s: expected a %s integer, found %r" % (what, "positive" if positive else "non-negative",
+                                                                   value))
+    return value
+
+
+def _text(value, what, limit=None):
+    if not isinstance(value, str) or not value.strip():
+        raise BundleError("%s: expected non-empty text, found %r" % (what, value))
+    if limit and len(value) > limit:
+        raise BundleError("%s: %d characters, at most %d (legacy Codalab's limit)" % (what, len(value), limit))
+    return value
+
+
+def _unknown_keys(mapping, known, where):
+    unknown = [str(k) for k in mapping if k not in known]
+    if unknown:
+        raise BundleError("%s: unknown key%s %s (known: %s)" % (where, "s" if len(unknown) > 1 else "",
+                                                                 ", ".join(unknown), ", ".join(known)))
+
+
+def load_config(path, page_names):
+    """organizer.yaml, checked: {key: value} with phases as [{key: value}] (dates parsed, '_start' / '_end' the
+    naive UTC datetimes) and pages as {page name: Markdown bytes}. Raises BundleError on the first fault."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise BundleError("%s: cannot read the file (%s)" % (path, e.strerror))
+    try:
+        cfg = yaml.load(raw, Loader=_ConfigLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = " line %d" % (mark.line + 1) if mark is not None else ""
+        raise BundleError("%s:%s not valid YAML (%s)" % (path, where, getattr(e, "problem", None) or "syntax"))
+    if cfg is None:
+        cfg = {}
+    if not isinstance(cfg, dict):
+        raise BundleError("%s: expected a mapping of %s, found %s" % (path, ", ".join(CONFIG_KEYS),
+                                                                       type(cfg).__name__))
+    _unknown_keys(cfg, CONFIG_KEYS, path)
+    out = OrderedDict()
+    if "title" in cfg:
+        out["title"] = _text(cfg["title"], "%s: title" % path, LEGACY_TITLE_LIMIT)
+    if "description" in cfg:
+        out["description"] = _text(cfg["description"], "%s: description" % path)
+    if "docker_image" in cfg:
+        image = _text(cfg["docker_image"], "%s: docker_image" % path)
+        if len(image.split()) != 1:
+            raise BundleError("%s: docker_image: expected an image name such as codalab/codalab-legacy:py37, "
+                              "found %r" % (path, image))
+        out["docker_image"] = image.strip()
+    if "phases" in cfg:
+        out["phases"] = _config_phases(cfg["phases"], path)
+    if "pages" in cfg:
+        out["pages"] = _config_pages(cfg["pages"], path, page_names)
+    return out
+
+
+def _config_phases(phases, path):
+    if not isinstance(phases, list) or not phases or not all(isinstance(p, dict) for p in phases):
+        raise BundleError("%s: phases: expected a list of phases (mappings with start, end, ...), found %r"
+                          % (path, phases))
+    out = []
+    for n, p in enumerate(phases, start=1):
+        label = "phase %d%s" % (n, " (%s)" % p["name"] if isinstance(p.get("name"), str) else "")
+        where = "%s: %s" % (path, label)
+        _unknown_keys(p, CONFIG_PHASE_KEYS, where)
+        ph = OrderedDict()
+        for k in ("name", "description"):
+            if k in p:
+                ph[k] = _text(p[k], "%s: %s" % (where, k))
+        if "start" not in p:
+            raise BundleError("%s: start is required" % where)
+        ph["start"], ph["_start"] = parse_date(p["start"], "%s: start" % where)
+        if p.get("end") is not None:
+            ph["end"], ph["_end"] = parse_date(p["end"], "%s: end" % where)
+            if ph["_end"] <= ph["_start"]:
+                raise BundleError("%s: ends (%s) before it starts (%s)" % (where, ph["_end"], ph["_start"]))
+        for k in ("max_submissions", "max_submissions_per_day"):
+            if k in p:
+                ph[k] = _count(p[k], "%s: %s" % (where, k))
+        if "execution_time_limit" in p:
+            ph["execution_time_limit"] = _count(p["execution_time_limit"], "%s: execution_time_limit" % where, True)
+        out.append((label, ph))
+    for (label_a, a), (label_b, b) in zip(out, out[1:]):
+        if "_end" not in a:
+            raise BundleError("%s: %s: end is required, since %s follows it" % (path, label_a, label_b))
+        if b["_start"] <= a["_end"]:
+            raise BundleError("%s: %s starts (%s) before %s ends (%s): phases may not overlap, nor start when the "
+                              "previous one ends (Codabench refuses it)" % (path, label_b, b["_start"], label_a,
+                                                                           a["_end"]))
+    return [ph for _, ph in out]
+
+
+def _config_pages(pages, path, page_names):
+    if not isinstance(pages, dict):
+        raise BundleError("%s: pages: expected a mapping of page name to Markdown file, found %r" % (path, pages))
+    _unknown_keys(pages, page_names, "%s: pages" % path)
+    out = OrderedDict()
+    for name, rel in pages.items():
+        md = os.path.join(os.path.dirname(os.path.abspath(path)), _text(rel, "%s: pages: %s" % (path, name)))
+        try:
+            with open(md, "rb") as f:
+                data = f.read()
+            data.decode("utf-8")
+        except OSError as e:
+            raise BundleError("%s: pages: %s: cannot read %s (%s)" % (path, name, md, e.strerror))
+        except UnicodeDecodeError:
+            raise BundleError("%s: pages: %s: %s is not UTF-8 text" % (path, name, md))
+        out[name] = data
+    return out
+
+
+def apply_config(y2, config):
+    """The organizer's config over a competition.yaml v2 (a copy). Phases replace the competition's: phase i
+    inherits the keys of the competition's phase i (the last one past its end: tasks, starting kit, limits,
+    description) with the config's over them; its dates are only the config's."""
+    y = copy.deepcopy(y2)
+    for k in ("title", "description", "docker_image"):
+        if k in config:
+            y[k] = config[k]
+    if "phases" in config:
+        template = sorted(y["phases"], key=lambda p: p.get("index", 0))
+        phases = []
+        for i, p in enumerate(config["phases"]):
+            ph = copy.deepcopy(template[min(i, len(template) - 1)])
+            ph.pop("start", None)
+            ph.pop("end", None)
+            if i >= len(template):
+                ph["name"] = "Phase %d" % (i + 1)
+            ph.update((k, v) for k, v in p.items() if not k.startswith("_"))
+            ph["index"] = i
+            first = [k for k in ("index", "name", "description", "start", "end") if k in ph]
+            phases.append(dict([(k, ph[k]) for k in first] + [(k, v) for k, v in ph.items() if k not in first]))
+        names = [ph["name"] for ph in phases]
+        dup = sorted(set(n for n in names if names.count(n) > 1))
+        if dup:
+            raise BundleError("phases: the name %s is used twice: give each phase a name" % ", ".join(map(repr, dup)))
+        y["phases"] = phases
     return y
 
 
@@ -119,8 +354,15 @@ def _as_datetime(value):
     return datetime.datetime.strptime(str(value)[:10], "%Y-%m-%d")
 
 
+def _phases_in_order(y2):
+    return sorted(y2["phases"], key=lambda p: p.get("index", 0))
+
+
 def legacy_yaml(y2):
-    """v1.5 yaml for legacy Codalab: only keys its models accept (Competition(**yaml) breaks on others)."""
+    """v1.5 yaml for legacy Codalab: only keys its models accept (Competition(**yaml) breaks on others).
+
+    v1.5 phases have a start_date only (each runs until the next starts): the last phase's end, if any, becomes
+    the competition's end_date; the other ends are implied by the next start (legacy_notes says when that differs)."""
     docker = y2.get("docker_image")
     out = {
         "title": y2["title"],
@@ -130,10 +372,13 @@ def legacy_yaml(y2):
     }
     if docker:
         out["competition_docker_image"] = docker
+    ordered = _phases_in_order(y2)
+    if ordered[-1].get("end") is not None:
+        out["end_date"] = _as_datetime(ordered[-1]["end"])
     out["html"] = {p: "%s.html" % p for p in LEGACY_PAGES}
     phases = {}
     task = y2["tasks"][0]
-    for n, p in enumerate(sorted(y2["phases"], key=lambda p: p.get("index", 0)), start=1):
+    for n, p in enumerate(ordered, start=1):
         ph = {"phasenumber": n, "label": p["name"], "start_date": _as_datetime(p["start"])}
         for k in LEGACY_PHASE_KEYS:
             if k in p:
@@ -153,6 +398,18 @@ def legacy_yaml(y2):
     out["leaderboard"] = {"leaderboards": {lb["key"]: board}, "columns": columns}
     assert task.get("scoring_program")
     return out
+
+
+def legacy_notes(y2):
+    """What the v1.5 yaml cannot say: a phase that ends before the next one starts stays open until then."""
+    ordered = _phases_in_order(y2)
+    notes = []
+    for a, b in zip(ordered, ordered[1:]):
+        if a.get("end") is not None and _as_datetime(a["end"]) < _as_datetime(b["start"]):
+            notes.append("legacy Codalab bundle: phase %r stays open until %r starts (%s): v1.5 phases have only a "
+                         "start date, so its end (%s) is not in the legacy yaml"
+                         % (a["name"], b["name"], b["start"], a["end"]))
+    return notes
 
 
 def dump_yaml(y):
@@ -245,51 +502,146 @@ def markdown_to_html(md):
 
 
 # ------------------------------------------------------------------ build
-def build(slug, out_dir, reference_data=None, docker_image=None):
-    """Build both bundles for one slug; returns (codabench_zip_path, codalab_zip_path).
+class Plan(object):
+    """One competition's two bundles, in memory, and what the organizer should read before uploading them."""
 
-    docker_image: the scoring image both yamls name (default: competition.yaml's docker_image)."""
-    comp = os.path.join(ROOT, "competitions", slug)
-    ref_dir = reference_data or os.path.join(ROOT, "reference_data", slug)
+    def __init__(self, slug, codabench, codalab, warnings, notes):
+        self.slug = slug
+        self.codabench = codabench      # zip bytes
+        self.codalab = codalab
+        self.warnings = warnings        # one line each: the reference data (names, classes without positives)
+        self.notes = notes              # one line each: dropped columns, what the legacy yaml cannot say, ...
+
+
+def _organizer_view(err, ref_dir):
+    """A ReferenceDataError as the organizer reads it: paths in their folder, not the worker's INPUT/ref."""
+    where = err.file
+    if where == "ref":
+        where = ref_dir
+    elif where is not None and where.startswith("ref/"):
+        where = os.path.join(ref_dir, *where[4:].split("/"))
+    view = ScoringError(where, err.line, err.expected, err.found, err.message)
+    view.prefix = "reference data error"
+    return view.render()
+
+
+def read_reference(slug, ref_dir, set_name=None):
+    """The competition's reference loader on ref_dir -> (Reference, warnings, {dropped key: reason}, columns).
+    Raises BundleError (one line) when the folder is not this competition's readable ground truth."""
+    task = registry.get(slug)
     if not os.path.isdir(ref_dir):
-        raise SystemExit("reference data folder not found: %s" % ref_dir)
-    y2 = codabench_yaml(slug, ref_dir, docker_image)
-    nested = {
-        "scoring_program.zip": scoring_program_zip(slug),
-        "reference_data.zip": folder_zip(ref_dir),
-        "starting_kit.zip": starting_kit_zip(slug),
-    }
+        raise BundleError("reference data folder not found: %s" % ref_dir)
+    if set_name is not None and not task.has_sets:
+        raise BundleError("--set: %s has no image sets (--set is for the VOC competitions)" % slug)
+    try:
+        if task.has_sets and set_name is None:
+            sets = task.reference_sets(ref_dir)
+            if len(sets) > 1:
+                raise BundleError("%s holds %d image sets for %s: %s; choose one with --set NAME"
+                                  % (ref_dir, len(sets), slug, ", ".join(sets)))
+        reference = task.load_reference(ref_dir, set_name)
+        warnings = task.reference_warnings(reference)
+        dropped = task.empty_columns(reference)
+    except ScoringError as e:
+        raise BundleError(_organizer_view(e, ref_dir))
+    columns = [k for k in task.column_table(reference) if k.key not in dropped]
+    return reference, warnings, dropped, columns
+
+
+def _check_bundled_reference(slug, data, columns):
+    """The scorer's view: the bundled reference_data.zip, unzipped, loads alone (one set) with the same columns."""
+    task = registry.get(slug)
+    work = tempfile.mkdtemp(prefix="bundle-ref-")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            z.extractall(work)
+        seen = [k.key for k in task.columns(task.load_reference(work))]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if seen != [k.key for k in columns]:
+        raise RuntimeError("the bundled reference gives the scorer other columns: %s, not %s"
+                           % (seen, [k.key for k in columns]))
+
+
+def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=None):
+    """Everything both bundles hold, built in memory: the reference read and checked, the config merged. Nothing
+    is written. reference_data: the ground-truth folder (default: the sample); config: organizer.yaml's path;
+    docker_image: the scoring image both yamls name (over the config's and competition.yaml's)."""
+    comp = os.path.join(ROOT, "competitions", slug)
+    page_files = sorted(os.listdir(os.path.join(comp, "pages")))
+    cfg = load_config(config, [n[:-3] for n in page_files if n.endswith(".md")]) if config else None
+    ref_dir = reference_data or os.path.join(ROOT, "reference_data", slug)
+    reference, warnings, dropped, columns = read_reference(slug, ref_dir, set_name)
+    y2 = codabench_yaml(slug, columns, docker_image, cfg)
+    notes = ["leaderboard column %s dropped (no submission can fill it): %s" % (k, why) for k, why in dropped.items()]
+    notes += ["phase %r: execution_time_limit %d s is above the %d s cap of Codabench's default queue (use your own "
+              "queue)" % (p["name"], p["execution_time_limit"], QUEUE_TIME_LIMIT) for p in y2["phases"]
+              if p.get("execution_time_limit", 0) > QUEUE_TIME_LIMIT]
+    notes += legacy_notes(y2)
+    ref_zip = reference_zip(reference)
+    _check_bundled_reference(slug, ref_zip, columns)
+    nested = [("scoring_program.zip", scoring_program_zip(slug)), ("reference_data.zip", ref_zip),
+              ("starting_kit.zip", starting_kit_zip(slug))]
     with open(os.path.join(comp, y2["image"]), "rb") as f:
         logo = f.read()
-    pages = {}
-    for name in sorted(os.listdir(os.path.join(comp, "pages"))):
+    pages = OrderedDict()
+    for name in page_files:
         with open(os.path.join(comp, "pages", name), "rb") as f:
             pages[name] = f.read()
-    dest = os.path.join(out_dir, slug)
-    os.makedirs(dest, exist_ok=True)
+    for name, data in (cfg or {}).get("pages", {}).items():
+        pages[name + ".md"] = data
 
     z = ZipBuilder()
     z.add_bytes("competition.yaml", dump_yaml(y2).encode("utf-8"))   # first entry: legacy reads the first .yaml
     z.add_bytes(y2["image"], logo)
     for name, data in pages.items():
         z.add_bytes("pages/" + name, data)
-    for name, data in nested.items():
+    for name, data in nested:
         z.add_bytes(name, data)
-    cb = os.path.join(dest, "%s-codabench.zip" % slug)
-    _write(cb, z.close())
+    codabench = z.close()
 
     z = ZipBuilder()
     z.add_bytes("competition.yaml", dump_yaml(legacy_yaml(y2)).encode("utf-8"))
     z.add_bytes(y2["image"], logo)
     for p in LEGACY_PAGES:
         md = pages.get(p + ".md", b"# %s\n" % p.title().encode()).decode("utf-8")
-        body = markdown_to_html(md)
-        z.add_bytes("%s.html" % p, body.encode("utf-8"))
-    for name, data in nested.items():
+        z.add_bytes("%s.html" % p, markdown_to_html(md).encode("utf-8"))
+    for name, data in nested:
         z.add_bytes(name, data)
-    cl = os.path.join(dest, "%s-codalab.zip" % slug)
-    _write(cl, z.close())
+    return Plan(slug, codabench, z.close(), warnings, notes)
+
+
+def in_dist(path):
+    """True for the project's dist/ folder and anything inside it (make bundles rewrites it)."""
+    real, dist = os.path.realpath(path), os.path.realpath(DIST)
+    return real == dist or real.startswith(dist + os.sep)
+
+
+def bundle_paths(slug, out_dir):
+    dest = os.path.join(out_dir, slug)
+    return os.path.join(dest, "%s-codabench.zip" % slug), os.path.join(dest, "%s-codalab.zip" % slug)
+
+
+def write(plan, out_dir):
+    """Write both zips under out_dir/<slug>/; outside dist/, an existing file is never replaced (BundleError
+    before anything is written)."""
+    cb, cl = bundle_paths(plan.slug, out_dir)
+    if not in_dist(out_dir):
+        existing = [p for p in (cb, cl) if os.path.lexists(p)]
+        if existing:
+            raise BundleError("%s already exists: remove it first, or choose another --out (nothing was written)"
+                              % existing[0])
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise BundleError("--out %s is a file, not a folder" % out_dir)
+    os.makedirs(os.path.dirname(cb), exist_ok=True)
+    _write(cb, plan.codabench)
+    _write(cl, plan.codalab)
     return cb, cl
+
+
+def build(slug, out_dir, reference_data=None, docker_image=None, set_name=None, config=None):
+    """Build both bundles for one slug; returns (codabench_zip_path, codalab_zip_path). Raises BundleError."""
+    return write(prepare(slug, reference_data, docker_image, set_name, config), out_dir)
 
 
 def _write(path, data):
@@ -302,8 +654,8 @@ def _write(path, data):
 def sync_yaml(slug):
     """Rewrite competitions/<slug>/competition.yaml with the columns generated from the task's score keys."""
     path = os.path.join(ROOT, "competitions", slug, "competition.yaml")
-    y = codabench_yaml(slug, os.path.join(ROOT, "reference_data", slug))
-    text = dump_yaml(y)
+    _, _, _, columns = read_reference(slug, os.path.join(ROOT, "reference_data", slug))
+    text = dump_yaml(codabench_yaml(slug, columns))
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     return path
@@ -316,11 +668,17 @@ def bundle_slugs():
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m scoring_program.bundle", description=__doc__.split("\n\n")[0])
     ap.add_argument("slugs", nargs="*", help="competitions to build (default: all)")
-    ap.add_argument("--reference-data", help="build with this ground-truth folder instead of the sample")
-    ap.add_argument("--out", default=os.path.join(ROOT, "dist"))
+    ap.add_argument("--reference-data", metavar="DIR",
+                    help="build with this ground-truth folder instead of the sample (needs --out)")
+    ap.add_argument("--set", dest="set_name", metavar="NAME",
+                    help="the image set to bundle when DIR holds several (VOC: train, val, ...)")
+    ap.add_argument("--config", metavar="ORGANIZER_YAML",
+                    help="title, description, docker_image, phases and pages over competition.yaml")
+    ap.add_argument("--out", metavar="OUT",
+                    help="where OUT/<slug>/<slug>-{codabench,codalab}.zip go (default: dist/, only for the samples)")
     ap.add_argument("--docker-image", metavar="IMAGE",
-                    help="the scoring image both bundles name (default: competition.yaml's docker_image, "
-                         "codalab/codalab-legacy:py37; see docker/README.md)")
+                    help="the scoring image both bundles name (default: the config's, else competition.yaml's "
+                         "docker_image, codalab/codalab-legacy:py37; see docker/README.md)")
     ap.add_argument("--sync-yaml", action="store_true",
                     help="rewrite competitions/<slug>/competition.yaml leaderboard columns from the score keys")
     a = ap.parse_args(argv)
@@ -329,14 +687,40 @@ def main(argv=None):
     if unknown:
         sys.stderr.write("unknown or unfinished competition(s): %s (have: %s)\n" % (unknown, bundle_slugs()))
         return 2
-    if a.reference_data and len(slugs) != 1:
-        sys.stderr.write("--reference-data needs exactly one competition\n")
-        return 2
+    organizer = [opt for opt, v in (("--reference-data", a.reference_data), ("--config", a.config),
+                                    ("--set", a.set_name)) if v]
+    if organizer:
+        problem = None
+        if len(slugs) != 1:
+            problem = "%s needs exactly one competition" % organizer[0]
+        elif a.sync_yaml:
+            problem = "--sync-yaml uses the sample reference data only (not %s)" % organizer[0]
+        elif a.set_name and not a.reference_data:
+            problem = "--set needs --reference-data (the sample holds one set)"
+        elif not a.out:
+            problem = ("%s needs --out OUT: a folder of your own (not dist/, which make bundles rewrites)"
+                       % organizer[0])
+        elif in_dist(a.out):
+            problem = ("--out %s is the project's dist/ folder, which make bundles rewrites: choose a folder of "
+                       "your own" % a.out)
+        if problem:
+            sys.stderr.write("error: %s\n" % problem)
+            return 2
+    out = a.out or DIST
     for slug in slugs:
         if a.sync_yaml:
             print("synced %s" % sync_yaml(slug))
             continue
-        cb, cl = build(slug, a.out, a.reference_data, a.docker_image)
+        try:
+            plan = prepare(slug, a.reference_data, a.docker_image, a.set_name, a.config)
+            for w in plan.warnings:
+                sys.stderr.write("warning: %s\n" % w)
+            for n in plan.notes:
+                print("note: %s" % n)
+            cb, cl = write(plan, out)
+        except BundleError as e:
+            sys.stderr.write("error: %s\n" % e)
+            return 2
         print("built %s\n      %s" % (cb, cl))
     return 0
 

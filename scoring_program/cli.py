@@ -4,10 +4,13 @@ map errors to exit codes. The only module (with the other entry points) that pri
     python score.py INPUT OUTPUT     reads INPUT/ref and INPUT/res, writes OUTPUT/scores.txt, scores.json,
                                      detailed_results.html
     python score.py                  the same with Codabench's /app/input and /app/output
+    python score.py -h | --help      the usage and the exit codes on stdout (exit 0)
 
 Exit codes: 0 scored; 1 submission error (one line on stderr, no scores); 2 reference-data error (the
-organizer's fault); 3 internal error (a bug: please report it with the traceback), or a scoring image whose numpy
-or Pillow is missing or too old (one line naming it, see runtime.py).
+organizer's fault: INPUT exists but INPUT/ref does not, or the reference data is broken), or a bad command line or
+an INPUT folder that does not exist (named as such, no one's data blamed); 3 internal error (a bug: please report
+it with the traceback), or a scoring image whose numpy or Pillow is missing or too old (one line naming it, see
+runtime.py).
 
 Nothing that imports numpy or Pillow is imported at module level: runtime.problem checks them first.
 """
@@ -19,11 +22,25 @@ import time
 import traceback
 
 from . import runtime
-from .errors import EXIT_INTERNAL, EXIT_OK, ReferenceDataError, ScoringError, SubmissionError
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, ReferenceDataError, ScoringError, SubmissionError
 from .formats.files import Submission
 from .tasks import registry
 
+EXIT_USAGE = EXIT_REFERENCE         # a bad command line or a missing INPUT folder: 2, as the usage error always was
+
 USAGE = "usage: python score.py [INPUT OUTPUT]   (INPUT holds ref/ and res/; default /app/input /app/output)"
+EXIT_CODES = ("exit status: 0 scored; 1 submission error; 2 reference-data error, bad command line or INPUT not "
+              "found; 3 internal error or unusable scoring image")
+
+
+class InputFolderMissing(ScoringError):
+    """INPUT itself does not exist: a wrong path on the command line (or a broken worker), exit 2, blaming neither
+    the organizer's reference data nor the participant."""
+    exit_code = EXIT_USAGE
+    prefix = "error"
+
+    def __init__(self, input_dir):
+        super().__init__(message="INPUT folder not found: %s" % input_dir)
 
 
 class Progress(object):
@@ -51,6 +68,8 @@ def run(slug, input_dir, output_dir, progress=None):
     task = registry.get(slug)
     ref_dir = os.path.join(input_dir, "ref")
     res_dir = os.path.join(input_dir, "res")
+    if not os.path.isdir(input_dir):
+        raise InputFolderMissing(input_dir)
     if not os.path.isdir(ref_dir):
         raise ReferenceDataError("ref", message="the reference data folder INPUT/ref is missing")
     if not os.path.isdir(res_dir):
@@ -69,13 +88,16 @@ def run(slug, input_dir, output_dir, progress=None):
 
 def main(slug, argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if "-h" in argv or "--help" in argv:
+        sys.stdout.write(USAGE + "\n" + EXIT_CODES + "\n")
+        return EXIT_OK
     if len(argv) == 0:
         input_dir, output_dir = "/app/input", "/app/output"
     elif len(argv) == 2:
         input_dir, output_dir = argv
     else:
         sys.stderr.write(USAGE + "\n")
-        return 2
+        return EXIT_USAGE
     t0 = time.time()
     platform = runtime.problem(registry.libraries(slug))
     if platform:

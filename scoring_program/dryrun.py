@@ -9,6 +9,11 @@ reference_data.zip or --ref), input/res (the submission, safely unzipped; Codabe
 res/metadata), output/; substitutes $program $input $output $shared $tmp in the metadata command; runs it from
 program/ (Codabench, argv = shlex.split) or from the run folder (legacy, argv = command.split(' ')); prints the
 leaderboard row and where the detailed report is.
+
+It never builds a bundle (one missing from DIST is an error naming the build command: a sample bundle silently
+built in its place would score the wrong ground truth), and deletes nothing of yours: --keep DIR must be a new or
+empty folder; the default DIST/<slug>/dryrun-<flavor> is replaced only when it holds nothing but an earlier dry
+run's scores.txt, scores.json and detailed_results.html.
 """
 from __future__ import annotations
 
@@ -26,12 +31,38 @@ from .safezip import UnsafeZip, materialize, safe_extract
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+OUTPUT_FILES = ("scores.txt", "scores.json", "detailed_results.html")    # what a scoring run leaves in OUTPUT
+
+
+class DryRunError(Exception):
+    """The dry run cannot start as asked: one line, nothing run, nothing deleted."""
+
+
 def _bundle_path(slug, dist, flavor):
     path = os.path.join(dist, slug, "%s-%s.zip" % (slug, flavor))
     if not os.path.isfile(path):
-        from .bundle import build
-        build(slug, dist)
+        raise DryRunError("no bundle %s: build it first with `python -m scoring_program.bundle %s --reference-data "
+                          "DIR --out %s` (or `make bundles` for the sample bundles in dist/)" % (path, slug, dist))
     return path
+
+
+def check_keep(keep, replace_earlier_run=False):
+    """keep must be a new or empty folder; with replace_earlier_run, also one holding only an earlier dry run's
+    outputs (OUTPUT_FILES), which are removed. Anything else is a DryRunError: nothing of yours is deleted."""
+    if not os.path.lexists(keep):
+        return
+    if not os.path.isdir(keep) or os.path.islink(keep):
+        raise DryRunError("--keep %s exists and is not a folder: choose a new or empty folder" % keep)
+    entries = sorted(os.listdir(keep))
+    if not entries:
+        return
+    if replace_earlier_run and all(e in OUTPUT_FILES and os.path.isfile(os.path.join(keep, e)) for e in entries):
+        for e in entries:
+            os.unlink(os.path.join(keep, e))
+        return
+    raise DryRunError("%s is not empty (%s): the dry run's outputs go to a new or empty folder, and nothing in it "
+                      "is deleted; choose another --keep" % (keep, ", ".join(entries[:3]) + (
+                          " and %d more" % (len(entries) - 3) if len(entries) > 3 else "")))
 
 
 def _extract_member(bundle, member, dest):
@@ -63,10 +94,14 @@ def parse_scores(path):
     return scores
 
 
-def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, max_bytes=None, timeout=3600):
-    """Returns (exit code, [(key, value)], output folder, stderr text)."""
+def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, max_bytes=None, timeout=3600,
+        replace_earlier_run=False):
+    """Returns (exit code, [(key, value)], output folder, stderr text). Raises DryRunError before anything runs
+    when the bundle is missing or keep is not a new or empty folder (see check_keep)."""
     dist = dist or os.path.join(ROOT, "dist")
     bundle = _bundle_path(slug, dist, flavor)
+    if keep:
+        check_keep(keep, replace_earlier_run)
     work = tempfile.mkdtemp(prefix="dryrun-%s-" % slug)
     try:
         program = os.path.join(work, "program")
@@ -104,9 +139,14 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
             scores = parse_scores(os.path.join(out, "scores.txt"))
         final_out = out
         if keep:
-            if os.path.isdir(keep):
-                shutil.rmtree(keep)
-            shutil.copytree(out, keep)
+            check_keep(keep)              # still new or empty (nothing else wrote there meanwhile)
+            os.makedirs(keep, exist_ok=True)
+            for name in os.listdir(out):
+                src = os.path.join(out, name)
+                if os.path.isdir(src):
+                    shutil.copytree(src, os.path.join(keep, name))
+                else:
+                    shutil.copy2(src, os.path.join(keep, name))
             final_out = keep
         return proc.returncode, scores, final_out, proc.stderr
     finally:
@@ -121,13 +161,14 @@ def _row(slug, scores, n=4):
 
 
 def demo(dist, flavors=("codabench", "codalab")):
+    """Raises DryRunError when a bundle is missing (make demo builds them first)."""
     from .bundle import bundle_slugs
     rc = 0
     for slug in bundle_slugs():
         sub = os.path.join(ROOT, "starting_kit", slug, "submissions", "random")
         for flavor in flavors:
             keep = os.path.join(dist, slug, "dryrun-%s" % flavor)
-            code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep)
+            code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep, replace_earlier_run=True)
             if code != 0:
                 rc = 1
                 print("%-32s | FAILED (%s, exit %d): %s" % (slug, flavor, code, err.strip().splitlines()[-1:]))
@@ -144,18 +185,22 @@ def main(argv=None):
     ap.add_argument("--ref", help="reference data folder (default: the bundle's reference_data.zip)")
     ap.add_argument("--flavor", choices=("codabench", "codalab"), default="codabench")
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
-    ap.add_argument("--keep", help="copy the output folder here (default: dist/<slug>/dryrun-<flavor>)")
+    ap.add_argument("--keep", metavar="DIR", help="copy the output folder here: a new or empty folder (default: "
+                    "DIST/<slug>/dryrun-<flavor>, replaced when it holds only an earlier dry run's outputs)")
     ap.add_argument("--max-unzipped-mb", type=int, default=4096)
     ap.add_argument("--demo", action="store_true", help="dry-run every competition's sample submission")
     a = ap.parse_args(argv)
-    if a.demo:
-        return demo(a.dist)
-    if not a.slug or not a.submission:
-        ap.error("SLUG and SUBMISSION are required (or --demo)")
-    keep = a.keep or os.path.join(a.dist, a.slug, "dryrun-%s" % a.flavor)
     try:
+        if a.demo:
+            return demo(a.dist)
+        if not a.slug or not a.submission:
+            ap.error("SLUG and SUBMISSION are required (or --demo)")
+        keep = a.keep or os.path.join(a.dist, a.slug, "dryrun-%s" % a.flavor)
         code, scores, out, err = run(a.slug, a.submission, a.flavor, a.ref, a.dist, keep,
-                                     a.max_unzipped_mb * 1024 * 1024)
+                                     a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep)
+    except DryRunError as e:
+        sys.stderr.write("error: %s\n" % e)
+        return 2
     except UnsafeZip as e:
         sys.stderr.write("submission error: %s\n" % e)
         return 1

@@ -4,6 +4,13 @@
 
 --ids FILE: a text file with one id per line (first whitespace-separated field), e.g. the public test-image list;
 ids in the submission that are not in it are reported. Exit 0 when the submission looks valid, 1 otherwise.
+
+The file rules are the scorer's: a file the scorer would reject is an error (exit 1, one line naming the file, the
+line, what was expected and what was found); a file the scorer would not read is a warning ('warning: X will be
+ignored: ...'), with a hint when its name is a near miss of a name the scorer looks for (letter case, extension,
+a typo). Warnings alone still exit 0. Without --ids, the names the scorer looks for are the competition's fixed
+ones (VOC class names, comp numbers, kinetics-tps and action-tubes file names) and its naming patterns (SeqXX,
+XX_YYYY_W).
 """
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ import tempfile
 import numpy as np
 
 from .errors import ScoringError
-from .formats.files import Submission
+from .formats.files import WARNING, Submission
 from .safezip import UnsafeZip, materialize
 from .tasks import registry
 
@@ -43,10 +50,11 @@ def main(argv=None):
         except ScoringError as e:
             sys.stderr.write(e.render() + "\n")
             return e.exit_code
-        for n in notes:
+        warnings = [n for n in notes if n.startswith(WARNING)]
+        for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
             print(n)
-        print("OK: %s looks like a valid %s submission (names and syntax; scores need the reference data)"
-              % (a.submission, a.slug))
+        print("OK: %s looks like a valid %s submission (names and syntax; scores need the reference data)%s"
+              % (a.submission, a.slug, "; %d warning(s) above" % len(warnings) if warnings else ""))
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -150,3 +150,156 @@ def test_docker_image_option_names_another_image_in_both_flavours(tmp_path):
     cl = _zip(str(tmp_path / "voc2011-action" / "voc2011-action-codalab.zip"))
     assert yaml.safe_load(cb.read("competition.yaml"))["docker_image"] == "someone/scoring:1.0"
     assert yaml.safe_load(cl.read("competition.yaml"))["competition_docker_image"] == "someone/scoring:1.0"
+
+
+# ------------------------------------------------------------------ --out: nothing of the organizer's is replaced
+def _sample_ref(tmp_path, slug="voc2011-action"):
+    ref = tmp_path / "gt"
+    import shutil
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(ref))
+    return ref
+
+
+def _main_lines(capsys, argv):
+    rc = bundle.main(argv)
+    cap = capsys.readouterr()
+    return rc, [line for line in cap.err.splitlines() if line.strip()], cap.out
+
+
+def test_reference_data_needs_out(tmp_path, capsys):
+    rc, err, out = _main_lines(capsys, ["voc2011-action", "--reference-data", str(_sample_ref(tmp_path))])
+    assert rc == 2 and out == ""
+    assert err == ["error: --reference-data needs --out OUT: a folder of your own (not dist/, which make bundles "
+                   "rewrites)"]
+
+
+@pytest.mark.parametrize("out", ["dist", "dist/mine", "dist/../dist/voc"])
+def test_out_may_not_be_the_projects_dist(tmp_path, capsys, out):
+    path = os.path.join(ROOT, out)
+    existed = os.path.exists(path)
+    rc, err, _ = _main_lines(capsys, ["voc2011-action", "--reference-data", str(_sample_ref(tmp_path)), "--out", path])
+    assert rc == 2
+    assert err == ["error: --out %s is the project's dist/ folder, which make bundles rewrites: choose a folder of "
+                   "your own" % path]
+    assert os.path.exists(path) == existed
+
+
+def test_config_alone_also_needs_an_out_of_ones_own(tmp_path, capsys):
+    (tmp_path / "organizer.yaml").write_text("title: Ours\n")
+    rc, err, _ = _main_lines(capsys, ["voc2011-action", "--config", str(tmp_path / "organizer.yaml")])
+    assert rc == 2 and err[0].startswith("error: --config needs --out OUT")
+
+
+def test_an_existing_bundle_outside_dist_is_never_replaced(tmp_path, capsys):
+    out = tmp_path / "bundles"
+    ref = _sample_ref(tmp_path)
+    assert bundle.main(["voc2011-action", "--reference-data", str(ref), "--out", str(out)]) == 0
+    capsys.readouterr()
+    cb = out / "voc2011-action" / "voc2011-action-codabench.zip"
+    cb.write_bytes(b"the organizer's uploaded bundle")
+    rc, err, _ = _main_lines(capsys, ["voc2011-action", "--reference-data", str(ref), "--out", str(out)])
+    assert rc == 2
+    assert err == ["error: %s already exists: remove it first, or choose another --out (nothing was written)" % cb]
+    assert cb.read_bytes() == b"the organizer's uploaded bundle"
+
+
+def test_out_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "afile").write_text("mine")
+    rc, err, _ = _main_lines(capsys, ["voc2011-action", "--reference-data", str(_sample_ref(tmp_path)), "--out",
+                                      str(tmp_path / "afile")])
+    assert rc == 2 and err == ["error: --out %s is a file, not a folder" % (tmp_path / "afile")]
+    assert (tmp_path / "afile").read_text() == "mine"
+
+
+# ------------------------------------------------------------------ organizer.yaml: every key checked
+PHASE = "  - {name: %s, start: %s, end: %s}\n"
+
+
+@pytest.mark.parametrize("text,message", [
+    ("title: Ours\ncolour: blue\nlogo: x.png\n",
+     "unknown keys colour, logo (known: title, description, docker_image, phases, pages)"),
+    ("phases:\n  - {name: Dev, start: 2024-03-01, ends: 2024-04-01}\n",
+     "phase 1 (Dev): unknown key ends (known: name, description, start, end, max_submissions, "
+     "max_submissions_per_day, execution_time_limit)"),
+    ("phases:\n  - {name: Dev, start: 2024-13-01}\n",
+     "phase 1 (Dev): start: expected a date (2024-03-01) or 'YYYY-MM-DD HH:MM', found '2024-13-01'"),
+    ("phases:\n  - {name: Dev, start: next monday}\n",
+     "phase 1 (Dev): start: expected a date (2024-03-01) or 'YYYY-MM-DD HH:MM', found 'next monday'"),
+    ("phases:\n  - {name: Dev, end: 2024-03-01}\n", "phase 1 (Dev): start is required"),
+    ("phases:\n" + PHASE % ("Dev", "2024-03-01", "2024-02-01"),
+     "phase 1 (Dev): ends (2024-02-01 00:00:00) before it starts (2024-03-01 00:00:00)"),
+    ("phases:\n" + PHASE % ("Dev", "2024-03-01", "2024-03-01"),
+     "phase 1 (Dev): ends (2024-03-01 00:00:00) before it starts (2024-03-01 00:00:00)"),
+    ("phases:\n" + PHASE % ("Dev", "2024-03-01", "2024-04-01") + PHASE % ("Final", "2024-03-15", "2024-05-01"),
+     "phase 2 (Final) starts (2024-03-15 00:00:00) before phase 1 (Dev) ends (2024-04-01 00:00:00): phases may "
+     "not overlap, nor start when the previous one ends (Codabench refuses it)"),
+    ("phases:\n" + PHASE % ("Dev", "2024-03-01", "'2024-04-01 12:00'") + PHASE % ("Final", "2024-04-01", "null"),
+     "phase 2 (Final) starts (2024-04-01 00:00:00) before phase 1 (Dev) ends (2024-04-01 12:00:00): phases may "
+     "not overlap, nor start when the previous one ends (Codabench refuses it)"),
+    ("phases:\n" + PHASE % ("Dev", "2024-03-01", "2024-04-01") + PHASE % ("Final", "2024-04-01", "2024-05-01"),
+     "phase 2 (Final) starts (2024-04-01 00:00:00) before phase 1 (Dev) ends (2024-04-01 00:00:00)"),
+    ("phases:\n  - {name: Dev, start: 2024-03-01}\n  - {name: Final, start: 2024-05-01}\n",
+     "phase 1 (Dev): end is required, since phase 2 (Final) follows it"),
+    ("phases:\n  - {name: Dev, start: 2024-03-01, max_submissions: -1}\n",
+     "phase 1 (Dev): max_submissions: expected a non-negative integer, found -1"),
+    ("phases:\n  - {name: Dev, start: 2024-03-01, execution_time_limit: 0}\n",
+     "phase 1 (Dev): execution_time_limit: expected a positive integer, found 0"),
+    ("phases:\n  - {name: Dev, start: 2024-03-01, max_submissions_per_day: five}\n",
+     "phase 1 (Dev): max_submissions_per_day: expected a non-negative integer, found 'five'"),
+    ("phases: []\n", "phases: expected a list of phases (mappings with start, end, ...), found []"),
+    ("pages:\n  overview: missing.md\n", "pages: overview: cannot read"),
+    ("pages:\n  rules: rules.md\n", "pages: unknown key rules (known: data, evaluation, overview, terms)"),
+    ("title: %s\n" % ("x" * 101), "title: 101 characters, at most 100 (legacy Codalab's limit)"),
+    ("docker_image: my image\n", "docker_image: expected an image name such as codalab/codalab-legacy:py37"),
+    ("- title\n", "expected a mapping of title, description, docker_image, phases, pages, found list"),
+    ("title: [unclosed\n", "not valid YAML"),
+])
+def test_config_faults_are_one_line_naming_the_key_and_nothing_is_written(tmp_path, capsys, text, message):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text(text)
+    out = tmp_path / "bundles"
+    rc, err, stdout = _main_lines(capsys, ["voc2011-action", "--reference-data", str(_sample_ref(tmp_path)),
+                                           "--config", str(cfg), "--out", str(out)])
+    assert rc == 2 and len(err) == 1 and stdout == "", err
+    assert err[0].startswith("error: %s" % cfg) and message in err[0], err[0]
+    assert not out.exists()
+
+
+def test_phases_of_the_same_name_are_refused(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("phases:\n  - {start: 2024-03-01, end: 2024-04-01}\n  - {name: Test, start: 2024-05-01}\n")
+    with pytest.raises(bundle.BundleError) as e:
+        bundle.prepare("voc2011-action", config=str(cfg))
+    assert str(e.value) == "phases: the name 'Test' is used twice: give each phase a name"
+
+
+def test_merge_keeps_defaults_and_docker_image_option_wins(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("docker_image: ours/scoring:1\nphases:\n  - {start: '2024-03-01 08:30', end: 2024-04-01}\n"
+                   "  - {name: Final, start: 2024-04-02T00:00:00Z}\n")
+    config = bundle.load_config(str(cfg), ["overview"])
+    y = bundle.codabench_yaml("voc2011-action", registry.get("voc2011-action").column_table(), "theirs/img:2",
+                              config)
+    assert y["docker_image"] == "theirs/img:2"
+    assert y["title"] == bundle.load_competition("voc2011-action")["title"]
+    first, second = y["phases"]
+    assert first["name"] == "Test" and str(first["start"]) == "2024-03-01 08:30:00" and str(first["end"]) == \
+        "2024-04-01"
+    assert second["name"] == "Final" and str(second["start"]) == "2024-04-02 00:00:00" and "end" not in second
+    assert first["max_submissions"] == second["max_submissions"] == 100        # the competition's default
+    legacy = bundle.legacy_yaml(y)
+    assert legacy["competition_docker_image"] == "theirs/img:2" and "end_date" not in legacy
+    assert [str(p["start_date"]) for p in legacy["phases"].values()] == ["2024-03-01 08:30:00", "2024-04-02 00:00:00"]
+    assert bundle.legacy_notes(y) == [
+        "legacy Codalab bundle: phase 'Test' stays open until 'Final' starts (2024-04-02 00:00:00): v1.5 phases have "
+        "only a start date, so its end (2024-04-01) is not in the legacy yaml"]
+
+
+def test_docker_image_in_the_config_names_the_image_of_both_flavours(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("docker_image: ours/scoring:1\n")
+    assert bundle.main(["voc2011-action", "--config", str(cfg), "--out", str(tmp_path / "o")]) == 0
+    cb = _zip(str(tmp_path / "o" / "voc2011-action" / "voc2011-action-codabench.zip"))
+    cl = _zip(str(tmp_path / "o" / "voc2011-action" / "voc2011-action-codalab.zip"))
+    assert yaml.safe_load(cb.read("competition.yaml"))["docker_image"] == "ours/scoring:1"
+    assert yaml.safe_load(cl.read("competition.yaml"))["competition_docker_image"] == "ours/scoring:1"

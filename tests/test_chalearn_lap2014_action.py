@@ -282,8 +282,7 @@ def test_validate_with_ids_ignores_other_sequences_without_it_checks_them(tmp_pa
     write(tmp_path / "Seq07_prediction.csv", "garbage\n\n")
     notes = TASK.validate(Submission(str(tmp_path)), ids=np.array([b"Seq01", b"Seq02"]))
     assert notes[0] == "1 prediction file(s)"
-    assert any(n.startswith("1 prediction file(s) for sequences not in the --ids list were ignored") and
-               n.endswith("first: Seq07_prediction.csv") for n in notes)
+    assert notes[-1] == "warning: Seq07_prediction.csv will be ignored: no sequence 'Seq07' in the --ids list"
     with pytest.raises(SubmissionError) as e:              # without ids every prediction file is checked
         TASK.validate(Submission(str(tmp_path)))
     assert "Seq07_prediction.csv" in str(e.value)

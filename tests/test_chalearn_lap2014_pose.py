@@ -395,11 +395,13 @@ def original_eval_pose_with_plain_names(kit, ref):
 
 def test_validate(tmp_path):
     kit = os.path.join(ROOT, "starting_kit", "chalearn-lap2014-pose")
+    notes = TASK.validate(Submission(os.path.join(kit, "submissions", "random")))
+    assert notes[0] == "12 prediction panoramas, heights [60]"   # 11 + one without GT
+    assert notes[1:] == ["warning: 01_0003_1.png will be ignored: 01_0003_1_prediction.png is read instead"]
     notes = TASK.validate(Submission(os.path.join(kit, "submissions", "random")),
                           ids=np.array([b"01_0001_1", b"02_0003_2"]))
-    assert notes[0] == "12 prediction panoramas, heights [60]"   # 11 + one without GT
-    assert any("both names submitted" in n for n in notes)
-    assert any("not in the given ids" in n for n in notes)
+    assert notes[0] == "1 prediction panoramas, heights [60]"    # the others are not opened, as when scoring
+    assert "warning: 01_0003_1.png will be ignored: no panorama '01_0003_1' in the --ids list" in notes
     assert any("have no prediction" in n and "'02_0003_2'" in n for n in notes)
     for case in ("decompression_bomb", "not_a_png", "truncated_png"):
         with pytest.raises(SubmissionError):

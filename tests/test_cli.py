@@ -76,6 +76,37 @@ def test_usage_error():
     assert p.returncode == 2 and p.stderr.startswith("usage:")
 
 
+def _score_py(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "competitions", SLUG, "score.py")] + [str(a) for a in args],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_prints_the_usage_and_exit_codes_on_stdout(flag):
+    from scoring_program.cli import EXIT_CODES, USAGE
+    p = _score_py(flag)
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout == USAGE + "\n" + EXIT_CODES + "\n"
+    assert p.stdout.startswith("usage: python score.py") and "exit status: 0 scored; 1 submission error" in p.stdout
+
+
+def test_missing_input_folder_is_named_and_not_blamed_on_the_reference_data(tmp_path):
+    missing = tmp_path / "no-such-input"
+    p = _score_py(missing, tmp_path / "out")
+    assert p.returncode == 2
+    assert p.stderr == "error: INPUT folder not found: %s\n" % missing
+    assert "reference data" not in p.stderr and "organizer" not in p.stderr
+    assert not (tmp_path / "out" / "scores.txt").exists()
+
+
+def test_missing_ref_in_an_existing_input_is_a_reference_data_error(tmp_path):
+    inp = tmp_path / "input"
+    (inp / "res").mkdir(parents=True)
+    p = _score_py(inp, tmp_path / "out")
+    assert p.returncode == 2
+    assert p.stderr.startswith("reference data error (the organizer's fault") and "INPUT/ref is missing" in p.stderr
+
+
 def test_missing_res_is_a_submission_error(tmp_path):
     inp = tmp_path / "input"
     import shutil

@@ -98,3 +98,70 @@ def test_outside_worker_emulation_scores_the_sample(dist, tmp_path, flavor):
                      tmp_path / "out", "--flavor", flavor, "--bundle", b, "--strict"], tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert '"mAP": 0.754282858846' in p.stdout.strip().splitlines()[-1]
+
+
+# ------------------------------------------------------------------ nothing built behind your back, nothing deleted
+def _dryrun(*args):
+    return subprocess.run([sys.executable, "-m", "scoring_program.dryrun"] + [str(a) for a in args],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_no_bundle_is_an_error_naming_the_build_command_and_builds_nothing(tmp_path):
+    dist = tmp_path / "nonexistent"
+    p = _dryrun(SLUG, os.path.join(KIT, "submissions", "random"), "--dist", dist)
+    assert p.returncode == 2 and p.stdout == ""
+    bundle_zip = dist / SLUG / ("%s-codabench.zip" % SLUG)
+    assert p.stderr.splitlines() == [
+        "error: no bundle %s: build it first with `python -m scoring_program.bundle %s --reference-data DIR --out "
+        "%s` (or `make bundles` for the sample bundles in dist/)" % (bundle_zip, SLUG, dist)]
+    assert not dist.exists()
+
+
+def test_demo_without_bundles_is_the_same_error(tmp_path):
+    p = _dryrun("--demo", "--dist", tmp_path / "empty")
+    assert p.returncode == 2 and p.stderr.startswith("error: no bundle ") and not (tmp_path / "empty").exists()
+
+
+def test_keep_refuses_a_non_empty_folder_and_deletes_nothing(dist, tmp_path):
+    keep = tmp_path / "my_results"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("mine")
+    (keep / "scores.txt").write_text("mAP: 0.9\n")
+    p = _dryrun(SLUG, os.path.join(KIT, "submissions", "random"), "--dist", dist, "--keep", keep)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.splitlines() == [
+        "error: %s is not empty (notes.txt, scores.txt): the dry run's outputs go to a new or empty folder, and "
+        "nothing in it is deleted; choose another --keep" % keep]
+    assert sorted(os.listdir(str(keep))) == ["notes.txt", "scores.txt"]
+    assert (keep / "scores.txt").read_text() == "mAP: 0.9\n"
+
+
+def test_keep_takes_a_new_or_an_empty_folder(dist, tmp_path):
+    for keep in (tmp_path / "new", tmp_path / "empty"):
+        if keep.name == "empty":
+            keep.mkdir()
+        p = _dryrun(SLUG, os.path.join(KIT, "submissions", "random"), "--dist", dist, "--keep", keep)
+        assert p.returncode == 0, p.stderr
+        assert sorted(os.listdir(str(keep))) == ["detailed_results.html", "scores.json", "scores.txt"]
+        assert read_scores(keep)["mAP"] == pytest.approx(0.7542828588460078, abs=1e-12)
+
+
+def test_keep_refuses_a_file(dist, tmp_path):
+    (tmp_path / "f").write_text("mine")
+    with pytest.raises(dryrun.DryRunError):
+        dryrun.run(SLUG, os.path.join(KIT, "submissions", "random"), dist=dist, keep=str(tmp_path / "f"))
+    assert (tmp_path / "f").read_text() == "mine"
+
+
+def test_the_default_output_folder_is_replaced_only_when_it_holds_an_earlier_dry_run(tmp_path):
+    out = str(tmp_path / "dist")
+    bundle.build(SLUG, out)
+    sub = os.path.join(KIT, "submissions", "random")
+    assert dryrun.main([SLUG, sub, "--dist", out]) == 0
+    default = os.path.join(out, SLUG, "dryrun-codabench")
+    assert sorted(os.listdir(default)) == ["detailed_results.html", "scores.json", "scores.txt"]
+    assert dryrun.main([SLUG, sub, "--dist", out]) == 0          # an earlier dry run: replaced
+    with open(os.path.join(default, "my_notes.md"), "w") as f:
+        f.write("mine")
+    assert dryrun.main([SLUG, sub, "--dist", out]) == 2          # something of yours: refused
+    assert os.path.isfile(os.path.join(default, "my_notes.md"))

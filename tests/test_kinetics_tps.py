@@ -375,6 +375,105 @@ def test_box_values_are_checked_without_the_per_object_walk(tmp_path):
         assert "humans[1] > parts 'a' > " + text in str(e.value)
 
 
+# ---------------------------------------------------------------- boxes of more than 4 numbers (issue 11)
+
+def score_task(tmp_path, gt_humans_by_frame, pred_humans_by_frame):
+    """TASK.score on files (the Result, with its warnings), for one video 'v' of class 'run'."""
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.kinetics_tps import TASK
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    for d in (ref, res):
+        d.mkdir(parents=True, exist_ok=True)
+    (ref / "gt_vid_result.json").write_text(json.dumps({"v": "run"}))
+    (ref / "gt_part_result.json").write_text(json.dumps({"v": {f: frame(h) for f, h in gt_humans_by_frame.items()}}))
+    (res / "pred_vid_result.json").write_text(json.dumps({"v": "run"}))
+    (res / "pred_part_result.json").write_text(json.dumps({"v": {f: frame(h)
+                                                                 for f, h in pred_humans_by_frame.items()}}))
+    return TASK.score(str(ref), Submission(str(res)))
+
+
+def test_box_of_five_numbers_scores_as_its_first_four(tmp_path):
+    """eval_detection.py reads box[0] .. box[3] and never looks further: a fifth number (a confidence, say) is
+    ignored. GT part [0,0,9,9] (100 px); proposal [0,4,9,19] (160 px) shares 60 px: IoU 60/200 = 0.3, correct
+    (>= 0.3), so PSC 1 and the perfect score; with the fifth number read as y2 (or the last four read as the box)
+    it would not be."""
+    g = {"box": hbox(0, 99), "parts": {"a": gpart([0, 0, 9, 9], "s")}}
+    four = {"box": hbox(0, 99), "parts": {"a": ppart([[0, 4, 9, 19]], ["s"])}}
+    five = {"box": hbox(0, 99) + [0.97], "parts": {"a": ppart([[0, 4, 9, 19, 0.8]], ["s"])}}
+    r4 = score_task(tmp_path / "four", {"f": [g]}, {"f": [four]})
+    r5 = score_task(tmp_path / "five", {"f": [g]}, {"f": [five]})
+    assert r4.scores == r5.scores
+    assert r5.scores["score"] == 0.9998999999999062 and r5.scores["mean_PSC"] == 1.0
+    assert r4.warnings == []
+    assert r5.warnings == ["2 predicted box(es) have more than 4 numbers: only the first 4 (x1, y1, x2, y2) are "
+                           "read, as the original does; the first: video 'v' > frame 'f' > humans[0] > box = "
+                           "'[0, 0, 99, 99, 0.97]'"]
+    # the same shift by one more row: 50/210 < 0.3 with or without the fifth number
+    five["parts"]["a"]["box"] = [[0, 5, 9, 20, 0.8]]
+    assert score_task(tmp_path / "five2", {"f": [g]}, {"f": [five]}).scores["mean_PSC"] == 0.0
+
+
+def test_cut_box_warning_names_the_first_in_file_order(tmp_path):
+    """The first long box is found from the flat arrays: past a frame without any, a part without boxes, and a
+    4-number box of the same part; the count covers evaluated frames only."""
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    g2 = {"box": hbox(300, 399), "parts": {"a": gpart(PBOX, "s")}}
+    ok = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"])}}
+    first = {"box": hbox(0, 99), "parts": {"z": ppart([], []), "a": ppart([PBOX, PBOX + [5, 6]], ["x", "s"])}}
+    later = {"box": hbox(300, 399) + [1], "parts": {"a": ppart([PBOX + [2]], ["s"])}}
+    not_evaluated = {"box": hbox(0, 99) + [9], "parts": {}}
+    r = score_task(tmp_path, {"f1": [g, g2], "f2": [g, g2]},
+                   {"f1": [ok], "f2": [first, later], "extra": [not_evaluated]})
+    assert len(r.warnings) == 1
+    assert r.warnings[0].startswith("3 predicted box(es) have more than 4 numbers")
+    assert r.warnings[0].endswith("the first: video 'v' > frame 'f2' > humans[0] > parts 'a' > box[1] = "
+                                  "'[10, 10, 29, 29, 5, 6]'")
+    # f1: human 1 unmatched (1/2); f2: human 0 right on proposal 2 of 2 (1/2), human 1 right (1): 3/4
+    assert r.scores["mean_PSC"] == (0.5 + 0.75) / 2
+
+
+def test_box_rules_other_than_length_are_unchanged(tmp_path):
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
+    for box in ([0, 0, 9], [0, 0, 99, 99, "x"], [0, 0, 99, 99, None], [0, 0, 99, 99, 1e400], []):
+        with pytest.raises(SubmissionError, match="4 finite numbers") as e:
+            one_video(tmp_path, {"f": [g]}, {"f": [{"box": box, "parts": {}}]})
+        assert "humans[0] > box" in str(e.value)
+    # the ground truth stays strict: a reference box of 5 numbers is the organizer's error
+    from scoring_program.errors import ReferenceDataError
+    with pytest.raises(ReferenceDataError, match="4 finite numbers"):
+        one_video(tmp_path, {"f": [{"box": hbox(0, 99) + [1], "parts": {}}]}, {"f": []})
+
+
+def test_validate_and_score_py_print_the_cut_box_warning(tmp_path):
+    from conftest import run_score
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.kinetics_tps import TASK
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    perfect = os.path.join(root, "starting_kit", "kinetics-tps", "submissions", "perfect")
+    with open(os.path.join(perfect, "pred_part_result.json")) as f:
+        part = json.load(f)
+    n = 0
+    for frames in part.values():
+        for fr in frames.values():
+            for h in fr["humans"]:
+                h["box"].append(0.5)
+                n += 1
+    (sub / "pred_part_result.json").write_text(json.dumps(part))
+    with open(os.path.join(perfect, "pred_vid_result.json")) as f:
+        (sub / "pred_vid_result.json").write_text(f.read())
+    notes = TASK.validate(Submission(str(sub)))
+    assert "warning: %d predicted box(es) have more than 4 numbers" % n in notes[-1]
+    proc, out = run_score("kinetics-tps", os.path.join(root, "reference_data", "kinetics-tps"), str(sub), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("kinetics-tps  score: 0.9999  top1: 1.0  mean_PSC: 1.0")
+    warning = [x for x in proc.stderr.splitlines() if x.startswith("warning: ")]
+    assert len(warning) == 1 and "have more than 4 numbers" in warning[0]
+    with open(os.path.join(str(out), "detailed_results.html")) as f:
+        assert "have more than 4 numbers" in f.read()
+
+
 def test_states_are_checked_when_many_are_unknown(tmp_path):
     """Up to 1,000 unknown states are looked at one by one, beyond that all at once: both paths reject a number."""
     g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
@@ -443,10 +542,18 @@ anything = st.one_of(number, st.none(), st.text(max_size=3), st.lists(st.integer
 @given(st.lists(st.lists(st.one_of(number, number, number, anything), min_size=3, max_size=5), max_size=6))
 def test_fast_box_conversion_agrees_with_the_per_box_rule(boxes):
     """as_boxes (C passes over the flat numbers) == the per-box rule of the error walk (_is_box, float())."""
-    from scoring_program.formats.kinetics_tps import _is_box, as_boxes
+    from scoring_program.formats.kinetics_tps import _is_box, as_boxes, as_predicted_boxes
     got = as_boxes(boxes)
     if all(_is_box(b) for b in boxes):
         want = np.array([[float(x) for x in b] for b in boxes], dtype=np.float64).reshape(-1, 4)
         assert got is not None and got.tobytes() == want.tobytes()
+    else:
+        assert got is None
+    # predicted boxes: more than 4 numbers are legal and read as their first 4
+    got = as_predicted_boxes(boxes)
+    if all(_is_box(b, longer=True) for b in boxes):
+        want = np.array([[float(x) for x in b[:4]] for b in boxes], dtype=np.float64).reshape(-1, 4)
+        assert got is not None and got.boxes.tobytes() == want.tobytes()
+        assert got.cut.tolist() == [k for k, b in enumerate(boxes) if len(b) > 4]
     else:
         assert got is None

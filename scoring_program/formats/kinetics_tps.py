@@ -18,6 +18,7 @@ import json
 import math
 from contextlib import contextmanager
 from itertools import chain, repeat
+from typing import NamedTuple
 
 import numpy as np
 
@@ -79,36 +80,57 @@ def _is_number(x):
         return False
 
 
-def _is_box(b):
-    return isinstance(b, list) and len(b) == 4 and all(_is_number(x) for x in b)
+def _is_box(b, longer=False):
+    """The rule for one box: a list of 4 finite numbers; with longer=True (predicted boxes) also more than 4, of
+    which the metric reads the first 4 (the original indexes box[0] .. box[3] and never looks further)."""
+    return (isinstance(b, list) and (len(b) == 4 or longer and len(b) > 4)
+            and all(_is_number(x) for x in b))
 
 
 BOX = "a box [x1, y1, x2, y2] of 4 finite numbers"
 
 
+class CutBoxes(NamedTuple):
+    """Predicted boxes as the metric reads them, and which of them had more than 4 numbers."""
+    boxes: np.ndarray       # (N, 4) float64: the first 4 numbers of each box
+    cut: np.ndarray         # indices of the boxes that had more than 4 numbers (empty in the usual case)
+
+
 def as_boxes(boxes):
     """(N, 4) float64 array from a list of N boxes, or None when any of them is not 4 finite numbers."""
-    return _boxes(lambda: boxes, len(boxes))
+    found = _boxes(lambda: boxes, len(boxes), longer=False)
+    return None if found is None else found.boxes
 
 
-def as_box_groups(groups, n):
-    """as_boxes of the n boxes of a list of box lists (chain.from_iterable(groups)), without building that list."""
-    return _boxes(lambda: chain.from_iterable(groups), n)
+def as_predicted_boxes(boxes):
+    """CutBoxes from a list of N predicted boxes, or None when any of them breaks _is_box(box, longer=True)."""
+    return _boxes(lambda: boxes, len(boxes), longer=True)
 
 
-def _boxes(each_box, n):
-    """(n, 4) float64 boxes from a zero-argument function returning an iterator over the n boxes, or None.
+def as_predicted_box_groups(groups, n):
+    """as_predicted_boxes of the n boxes of a list of box lists (chain.from_iterable(groups)), without building
+    that list."""
+    return _boxes(lambda: chain.from_iterable(groups), n, longer=True)
+
+
+def _boxes(each_box, n, longer):
+    """CutBoxes of the n boxes a zero-argument function's iterator yields, or None when one breaks _is_box.
 
     All in C over the flat sequence: len() of every box; then np.array over the numbers, whose dtype tells
     ints, floats and bools (all accepted, as in the original's arithmetic) from anything else (text, null,
     lists: the len() of a text or an object may well be 4). When that dtype is not numeric, math.fsum, which
     raises TypeError on anything but a number, decides (np.fromiter alone would read the text "12" as 12.0).
+    Boxes longer than 4 (allowed with longer=True) are checked whole like the others, then cut to their first 4
+    numbers by one gather; when every box has 4 numbers (the usual case) the flat array is only reshaped.
     """
     if n == 0:
-        return np.zeros((0, 4))
+        return CutBoxes(np.zeros((0, 4)), np.zeros(0, dtype=np.int64))
     try:
-        if set(map(len, each_box())) != {4}:
-            return None
+        all_four = set(map(len, each_box())) == {4}
+        if not all_four:
+            lengths = np.fromiter(map(len, each_box()), dtype=np.int64, count=n)
+            if not longer or lengths.min() < 4:
+                return None
         flat = tuple(chain.from_iterable(each_box()))
         try:
             arr = np.array(flat)
@@ -122,12 +144,15 @@ def _boxes(each_box, n):
             except OverflowError:           # finite numbers whose sum overflows: look at the types instead
                 if not set(map(type, flat)) <= {int, float, bool}:
                     return None
-            arr = np.fromiter(flat, dtype=np.float64, count=4 * n)
+            arr = np.fromiter(flat, dtype=np.float64, count=len(flat))
     except (TypeError, ValueError, OverflowError):
         return None
     if not np.isfinite(arr).all():
         return None
-    return arr.reshape(-1, 4)
+    if all_four:
+        return CutBoxes(arr.reshape(-1, 4), np.zeros(0, dtype=np.int64))
+    starts = np.cumsum(lengths) - lengths
+    return CutBoxes(arr[starts[:, None] + np.arange(4)], np.flatnonzero(lengths > 4))
 
 
 class GroundTruth(object):
@@ -233,12 +258,13 @@ def _codes(vocab, items):
     return np.fromiter(map(vocab.__getitem__, items), dtype=np.int64, count=len(items))
 
 
-def _humans_and_parts(humans):
-    """Boxes of a flat list of humans, and their parts flattened: (box array, owner human, names, part objects).
+def _humans_and_parts(humans, read_boxes):
+    """Boxes of a flat list of humans, and their parts flattened: (boxes, owner human, names, part objects).
 
+    read_boxes: as_boxes (ground truth) or as_predicted_boxes, whose result is returned as it is.
     A part object that is not a dict fails later, at p["box"] / p["verb"] (TypeError), as do humans that are not.
     """
-    box = as_boxes([h["box"] for h in humans])
+    box = read_boxes([h["box"] for h in humans])
     parts = [h["parts"] for h in humans]
     if box is None or not set(map(type, parts)) <= {dict}:
         raise ValueError("human")
@@ -253,7 +279,7 @@ def _flatten_gt(gt, frame_humans):
     n_h = np.fromiter(map(len, frame_humans), dtype=np.int64, count=len(frame_humans))
     humans = list(chain.from_iterable(frame_humans))
     gt.human_frame = np.repeat(np.arange(len(frame_humans), dtype=np.int64), n_h)
-    gt.human_box, gt.part_human, names, vals = _humans_and_parts(humans)
+    gt.human_box, gt.part_human, names, vals = _humans_and_parts(humans, as_boxes)
     gt.part_box = as_boxes([p["box"] for p in vals])
     verbs = [p["verb"] for p in vals]
     if gt.part_box is None or not set(map(type, verbs)) <= {str}:
@@ -280,6 +306,9 @@ class Predictions(object):
         self.extra_videos = 0       # videos only in the prediction (ignored)
         self.extra_frames = 0       # frames of GT videos only in the prediction (ignored)
         self.missing_frames = 0
+        self.human_cut = None       # indices of the human boxes / proposal boxes that had more than 4 numbers
+        self.prop_cut = None        # (only their first 4 are read)
+        self.cut_warning = None     # the warning about them (cut_box_warning), or None
 
 
 def _sub_fault(label, where, expected, x):
@@ -287,8 +316,12 @@ def _sub_fault(label, where, expected, x):
 
 
 def check_pred_frame(label, video, fname, fr):
-    """Every rule for one predicted frame, in order; raises SubmissionError naming video, frame, human, part."""
+    """Every rule for one predicted frame, in order; raises SubmissionError naming video, frame, human, part.
+
+    Returns the boxes with more than 4 numbers (legal: the metric reads the first 4) as (where, box) pairs.
+    """
     where = "video %r > frame %r" % (video, fname)
+    cut = []
     hs = fr.get("humans", _MISSING) if isinstance(fr, dict) else _MISSING
     if hs is _MISSING:
         raise _sub_fault(label, where, "an object with a 'humans' list", fr)
@@ -304,8 +337,10 @@ def check_pred_frame(label, video, fname, fr):
         if "box" not in h:
             raise SubmissionError(label, message=w, expected="a 'box' for every predicted human",
                                   found="keys %s" % shorten(", ".join(map(str, h))))
-        if not _is_box(h["box"]):
+        if not _is_box(h["box"], longer=True):
             raise _sub_fault(label, w + " > box", BOX, h["box"])
+        if len(h["box"]) > 4:
+            cut.append((w + " > box", h["box"]))
         if "parts" not in h:
             raise SubmissionError(label, message=w, expected="a 'parts' object for every predicted human",
                                   found="keys %s" % shorten(", ".join(map(str, h))))
@@ -328,8 +363,11 @@ def check_pred_frame(label, video, fname, fr):
                 raise SubmissionError(label, message=wp, expected="no more boxes than verbs (one state per box)",
                                       found="%d boxes and %d verbs" % (len(boxes), len(verbs)))
             for j, b in enumerate(boxes):
-                if not _is_box(b):
+                if not _is_box(b, longer=True):
                     raise _sub_fault(label, "%s > box[%d]" % (wp, j), BOX, b)
+                if len(b) > 4:
+                    cut.append(("%s > box[%d]" % (wp, j), b))
+    return cut
 
 
 def read_pred_classes(pred_vid, gt, label):
@@ -381,7 +419,39 @@ def read_predictions(pred_vid, pred_part, gt, vid_label, part_label):
         for k, fr in zip(ev, ev_frames):
             check_pred_frame(part_label, gt.videos[gt.frame_video[k]], gt.frame_name[k], fr)
         raise SubmissionError(part_label, message="malformed part results")
+    pr.cut_warning = cut_box_warning(pr, gt, frames)
     return pr
+
+
+def cut_box_warning(pr, gt, frames):
+    """The warning for predicted boxes of more than 4 numbers, or None. It names the first such box in file order
+    (human box before its parts' boxes) as the participant wrote it. frames: the predicted frame objects, indexed
+    like the ground-truth frames (read_predictions' list)."""
+    n_cut = pr.human_cut.size + pr.prop_cut.size
+    if n_cut == 0:
+        return None
+    candidates = [(int(h), -1, 0) for h in pr.human_cut[:1]]          # (human, part, proposal); -1: the human box
+    if pr.prop_cut.size:
+        q = int(pr.prop_cut[0])
+        part = int(np.searchsorted(pr.pp_box_start, q, side="right")) - 1   # the part whose boxes hold q
+        candidates.append((int(pr.pp_human[part]), part, q - int(pr.pp_box_start[part])))
+    human, part, j = min(candidates)
+    k = int(pr.human_frame[human])
+    i = human - int(np.searchsorted(pr.human_frame, k))                   # its position in the frame
+    obj = frames[k]["humans"][i]
+    where = "video %r > frame %r > humans[%d]" % (gt.videos[gt.frame_video[k]], gt.frame_name[k], i)
+    if part < 0:
+        where, box = where + " > box", obj["box"]
+    else:
+        name, p = list(obj["parts"].items())[part - int(np.searchsorted(pr.pp_human, human))]
+        where, box = "%s > parts %r > box[%d]" % (where, name, j), p["box"][j]
+    return cut_box_text(n_cut, where, box)
+
+
+def cut_box_text(count, where, box):
+    """The one text of that warning (scoring and validate): the count and the first box, as submitted."""
+    return ("%d predicted box(es) have more than 4 numbers: only the first 4 (x1, y1, x2, y2) are read, as the "
+            "original does; the first: %s = %s" % (count, where, shorten(json.dumps(box))))
 
 
 def _flatten_pred(pr, ev, ev_frames, gt):
@@ -395,7 +465,8 @@ def _flatten_pred(pr, ev, ev_frames, gt):
         raise ValueError("too many humans")
     humans = list(chain.from_iterable(hls))
     pr.human_frame = np.repeat(ev, n_h)
-    pr.human_box, pr.pp_human, names, vals = _humans_and_parts(humans)
+    human_boxes, pr.pp_human, names, vals = _humans_and_parts(humans, as_predicted_boxes)
+    pr.human_box, pr.human_cut = human_boxes
     verbs = [p["verb"] for p in vals]
     boxes = [p["box"] for p in vals]
     if not set(map(type, verbs)) <= {list} or not set(map(type, boxes)) <= {list}:
@@ -417,9 +488,10 @@ def _flatten_pred(pr, ev, ev_frames, gt):
         part = np.searchsorted(verb_start, unknown, side="right") - 1
         if not set(type(verbs[k][j]) for k, j in zip(part.tolist(), (unknown - verb_start[part]).tolist())) <= {str}:
             raise ValueError("verbs")
-    pr.prop_box = as_box_groups(boxes, int(nbox.sum()))
-    if pr.prop_box is None:
+    prop_boxes = as_predicted_box_groups(boxes, int(nbox.sum()))
+    if prop_boxes is None:
         raise ValueError("boxes")
+    pr.prop_box, pr.prop_cut = prop_boxes
     pr.pp_name = np.fromiter(map(gt.names.get, names, repeat(-1)), dtype=np.int64, count=len(names))
     pr.pp_nverb, pr.pp_nbox = nverb, nbox
     pr.pp_box_start = np.cumsum(nbox) - nbox

@@ -38,8 +38,8 @@ MATLAB_EPS = 2.0 ** -52         # eps in MATLAB, np.finfo(np.float64).eps
 
 
 def video_thresholds_50_95():
-    """MOC-Detector videoAP_all: thr = 0.5 + 0.05 * i for i in range(10), Python floats (0.8500000000000001 is
-    the 8th value: a tube at exactly 0.85 is a false positive there)."""
+    """MOC-Detector videpAP_050_095 (so spelled): thr = 0.5 + 0.05 * i for i in range(10), Python floats
+    (0.8500000000000001 is the 8th value: a tube at exactly 0.85 is a false positive there)."""
     return [0.5 + 0.05 * i for i in range(10)]
 
 

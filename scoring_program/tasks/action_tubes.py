@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
 from ..formats import tubes as fmt
+from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import decode
 from ..metrics import tubes as M
 from ..report.result import Plot, Result, ScoreKey, Series, Table
-from .base import Task, no_progress
+from .base import Reference, Task, no_progress
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
               ("video_mAP_50_95", M.video_thresholds_50_95()))
@@ -35,7 +37,7 @@ PROTOCOL = [
     "The kept tubes of a class are listed video by video (test list order), sorted stably by descending score; each "
     "takes the best ST-IoU among its video's unmatched ground-truth tubes of the class: >= threshold is a true "
     "positive and consumes it. video_mAP_50_95 averages the thresholds 0.5 + 0.05 i (i = 0..9) computed as Python "
-    "floats, as MOC-Detector does (0.8500000000000001 is the 8th).",
+    "floats, as MOC-Detector's videpAP_050_095 (so spelled) does (0.8500000000000001 is the 8th).",
     "AUC (Gkioxari, threshold = key / 100): per video (sorted by id) and every class, the video's 3 best-scored "
     "tubes of that class; a tube's IoU is the mean +1 IoU over frames 1..num_frames with the video's ground-truth "
     "tube (frames where either has no box count 0); in score order a tube is correct iff IoU >= threshold, the "
@@ -66,6 +68,12 @@ def inverted_boxes_warning(label, inverted):
             % (label, inverted.count, inverted.line, inverted.box))
 
 
+def auc_exceptions(videos, gt):
+    """The number of test videos without exactly one ground-truth tube: AUC (Gkioxari's get_ROC_curve_JHMDB.m)
+    is computed only when it is 0."""
+    return int(np.count_nonzero(np.bincount(gt.tube_video, minlength=videos.ids.size) != 1))
+
+
 def _cls(videos):
     return decode(videos.classes.tolist())
 
@@ -74,14 +82,15 @@ class ActionTubes(Task):
     slug = "action-tubes"
     title = "Spatio-temporal action detection: frame-AP, video-AP, AUC"
 
-    def score_keys(self, ref_dir=None):
+    def column_table(self, reference=None):
         keys = [ScoreKey("frame_mAP", "frame-mAP@0.5")]
         keys += [ScoreKey(k, k.replace("video_mAP_", "video-mAP@").replace("50_95", "0.5:0.95")) for k, _ in VIDEO_KEYS]
         keys += [ScoreKey(k, "AUC@%.1f" % th) for k, th in AUC_KEYS]
         return keys
 
     # ------------------------------------------------------------------------------------------- reference
-    def _reference(self, ref_dir):
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        """videos.csv and gt_tubes.csv: a Reference whose data is (Videos, ground-truth Boxes)."""
         vpath = os.path.join(str(ref_dir), "videos.csv")
         gpath = os.path.join(str(ref_dir), "gt_tubes.csv")
         for p, lab in ((vpath, "ref/videos.csv"), (gpath, "ref/gt_tubes.csv")):
@@ -89,10 +98,27 @@ class ActionTubes(Task):
                 raise ReferenceDataError(lab, message="missing from the reference data")
         videos = fmt.read_videos(vpath)
         gt = fmt.read_gt_tubes(gpath, videos)
-        return videos, gt
+        return Reference(ref_dir, ["videos.csv", "gt_tubes.csv"], (videos, gt))
+
+    def empty_columns(self, reference):
+        """The AUC columns when a test video has no or several ground-truth tubes (auc_applies)."""
+        videos, gt = reference.data
+        nbad = auc_exceptions(videos, gt)
+        if not nbad:
+            return {}
+        return OrderedDict((key, "AUC is defined only when every test video has exactly one ground-truth tube "
+                                 "(J-HMDB, UCF Sports); %d of the %d videos have none or several"
+                            % (nbad, videos.ids.size)) for key, _ in AUC_KEYS)
+
+    def reference_warnings(self, reference):
+        videos, gt = reference.data
+        classes = _cls(videos)
+        ntubes = np.bincount(gt.tube_label, minlength=len(classes))
+        return ["class %s: no ground-truth tube in gt_tubes.csv (its frame-AP and video-AP are 0 for every "
+                "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0]
 
     def score(self, ref_dir, submission, progress=no_progress):
-        videos, gt = self._reference(ref_dir)
+        videos, gt = self.reference(ref_dir).data
         det_path = submission.find("frame_detections.csv")
         tube_path = submission.find("tubes.csv")
         if det_path is None and tube_path is None:
@@ -171,11 +197,10 @@ class ActionTubes(Task):
         self._pr_plots(res, "video-AP@0.5", classes, vcurves[thresholds.index(0.5)])
         # ---- AUC
         progress(2, 3, "measures")
-        per_video = np.bincount(gt.tube_video, minlength=V)
-        if np.all(per_video == 1):
+        nbad = auc_exceptions(videos, gt)
+        if not nbad:
             self._auc(res, videos, gt, tb, classes)
         else:
-            nbad = int(np.count_nonzero(per_video != 1))
             res.notes.append("AUC is not computed: it is defined only when every test video has exactly one "
                              "ground-truth tube (J-HMDB / UCF Sports); %d video(s) here have %s." % (
                                  nbad, "none or several"))
@@ -228,11 +253,19 @@ class ActionTubes(Task):
 
     # ------------------------------------------------------------------------------------------- validate
     def validate(self, submission, ids=None):
-        det_path = submission.find("frame_detections.csv")
-        tube_path = submission.find("tubes.csv")
+        fixed = ("frame_detections.csv", "tubes.csv")
+        det_path = submission.find(fixed[0])
+        tube_path = submission.find(fixed[1])
+        hint = NearMiss(name for name, path in zip(fixed, (det_path, tube_path)) if path is None)
+        ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
+
+        def why(name):
+            return "only %s and %s are read" % fixed, hint(name)
+
         if det_path is None and tube_path is None:
-            raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
-                                  found="%s" % (", ".join(submission.names()[:5]) or "no file"))
+            error = SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
+                                    found="%s" % (", ".join(submission.names()[:5]) or "no file"))
+            raise with_hint(error, first_hint(ignored, why))
         notes = []
         for path, cols in ((det_path, fmt.DET_COLUMNS), (tube_path, fmt.TUBE_COLUMNS)):
             if path is None:
@@ -260,7 +293,7 @@ class ActionTubes(Task):
             notes.append("no frame_detections.csv: frame-AP will be 0")
         if tube_path is None:
             notes.append("no tubes.csv: video-AP and AUC will be 0")
-        return notes
+        return notes + ignored_warnings(ignored, why)
 
 
 TASK = ActionTubes()

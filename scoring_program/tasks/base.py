@@ -1,6 +1,8 @@
 """The interface every competition adapter implements."""
 from __future__ import annotations
 
+import hashlib
+import os
 import time
 from contextlib import contextmanager
 
@@ -33,25 +35,117 @@ class Stopwatch(object):
         return list(self._seconds.items())
 
 
+class Reference(object):
+    """What a task's load_reference read from a reference folder (INPUT/ref when scoring, the organizer's folder
+    when bundling).
+
+    root: the folder; files: every file the scorer reads, relative to root with '/' separators, in reading order:
+    exactly what the bundle's reference_data.zip holds; set_name: the image set (VOC tasks), else None; data: the
+    task's parsed ground truth.
+    """
+
+    __slots__ = ("root", "files", "set_name", "data")
+
+    def __init__(self, root, files, data, set_name=None):
+        self.root = str(root)
+        self.files = list(files)
+        self.data = data
+        self.set_name = set_name
+
+
+def reference_fingerprint(reference):
+    """The names in the folders the reference was read from, and the inode, size and modification time of every
+    file read: while they are unchanged, load_reference would read the same ground truth (a cached Reference may be
+    reused). Stats, not bytes: a second pass over every file read would cost a quarter of the loading itself."""
+    h = hashlib.sha1()
+    folders = sorted(set(os.path.dirname(f) for f in reference.files) | {""})
+    for folder in folders:
+        h.update(("\0dir %s\0" % folder).encode("utf-8", "surrogateescape"))
+        for name in sorted(os.listdir(os.path.join(reference.root, folder))):
+            h.update(name.encode("utf-8", "surrogateescape") + b"\0")
+    for rel in reference.files:
+        st = os.stat(os.path.join(reference.root, rel))
+        h.update(("\0file %s %d %d %d" % (rel, st.st_ino, st.st_size, st.st_mtime_ns)).encode("utf-8",
+                                                                                          "surrogateescape"))
+    return h.digest()
+
+
 class Task(object):
     slug = ""
     title = ""
+    has_sets = False            # the reference folder may hold several image sets (VOC): load_reference(set_name=)
+    columns_need_reference = True   # False: the columns are the same for every reference (no reference read)
+    _cached = None              # (real path, fingerprint, Reference) of the last reference(ref_dir)
+
+    def column_table(self, reference=None):
+        """Every leaderboard column the competition can have, in order (first is the ranking column); with a
+        reference, those of its classes when the classes come from the reference data (cultural events)."""
+        raise NotImplementedError
 
     def score_keys(self, ref_dir=None):
         """The one table of leaderboard columns == scores.txt keys (first is the ranking column).
 
-        ref_dir is given when the columns depend on the reference data (fixed when the bundle is built).
+        ref_dir is given when the columns depend on the reference data (fixed when the bundle is built): a column
+        the reference leaves empty whatever the submission (empty_columns) is not a column, and the scorer never
+        writes it.
         """
+        if ref_dir is None or not self.columns_need_reference:
+            return self.column_table()
+        return self.columns(self.reference(ref_dir))
+
+    def columns(self, reference):
+        """The leaderboard columns of this reference: column_table minus empty_columns."""
+        empty = self.empty_columns(reference)
+        return [k for k in self.column_table(reference) if k.key not in empty]
+
+    def empty_columns(self, reference):
+        """{key: reason} for the columns no submission can fill with this reference (a class without positives)."""
+        return {}
+
+    def reference_warnings(self, reference):
+        """One-line warnings for the organizer about the reference (names outside the competition's classes,
+        classes without positives). Reads whatever the scorer reads that load_reference left for later (label
+        images), so a broken file raises ReferenceDataError here. By default: why each empty column is empty."""
+        return list(self.empty_columns(reference).values())
+
+    def reference_sets(self, ref_dir):
+        """The image sets the reference folder holds, sorted (tasks with has_sets)."""
+        return []
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        """Read and check the reference folder (ReferenceDataError on the first fault) -> Reference.
+
+        set_name: the image set to read when the folder holds several (has_sets); without it the folder must hold
+        exactly one."""
         raise NotImplementedError
+
+    def reference(self, ref_dir, progress=no_progress):
+        """load_reference(ref_dir), parsed once for score and score_keys (cli.run calls both on INPUT/ref). The
+        cached Reference is reused only while reference_fingerprint is unchanged (same names in the folders it was
+        read from, same inode, size and modification time of every file it read)."""
+        key = os.path.realpath(str(ref_dir))
+        cached = self._cached
+        if cached is not None and cached[0] == key:
+            try:
+                if reference_fingerprint(cached[2]) == cached[1]:
+                    return cached[2]
+            except OSError:           # a file it read is gone: read again, and report what load_reference says
+                pass
+        self._cached = None
+        reference = self.load_reference(ref_dir, progress=progress)
+        self._cached = (key, reference_fingerprint(reference), reference)
+        return reference
 
     def score(self, ref_dir, submission, progress=no_progress):
         """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result."""
         raise NotImplementedError
 
     def validate(self, submission, ids=None):
-        """Check names and syntax without the reference data; raise SubmissionError on the first fault.
+        """Check names and syntax without the reference data, by the scorer's file rules: raise SubmissionError on
+        the first fault the scorer would reject; a file the scorer would not read is a warning.
 
         ids: optional numpy "S" array of the ids the participant expects to be evaluated on (validate --ids).
-        Returns a list of notes (one line each) for the participant.
+        Returns a list of notes (one line each) for the participant; warnings start with formats.files.WARNING
+        ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.files.ignored_warnings).
         """
         raise NotImplementedError

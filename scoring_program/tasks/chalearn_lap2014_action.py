@@ -8,19 +8,24 @@ sequence is never read: here it is not opened either, only counted in a warning 
 from __future__ import annotations
 
 import os
+import re
+from collections import OrderedDict
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.chalearn import ACTIONS, read_frame_count, read_intervals
+from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..metrics.jaccard import jaccard_2014, jaccard_actor
 from ..report.result import Result, ScoreKey, Table
-from .base import Task, no_progress
+from .base import Reference, Task, no_progress
 
 LABELS = "_labels.csv"
 DATA = "_data.csv"
 PRED = "_prediction.csv"
 PRED_ALIAS = "_predictions.csv"   # the seed's evaluation section spells it so
+PREDICTION_RX = re.compile(r"(.+)_predictions?\.csv")   # the names prediction_files reads: <seq>_prediction.csv
+SEQ_RX = re.compile(r"Seq\d{2,}")   # how the dataset names its sequences (validate without --ids)
 
 PROTOCOL = [
     "ChaLearn LAP 2014 Track 2 (action/interaction spotting), scored as the starting kit's "
@@ -69,6 +74,40 @@ def reference_sequences(ref_dir):
     return out
 
 
+class Sequence(object):
+    """One ground-truth sequence: its intervals (SeqXX_labels.csv), frame count (SeqXX_data.csv), labels file."""
+
+    __slots__ = ("gt", "nframes", "labels_file")
+
+    def __init__(self, gt, nframes, labels_file):
+        self.gt = gt
+        self.nframes = nframes
+        self.labels_file = labels_file
+
+
+def load_reference(ref_dir):
+    """Every SeqXX_labels.csv of ref and its SeqXX_data.csv (all evalAction reads): a Reference whose data is
+    {seq: Sequence} in name order."""
+    seqs = OrderedDict()
+    files = []
+    for seq, (lab_path, dat_path) in reference_sequences(ref_dir).items():
+        lab, dat = os.path.basename(lab_path), os.path.basename(dat_path)
+        seqs[seq] = Sequence(read_intervals(lab_path, "ref/" + lab, ReferenceDataError),
+                             read_frame_count(dat_path, "ref/" + dat), lab)
+        files += [lab, dat]
+    return Reference(ref_dir, files, seqs)
+
+
+def empty_columns(reference):
+    """{jaccard_<Action>: reason} for the actions no ground-truth sequence has: their mean J is never written."""
+    present = set()
+    for s in reference.data.values():
+        present.update(s.gt.action.tolist())
+    return OrderedDict(("jaccard_" + name, "%s: no row of the %d ground-truth sequence(s) has action %d"
+                        % (name, len(reference.data), a + 1))
+                       for a, name in enumerate(ACTIONS) if a + 1 not in present)
+
+
 def prediction_files(submission, known=None):
     """SeqXX_prediction.csv (also SeqXX_predictions.csv; _prediction wins) -> ({seq: path}, notes, ignored).
 
@@ -76,7 +115,7 @@ def prediction_files(submission, known=None):
     sequence is not returned, only listed in `ignored` (labels, sorted): evalAction opens <seq>_prediction.csv for
     each ground-truth sequence and never sees the rest. Names are compared exactly, as that lookup does.
     """
-    found = submission.matching(r".+_predictions?\.csv")
+    found = submission.matching(PREDICTION_RX.pattern)
     files, notes, ignored = {}, [], []
     for suffix in (PRED, PRED_ALIAS):              # every _prediction.csv first: it wins over _predictions.csv
         for name in sorted(found):
@@ -117,13 +156,19 @@ class ChalearnLap2014Action(Task):
     slug = "chalearn-lap2014-action"
     title = "ChaLearn LAP 2014 Track 2: action/interaction spotting (mean Jaccard)"
 
-    def score_keys(self, ref_dir=None):
+    def column_table(self, reference=None):
         keys = [ScoreKey("mean_jaccard", "Mean Jaccard")]
         keys += [ScoreKey("jaccard_" + a, "J " + a) for a in ACTIONS]
         return keys
 
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        return load_reference(ref_dir)
+
+    def empty_columns(self, reference):
+        return empty_columns(reference)
+
     def score(self, ref_dir, submission, progress=no_progress):
-        seqs = reference_sequences(ref_dir)
+        seqs = self.reference(ref_dir).data
         files, alias_notes, ignored_files = prediction_files(submission, seqs)
         require_prediction_files(submission, files, ignored_files, "the ground truth")
         res = Result(self.title)
@@ -134,10 +179,9 @@ class ChalearnLap2014Action(Task):
         per_action = [[] for _ in ACTIONS]
         seq_rows, missing, empty, ignored_total, nan_cases, nothing = [], [], [], 0, [], []
         total = len(seqs)
-        for k, (seq, (lab_path, dat_path)) in enumerate(seqs.items()):
+        for k, (seq, sequence) in enumerate(seqs.items()):
             progress(k, total, "sequences")
-            gt = read_intervals(lab_path, "ref/" + os.path.basename(lab_path), ReferenceDataError)
-            nframes = read_frame_count(dat_path, "ref/" + os.path.basename(dat_path))
+            gt, nframes = sequence.gt, sequence.nframes
             path = files.get(seq)
             label = "missing"
             if path is None:
@@ -224,13 +268,23 @@ class ChalearnLap2014Action(Task):
         return res
 
     def validate(self, submission, ids=None):
-        known = None
+        names = submission.names()
         if ids is not None:
             known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())
-        files, notes, ignored = prediction_files(submission, known)
-        require_prediction_files(submission, files, ignored, "the --ids list")
-        if ignored:                                    # the scorer will not read them either
-            notes.append(ignored_files_warning(ignored, "the --ids list"))
+            evaluated = "the --ids list"
+        else:       # without --ids: the sequences named as the dataset names them (SeqXX), case included
+            seqs = (m.group(1) for m in map(PREDICTION_RX.fullmatch, names) if m)
+            known = set(s for s in seqs if SEQ_RX.fullmatch(s))
+            evaluated = "the test set"
+        files, _, ignored = prediction_files(submission, known)
+        why_outside, why_odd = _ignored_reasons(ids is not None, known, files)
+        outside = [(label, label.rsplit("/", 1)[-1]) for label in ignored]
+        odd = [(submission.label(path), n) for n, path in submission.files() if not PREDICTION_RX.fullmatch(n)]
+        try:
+            require_prediction_files(submission, files, ignored, evaluated)
+        except SubmissionError as e:
+            raise with_hint(e, first_hint(outside, why_outside) or first_hint(odd, why_odd)) from None
+        notes = []
         layouts = set()
         for seq in sorted(files):
             label = submission.label(files[seq])
@@ -242,7 +296,44 @@ class ChalearnLap2014Action(Task):
         if 3 in layouts:
             notes.append("3-column rows are an error for sequences whose ground truth has 4 columns (actor ids); "
                          "4-column rows are accepted everywhere.")
+        shadowed = [(submission.label(submission.find(seq + PRED_ALIAS)), seq + PRED) for seq in sorted(files)
+                    if files[seq].endswith(PRED) and seq + PRED_ALIAS in names]
+        notes += ignored_warnings(shadowed, lambda read: ("%s is read instead" % read, None))
+        notes += ignored_warnings(outside, why_outside)
+        notes += ignored_warnings(odd, why_odd)
         return notes
+
+
+def _ignored_reasons(with_ids, known, files):
+    """why(name) -> (reason, hint) for validate's two kinds of files the scorer never opens: prediction files of
+    a sequence it does not evaluate (outside --ids; without it, not named SeqXX), and files not named
+    SeqXX_prediction.csv. Hints: the --ids sequences without a file, or 'Seq' and the name's first number."""
+    free = sorted(set(known) - set(files))
+    hint_seq = NearMiss(free)
+    hint_name = NearMiss(s + PRED for s in free)
+
+    def as_sequence(name):
+        runs = re.findall(r"\d+", name)
+        meant = "Seq%02d" % int(runs[0]) if runs else None
+        return meant if meant not in files else None
+
+    def why_outside(name):
+        seq = PREDICTION_RX.fullmatch(name).group(1)
+        if with_ids:
+            meant = hint_seq(seq)
+            return "no sequence %r in the --ids list" % seq, meant and repr(meant)
+        meant = as_sequence(seq)
+        meant = meant and NearMiss([meant])(seq)
+        naming = "" if meant else " (sequences are named SeqXX, case included)"
+        return "no sequence %r%s" % (seq, naming), meant and repr(meant)
+
+    def why_odd(name):
+        if with_ids:
+            return "only files named SeqXX_prediction.csv are read", hint_name(name)
+        meant = as_sequence(without_extension(name))
+        return "only files named SeqXX_prediction.csv are read", meant and NearMiss([meant + PRED])(name)
+
+    return why_outside, why_odd
 
 
 TASK = ChalearnLap2014Action()

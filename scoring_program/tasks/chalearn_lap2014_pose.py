@@ -6,21 +6,25 @@ metrics/hit_rate.py for the per-limb rule and PROTOCOL below for the file-level 
 from __future__ import annotations
 
 import os
+import re
 from collections import OrderedDict
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
                                      PanoramaHeader, read_panorama, read_reference_size, split_name)
 from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps
 from ..report.result import Plot, Result, ScoreKey, Series, Table
-from .base import Task, no_progress
+from .base import Reference, Task, no_progress
 
 PROTOCOL = [
-    "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as the starting kit's "
-    "ChalearnLAPEvaluation.py (evalPose) computes it, which is what the Codalab platform computed. Where that "
-    "code differs from the challenge page's prose, the code is followed and the difference is stated here.",
+    "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as evalPose of the later, "
+    "panoramic version of ChalearnLAPEvaluation.py computes it (one PNG per frame and actor holding the 14 limb "
+    "masks, cut out by getLimbPanoramic); the 2014 starting kit's evalPose, which the challenge page credits, "
+    "read one PNG per limb instead. Where that code differs from the challenge page's prose, the code is followed "
+    "and the difference is stated here.",
     "Ground truth: one PNG per frame and actor, XX_YYYY_W.png (sequence XX, frame YYYY, actor W: 1 leftmost, 2 "
     "rightmost), a panorama of the 14 limb masks side by side, 480 columns each (head, torso, left/right hand, "
     "left/right forearm, left/right upper arm, left/right foot, left/right lower leg, left/right thigh). The "
@@ -29,8 +33,8 @@ PROTOCOL = [
     "Both images are converted to 8-bit luminance with Pillow's convert('L') (so colour PNGs work: "
     "L = R*299/1000 + G*587/1000 + B*114/1000; pure red is 76, i.e. OFF). A prediction must have exactly the "
     "size of its ground truth.",
-    "Limb n uses the columns (n-1)*480 .. (n-1)*480+478: 479 columns. The last column of each 480-px block is "
-    "IGNORED (getLimbPanoramic's quirk, kept).",
+    "Columns numbered from 0: limb n (1..14) uses the columns (n-1)*480 .. (n-1)*480+478, 479 columns. The last "
+    "column of each 480-px block (479, 959, ..., 6719) is IGNORED (getLimbPanoramic's quirk, kept).",
     "A limb is evaluated iff its ground-truth slice has any non-zero pixel, BEFORE binarization (so a slice "
     "holding only grey values 1..127 is evaluated but can never be hit). Both slices are binarized with "
     "value > 127; J = |A and B| / |A or B| (0 if the union is empty). A hit iff J > 0.5, STRICTLY (the prose "
@@ -48,6 +52,7 @@ PROTOCOL = [
     "before decoding) and size mismatches are submission errors.",
 ]
 
+STEM_RX = re.compile(r"\d+_\d+_\d+")   # XX_YYYY_W, how the dataset names panoramas (validate without --ids)
 THRESHOLDS = np.arange(21)   # J > k/20, k = 0..20, for the hit-rate-vs-threshold curve
 
 
@@ -81,6 +86,52 @@ def reference_panoramas(ref_dir):
     return [(n[:-4], n) for n in names]
 
 
+class Panoramas(object):
+    """The ground-truth panoramas: names [(stem, file name)], declared sizes [(w, h)], and once known, which limbs
+    are non-empty in at least one of them (limbs_present, (14,) bool; see limbs_present())."""
+
+    def __init__(self, names, sizes):
+        self.names = names
+        self.sizes = sizes
+        self.limbs_present = None
+
+
+def load_reference(ref_dir):
+    """Every *.png directly in ref (evalPose lists truth_dir) with its declared size: a Reference whose data is the
+    Panoramas. The pixels are decoded one panorama at a time while scoring (read_ground_truth)."""
+    refs = reference_panoramas(ref_dir)
+    sizes = [read_reference_size(os.path.join(str(ref_dir), name), "ref/" + name) for _, name in refs]
+    return Reference(ref_dir, [name for _, name in refs], Panoramas(refs, sizes))
+
+
+def read_ground_truth(ref_dir, name, size):
+    """One ground-truth panorama decoded to luminance; it must have the size its header declared."""
+    gt = read_panorama(os.path.join(str(ref_dir), name), "ref/" + name, ReferenceDataError)
+    if gt.shape != (size[1], size[0]) or gt.shape[1] != PANORAMA_WIDTH:
+        raise ReferenceDataError("ref/" + name, expected="a %dx%d panorama" % size,
+                                 found="%dx%d decoded" % (gt.shape[1], gt.shape[0]))
+    return gt
+
+
+def limbs_present(reference):
+    """(14,) bool: limb k is non-empty in some ground-truth panorama, i.e. hit_rate_<limb> can be written. Known
+    after scoring (the panoramas were decoded then); otherwise every panorama is decoded here."""
+    panoramas = reference.data
+    if panoramas.limbs_present is None:
+        present = np.zeros(N_LIMBS, dtype=bool)
+        for (_, name), size in zip(panoramas.names, panoramas.sizes):
+            present |= evaluated_limbs(read_ground_truth(reference.root, name, size))
+        panoramas.limbs_present = present
+    return panoramas.limbs_present
+
+
+def empty_columns(reference):
+    """{hit_rate_<limb>: reason} for the limbs empty in every ground-truth panorama (never evaluated)."""
+    present = limbs_present(reference)
+    return OrderedDict(("hit_rate_" + limb, "%s: empty in all %d ground-truth panoramas" % (lab, len(reference.files)))
+                       for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)) if not present[k])
+
+
 def find_prediction(submission, stem):
     """(path or None, shadowed path or None): XX_YYYY_W_prediction.png wins over XX_YYYY_W.png."""
     pred = submission.find(stem + "_prediction.png")
@@ -94,15 +145,21 @@ class ChalearnLap2014Pose(Task):
     slug = "chalearn-lap2014-pose"
     title = "ChaLearn LAP 2014 Track 1: multi-limb pose recovery (mean hit rate)"
 
-    def score_keys(self, ref_dir=None):
+    def column_table(self, reference=None):
         keys = [ScoreKey("mean_hit_rate", "Mean hit rate")]
         keys += [ScoreKey("hit_rate_" + limb, label) for limb, label in zip(LIMBS, LIMB_LABELS)]
         return keys
 
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        return load_reference(ref_dir)
+
+    def empty_columns(self, reference):
+        return empty_columns(reference)
+
     def score(self, ref_dir, submission, progress=no_progress):
-        refs = reference_panoramas(ref_dir)
         # reference headers first: a broken reference is reported as such, whatever the submission
-        sizes = [read_reference_size(os.path.join(str(ref_dir), name), "ref/" + name) for _, name in refs]
+        reference = self.reference(ref_dir)
+        refs, sizes = reference.data.names, reference.data.sizes
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
         total = _Counts()
@@ -123,10 +180,7 @@ class ChalearnLap2014Pose(Task):
             group.panoramas += 1
             total.panoramas += 1
             path, shadow = find_prediction(submission, stem)
-            gt = read_panorama(os.path.join(str(ref_dir), name), "ref/" + name, ReferenceDataError)
-            if gt.shape != (size[1], size[0]) or gt.shape[1] != PANORAMA_WIDTH:
-                raise ReferenceDataError("ref/" + name, expected="a %dx%d panorama" % size,
-                                         found="%dx%d decoded" % (gt.shape[1], gt.shape[0]))
+            gt = read_ground_truth(ref_dir, name, size)
             if path is None:
                 nmissing += 1
                 if len(missing) < 5:
@@ -167,6 +221,7 @@ class ChalearnLap2014Pose(Task):
             # J > k/20 <=> 20 * inter > k * union (exact)
             curve += (ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)).sum(axis=1)
         progress(n, n, "panoramas")
+        reference.data.limbs_present = limb_eval > 0     # every panorama was decoded: score_keys needs no 2nd pass
 
         rate = hit_rate(total.hits, total.evaluations)
         if rate is None:
@@ -225,19 +280,32 @@ class ChalearnLap2014Pose(Task):
         if ids is not None:
             known = set(x.decode() if isinstance(x, bytes) else str(x) for x in np.asarray(ids).ravel())
         stems = OrderedDict()
-        odd = []
+        odd, outside = [], []       # names the scorer never opens: not XX_YYYY_W[_prediction].png / no such panorama
         for name in submission.names():
             m = NAME_RX.fullmatch(name)
             if m is None:
                 odd.append(name)
                 continue
             stem = name[:-len("_prediction.png")] if m.group(4) else name[:-4]
-            stems.setdefault(stem, []).append(name)
+            evaluated = stem in known if known is not None else STEM_RX.fullmatch(stem) is not None
+            if evaluated:
+                stems.setdefault(stem, []).append(name)
+            else:
+                outside.append(name)
+        why_odd, why_outside = _ignored_reasons(known, stems)
+        paths = {}
+        for name, path in submission.files():
+            paths.setdefault(name, []).append(submission.label(path))
+        odd = [(label, name) for name in odd for label in paths[name]]
+        outside = [(label, name) for name in outside for label in paths[name]]
         if not stems:
-            raise SubmissionError(expected="prediction panoramas named XX_YYYY_W_prediction.png",
-                                  found="%s" % (quote_some(odd) if odd else "no file"))
+            error = SubmissionError(expected="prediction panoramas named XX_YYYY_W_prediction.png%s"
+                                    % ("" if known is None else " for the panoramas of the --ids list"),
+                                    found="%s" % (quote_some(submission.names()) if submission.names() else "no file"))
+            raise with_hint(error, first_hint(outside, why_outside) or first_hint(odd, why_odd))
         cap = BOMB_FACTOR * PANORAMA_WIDTH * STANDARD_HEIGHT
         heights = set()
+        shadowed = []
         for stem, names in stems.items():
             name = stem + "_prediction.png" if stem + "_prediction.png" in names else names[0]
             path = submission.find(name)
@@ -249,22 +317,53 @@ class ChalearnLap2014Pose(Task):
                                           % PANORAMA_WIDTH, found="%d pixels wide" % hdr.size[0])
                 hdr.luminance()
                 heights.add(hdr.size[1])
-            if len(names) > 1:
-                notes.append("%s: both names submitted; %s is the one scored" % (stem, name))
+            shadowed += [(submission.label(submission.find(n)), name) for n in names if n != name]
         notes.insert(0, "%d prediction panoramas, heights %s" % (len(stems), sorted(heights)))
-        if odd:
-            notes.append("%d file(s) that are not XX_YYYY_W_prediction.png will be ignored: %s"
-                         % (len(odd), quote_some(odd)))
         if known is not None:
-            unknown = [s for s in stems if s not in known]
             absent = [s for s in sorted(known) if s not in stems]
-            if unknown:
-                notes.append("%d panorama(s) not in the given ids will be ignored: %s"
-                             % (len(unknown), quote_some(unknown)))
             if absent:
                 notes.append("%d expected panorama(s) have no prediction (each scores one evaluation with no "
                              "hit): %s" % (len(absent), quote_some(absent)))
+        notes += ignored_warnings(shadowed, lambda read: ("%s is read instead" % read, None))
+        notes += ignored_warnings(outside, why_outside)
+        notes += ignored_warnings(odd, why_odd)
         return notes
+
+
+def _ignored_reasons(known, stems):
+    """why(name) -> (reason, hint) for validate's two kinds of files the scorer never opens: names that are not
+    XX_YYYY_W_prediction.png (or XX_YYYY_W.png), and panoramas outside --ids (without it: not XX_YYYY_W in digits).
+    Hints are the --ids panoramas without a prediction, or the name's own first three numbers as XX_YYYY_W."""
+    if known is not None:
+        free = [k for k in sorted(known) if k not in stems]
+        hint_stem = NearMiss(free)
+        hint_name = NearMiss([k + "_prediction.png" for k in free] + [k + ".png" for k in free])
+    else:
+        def as_panorama(name):
+            runs = re.findall(r"\d+", without_extension(name))
+            return "_".join(runs[:3]) if len(runs) >= 3 else None
+
+        def hint_stem(s):
+            meant = as_panorama(s)
+            return NearMiss([meant])(s) if meant and meant not in stems else None
+
+        def hint_name(name):
+            meant = as_panorama(name)
+            if not meant or meant in stems:
+                return None
+            return NearMiss([meant + "_prediction.png", meant + ".png"])(name)
+
+    def why_odd(name):
+        return "not named XX_YYYY_W_prediction.png", hint_name(name)
+
+    def why_outside(name):
+        s = name[:-len("_prediction.png")] if name.endswith("_prediction.png") else name[:-4]
+        meant = hint_stem(s)
+        reason = ("no panorama %r in the --ids list" % s if known is not None
+                  else "no panorama %r: panoramas are named XX_YYYY_W (numbers)" % s)
+        return reason, meant and repr(meant)
+
+    return why_odd, why_outside
 
 
 TASK = ChalearnLap2014Pose()

@@ -6,15 +6,18 @@ import os
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from ..formats.kinetics_tps import (check_pred_frame, flatten_ground_truth, load_json, no_cycle_collection,
-                                    read_predictions, _found)
+from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
+from ..formats.kinetics_tps import (check_pred_frame, cut_box_text, flatten_ground_truth, load_json,
+                                    no_cycle_collection, read_predictions, _found)
 from ..metrics.psc import (area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            psc_accuracy_curve)
 from ..report.result import Plot, Result, ScoreKey, Series, Table
-from .base import Stopwatch, Task, no_progress
+from .base import Reference, Stopwatch, Task, no_progress
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
+GT_VID_FILE = "gt_vid_result.json"
+GT_PART_FILE = "gt_part_result.json"
 
 PROTOCOL = [
     "Kinetics-TPS (ICCV 2021 DeeperAction), scored as the official evaluator eval_detection.py at its final commit "
@@ -47,9 +50,12 @@ PROTOCOL = [
     "missing from pred_vid_result.json (or from pred_part_result.json while it has ground-truth humans), a "
     "predicted frame without 'humans', more than 10 predicted humans in an evaluated frame, a predicted human "
     "without 'box' or 'parts', more than 5 proposals for a part, more box proposals than verbs (fewer is legal: N_p "
-    "counts verbs), boxes that are not 4 finite numbers, and invalid JSON (with its line and column). These checks "
-    "apply to every predicted human and part of an evaluated frame (the original only trips over the ones it "
-    "reads); class names and states must be text.",
+    "counts verbs), boxes of fewer than 4 numbers or with anything but finite numbers, and invalid JSON (with its "
+    "line and column). These checks apply to every predicted human and part of an evaluated frame (the original "
+    "only trips over the ones it reads); class names and states must be text.",
+    "A predicted box (human or part proposal) of more than 4 finite numbers is scored as the original scores it: "
+    "only its first 4 numbers are read as x1, y1, x2, y2. The report and the command line give a warning with the "
+    "number of such boxes in the evaluated frames and the first of them.",
 ]
 
 
@@ -60,6 +66,21 @@ def _locate(submission, name):
                               expected="pred_vid_result.json and pred_part_result.json",
                               found=", ".join(submission.names()[:8]) or "no files")
     return path, submission.label(path)
+
+
+def load_reference(ref_dir, clock=None):
+    """gt_vid_result.json and gt_part_result.json (all eval_detection.py reads), checked and flattened: a Reference
+    whose data is the flattened ground truth. clock: a Stopwatch to time the JSON parsing and the checks with."""
+    clock = clock or Stopwatch()
+    ref = str(ref_dir)
+    with no_cycle_collection():
+        with clock("JSON parsing (json.loads)"):
+            gt_vid = load_json(os.path.join(ref, GT_VID_FILE), "ref/" + GT_VID_FILE, ReferenceDataError)
+            gt_part = load_json(os.path.join(ref, GT_PART_FILE), "ref/" + GT_PART_FILE, ReferenceDataError)
+        with clock("checks and arrays"):
+            gt = flatten_ground_truth(gt_vid, gt_part, "ref/" + GT_VID_FILE, "ref/" + GT_PART_FILE)
+            del gt_part
+    return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
 
 
 def evaluate(gt, pr):
@@ -83,9 +104,14 @@ class KineticsTps(Task):
     slug = "kinetics-tps"
     title = "Kinetics-TPS: part-state correctness and PSC-conditioned action accuracy"
 
-    def score_keys(self, ref_dir=None):
+    columns_need_reference = False
+
+    def column_table(self, reference=None):
         return [ScoreKey("score", "Score (PSC-conditioned accuracy)", precision=6),
                 ScoreKey("top1", "Top-1 accuracy"), ScoreKey("mean_PSC", "Mean PSC")]
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        return load_reference(ref_dir)
 
     def score(self, ref_dir, submission, progress=no_progress):
         with no_cycle_collection():
@@ -93,13 +119,7 @@ class KineticsTps(Task):
 
     def _score(self, ref, submission, progress):
         clock = Stopwatch()
-        with clock("JSON parsing (json.loads)"):
-            gt_vid = load_json(os.path.join(ref, "gt_vid_result.json"), "ref/gt_vid_result.json", ReferenceDataError)
-            gt_part = load_json(os.path.join(ref, "gt_part_result.json"), "ref/gt_part_result.json",
-                                ReferenceDataError)
-        with clock("checks and arrays"):
-            gt = flatten_ground_truth(gt_vid, gt_part, "ref/gt_vid_result.json", "ref/gt_part_result.json")
-            del gt_part
+        gt = load_reference(ref, clock).data
         vpath, vlabel = _locate(submission, VID_FILE)
         ppath, plabel = _locate(submission, PART_FILE)
         with clock("JSON parsing (json.loads)"):
@@ -162,6 +182,8 @@ class KineticsTps(Task):
         if pr.extra_frames:
             res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
                              "ground-truth humans): ignored." % pr.extra_frames)
+        if pr.cut_warning:
+            res.warnings.append(pr.cut_warning)
         if pr.missing_frames:
             res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
                                 % (pr.missing_frames, PART_FILE))
@@ -171,8 +193,18 @@ class KineticsTps(Task):
             return self._validate(submission, ids)
 
     def _validate(self, submission, ids):
-        vpath, vlabel = _locate(submission, VID_FILE)
-        ppath, plabel = _locate(submission, PART_FILE)
+        fixed = (VID_FILE, PART_FILE)
+        hint = NearMiss(f for f in fixed if submission.find(f) is None)
+        ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
+
+        def why(name):
+            return "only %s and %s are read" % fixed, hint(name)
+
+        try:
+            vpath, vlabel = _locate(submission, VID_FILE)
+            ppath, plabel = _locate(submission, PART_FILE)
+        except SubmissionError as e:
+            raise with_hint(e, first_hint(ignored, why)) from None
         pred_vid = load_json(vpath, vlabel)
         if not isinstance(pred_vid, dict):
             raise SubmissionError(vlabel, expected="an object {video: predicted_class}", found=_found(pred_vid))
@@ -182,17 +214,23 @@ class KineticsTps(Task):
         pred_part = load_json(ppath, plabel)
         if not isinstance(pred_part, dict):
             raise SubmissionError(plabel, expected="an object {video: {frame: {humans}}}", found=_found(pred_part))
-        nframes = nhumans = 0
+        nframes = nhumans = n_cut = 0
+        first_cut = None
         for v, frames in pred_part.items():
             if not isinstance(frames, dict):
                 raise SubmissionError(plabel, message="video %r" % v, expected="an object {frame: {humans}}",
                                       found=_found(frames))
             for f, fr in frames.items():
-                check_pred_frame(plabel, v, f, fr)
+                cut = check_pred_frame(plabel, v, f, fr)
+                if cut:
+                    n_cut += len(cut)
+                    first_cut = first_cut or cut[0]
                 nframes += 1
                 nhumans += len(fr["humans"])
         notes = ["%s: %d videos" % (vlabel, len(pred_vid)),
                  "%s: %d videos, %d frames, %d humans" % (plabel, len(pred_part), nframes, nhumans)]
+        if n_cut:
+            notes.append("warning: " + cut_box_text(n_cut, *first_cut))
         if ids is not None:
             want = set(x.decode() if isinstance(x, bytes) else str(x) for x in ids)
             missing = sorted(want - set(pred_vid))
@@ -202,7 +240,7 @@ class KineticsTps(Task):
         only = sorted(set(pred_part) - set(pred_vid))
         if only:
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
-        return notes
+        return notes + ignored_warnings(ignored, why)
 
 
 TASK = KineticsTps()

@@ -15,7 +15,8 @@ from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt_labels
 from ..report.result import Result, ScoreKey
 from .base import Task, no_progress
-from .voc_common import RankedListWords, find_set, result_files, score_ranked_lists
+from .voc_common import (RankedListWords, complete_sets, infer_set, load_ranked_lists, ranked_list_empty_columns,
+                         ranked_list_warnings, result_files, score_ranked_lists, validate_result_files)
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
@@ -39,10 +40,11 @@ PROTOCOL = [
     "AP (VOC2010+ 'all points'): recall 0 / precision 0 prepended, recall 1 / precision 0 appended, precision "
     "made non-increasing from the right, and the sum of (r_i - r_{i-1}) * p_i over every index where recall "
     "changes.",
-    "An empty result file ranks every person at -inf (AP of the ground-truth list order, as the original). A "
-    "missing result file gives AP 0 for that action (participants may tackle a subset). An action without "
-    "positives has no AP: its key is not written and it is left out of the mean. mAP is the mean over the "
-    "actions that have an AP.",
+    "An empty result file ranks every person at -inf (AP of the ground-truth list order, as the original). mAP is "
+    "the mean over the actions that have an AP. A submission without any result file of this task is an error.",
+    "Departures from the devkit: a missing result file gives AP 0 for that action (participants may tackle a "
+    "subset; the devkit stops with an error); an action without positives has no AP, its key is not written and "
+    "it is left out of the mean (the devkit divides 0 by 0).",
 ]
 
 
@@ -84,14 +86,28 @@ class Voc2011Action(Task):
     title = "PASCAL VOC2011 action classification (comp9/comp10)"
     comps = (9, 10)
 
-    def score_keys(self, ref_dir=None):
+    has_sets = True
+
+    def column_table(self, reference=None):
         return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + a, "AP " + a) for a in ACTIONS]
 
+    def reference_sets(self, ref_dir):
+        return complete_sets(os.path.join(str(ref_dir), "ImageSets", "Action"), ACTIONS, "ref/ImageSets/Action")
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        """ImageSets/Action/<action>_<set>.txt of the 10 actions (all VOCevalaction.m reads; 'other' and the set's
+        plain list are never read); data: [(keys, labels)]."""
+        return load_ranked_lists(ref_dir, "Action", ACTIONS, read_gt_persons, set_name)
+
+    def empty_columns(self, reference):
+        return ranked_list_empty_columns(reference, ACTIONS, WORDS.item)
+
+    def reference_warnings(self, reference):
+        return ranked_list_warnings(reference, "Action", ACTIONS, WORDS, also_known=("other",))
+
     def score(self, ref_dir, submission, progress=no_progress):
-        adir = os.path.join(str(ref_dir), "ImageSets", "Action")
-        set_name = find_set(adir, ACTIONS, "ref/ImageSets/Action")
-        gts = [read_gt_persons(os.path.join(adir, "%s_%s.txt" % (a, set_name)),
-                               "ref/ImageSets/Action/%s_%s.txt" % (a, set_name)) for a in ACTIONS]
+        reference = self.reference(ref_dir)
+        set_name, gts = reference.set_name, reference.data
         other = _other_files(submission, self.comps, set_name)
         comp, files, ignored = result_files(_WithoutOther(submission, other), "action", self.comps, set_name,
                                             ACTIONS, "action")
@@ -106,20 +122,10 @@ class Voc2011Action(Task):
         return res
 
     def validate(self, submission, ids=None):
-        sets = set()
-        for fname in submission.names():
-            if fname.startswith("comp") and "_action_" in fname:
-                rest = fname.split("_action_", 1)[1]
-                for act in ACTIONS + ("other",):
-                    if rest.endswith("_%s.txt" % act):
-                        sets.add(rest[:-len(act) - 5])
-        if len(sets) != 1:
-            raise SubmissionError(expected="result files comp9_action_<set>_<action>.txt of one set",
-                                  found="sets %s" % (sorted(sets) or "none"))
-        set_name = sets.pop()
+        set_name = infer_set(submission, "action", ACTIONS + ("other",), self.comps)
         other = _other_files(submission, self.comps, set_name)
-        comp, files, ignored = result_files(_WithoutOther(submission, other), "action", self.comps, set_name,
-                                            ACTIONS, "action")
+        comp, files, warnings = validate_result_files(submission, "action", self.comps, set_name, ACTIONS,
+                                                      "<action>", view=_WithoutOther(submission, other))
         notes = ["comp%d, set '%s', %d of %d actions" % (comp, set_name, len(files), len(ACTIONS))]
         for act, path in files.items():
             label = submission.label(path)
@@ -134,7 +140,7 @@ class Voc2011Action(Task):
             notes.append("no file for: %s (those actions will score AP 0)" % ", ".join(missing))
         if other:
             notes.append("not scored ('other' is never evaluated): %s" % ", ".join(other))
-        return notes
+        return notes + warnings
 
 
 TASK = Voc2011Action()

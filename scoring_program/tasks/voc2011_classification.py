@@ -9,7 +9,8 @@ from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
 from ..report.result import Result, ScoreKey
 from .base import Task, no_progress
-from .voc_common import RankedListWords, find_set, infer_set, result_files, score_ranked_lists
+from .voc_common import (RankedListWords, complete_sets, infer_set, load_ranked_lists, ranked_list_empty_columns,
+                         ranked_list_warnings, result_files, score_ranked_lists, validate_result_files)
 
 PROTOCOL = [
     "PASCAL VOC2011 classification (comp1: VOC training data only; comp2: any training data), scored as the "
@@ -25,41 +26,55 @@ PROTOCOL = [
     "AP (VOC2010+ 'all points'): recall 0 / precision 0 prepended, recall 1 / precision 0 appended, precision "
     "made non-increasing from the right, and the sum of (r_i - r_{i-1}) * p_i over every index where recall "
     "changes.",
-    "An empty result file ranks every image at -inf (AP of the ground-truth list order, as the original). A "
-    "missing result file gives AP 0 for that class (participants may tackle a subset). A class without "
-    "positives has no AP: its key is not written and it is left out of the mean. mAP is the mean over the "
-    "classes that have an AP.",
+    "An empty result file ranks every image at -inf (AP of the ground-truth list order, as the original). mAP is "
+    "the mean over the classes that have an AP. A submission without any result file of this task is an error.",
+    "Departures from the devkit: a missing result file gives AP 0 for that class (participants may tackle a "
+    "subset; the devkit stops with an error); a class without positives has no AP, its key is not written and it "
+    "is left out of the mean (the devkit divides 0 by 0).",
 ]
 WORDS = RankedListWords(kind="cls", name="class", names="classes", item="image", line_id="id",
                         zero_column="difficult")
+
+
+def read_class_list(path, label):
+    """ImageSets/Main/<class>_<set>.txt: (keys, labels) in list order."""
+    keys, labels, _ = read_gt_labels(path, label)
+    return keys, labels
 
 
 class Voc2011Classification(Task):
     slug = "voc2011-classification"
     title = "PASCAL VOC2011 classification (comp1/comp2)"
     comps = (1, 2)
+    has_sets = True
 
-    def score_keys(self, ref_dir=None):
+    def column_table(self, reference=None):
         keys = [ScoreKey("mAP", "mAP")]
         keys += [ScoreKey("AP_" + c, "AP " + c) for c in VOC_CLASSES]
         return keys
 
-    def _set(self, ref_dir):
-        main = os.path.join(str(ref_dir), "ImageSets", "Main")
-        return main, find_set(main, VOC_CLASSES, "ref/ImageSets/Main")
+    def reference_sets(self, ref_dir):
+        return complete_sets(os.path.join(str(ref_dir), "ImageSets", "Main"), VOC_CLASSES, "ref/ImageSets/Main")
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        """ImageSets/Main/<class>_<set>.txt of the 20 classes (all VOCevalcls.m reads); data: [(keys, labels)]."""
+        return load_ranked_lists(ref_dir, "Main", VOC_CLASSES, read_class_list, set_name)
+
+    def empty_columns(self, reference):
+        return ranked_list_empty_columns(reference, VOC_CLASSES, WORDS.item)
+
+    def reference_warnings(self, reference):
+        return ranked_list_warnings(reference, "Main", VOC_CLASSES, WORDS)
 
     def score(self, ref_dir, submission, progress=no_progress):
-        main, set_name = self._set(ref_dir)
         # reference first: a broken reference is reported as such, whatever the submission
-        gts = []
-        for cls in VOC_CLASSES:
-            gts.append(read_gt_labels(os.path.join(main, "%s_%s.txt" % (cls, set_name)),
-                                      "ref/ImageSets/Main/%s_%s.txt" % (cls, set_name)))
+        reference = self.reference(ref_dir)
+        set_name = reference.set_name
         comp, files, ignored = result_files(submission, "cls", self.comps, set_name, VOC_CLASSES, "cls")
         res = Result(self.title)
         res.protocol = list(PROTOCOL)
-        score_ranked_lists(res, submission, VOC_CLASSES, [(keys, labels) for keys, labels, _ in gts], files,
-                           read_confidences, comp, set_name, WORDS, progress)
+        score_ranked_lists(res, submission, VOC_CLASSES, reference.data, files, read_confidences, comp, set_name,
+                           WORDS, progress)
         if ignored:
             res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
         return res
@@ -67,7 +82,8 @@ class Voc2011Classification(Task):
     def validate(self, submission, ids=None):
         notes = []
         set_name = infer_set(submission, "cls", VOC_CLASSES, self.comps)
-        comp, files, ignored = result_files(submission, "cls", self.comps, set_name, VOC_CLASSES, "cls")
+        comp, files, warnings = validate_result_files(submission, "cls", self.comps, set_name, VOC_CLASSES,
+                                                      "<class>")
         for cls, path in files.items():
             label = submission.label(path)
             rec = parse_table(read_bytes(path, label), label, 2)
@@ -79,7 +95,7 @@ class Voc2011Classification(Task):
         notes.insert(0, "comp%d, set '%s', %d of 20 classes" % (comp, set_name, len(files)))
         if missing:
             notes.append("no file for: %s (those classes will score AP 0)" % ", ".join(missing))
-        return notes
+        return notes + warnings
 
 
 TASK = Voc2011Classification()

@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.text import lookup, read_bytes, to_int
 from ..formats.voc import join_keys
-from ..formats.voc_xml import PART_CLASSES, find_plain_set, parse_layout_results, read_annotation, read_id_list
+from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
 from ..metrics.layout import select_layouts, voc_layout_ap
 from ..report.result import Plot, Result, ScoreKey, Series, Table
-from .base import Task, no_progress
+from .base import Reference, Task, no_progress
+from .voc_common import find_plain_set, plain_sets
 
 PROTOCOL = [
     "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), scored as "
@@ -29,8 +32,11 @@ PROTOCOL = [
     "fallback: two predicted hands on one true hand give one TP and one FP). A predicted part class the person "
     "has no GT part of is a false positive.",
     "Each part carries its layout's confidence; the ranked list of a part class is its parts in layout order. "
-    "AP per class as VOCap (VOC2010+ 'all points'). A class with no GT part has no AP (not written, left out of "
-    "the mean); a class with GT parts but no predicted part scores AP 0. mAP is the mean over classes with an AP.",
+    "AP per class as VOCap (VOC2010+ 'all points'). A class with GT parts but no predicted part scores AP 0. mAP "
+    "is the mean over classes with an AP. A submission without a comp7/comp8 layout results file is an error.",
+    "Departure from the devkit: a class with no GT part has no AP (not written, left out of the mean); the devkit "
+    "divides 0 by 0 when parts of that class were predicted, and gives AP 0, counted in a mean over all classes, "
+    "when none were.",
 ]
 
 _RX = re.compile(r"comp(\d+)_layout_(.+)\.xml")
@@ -45,10 +51,13 @@ class LayoutTruth(object):
         self.gt_box = gt_box
 
 
-def load_ground_truth(ref_dir, progress=no_progress):
+def load_reference(ref_dir, set_name=None, progress=no_progress):
+    """ImageSets/Layout/<set>.txt and the annotations of its images (all VOCevallayout_pr.m reads): a Reference
+    whose data is the LayoutTruth. set_name: the set to read when ImageSets/Layout holds several."""
     lay = os.path.join(str(ref_dir), "ImageSets", "Layout")
-    set_name = find_plain_set(lay, "ref/ImageSets/Layout")
-    label = "ref/ImageSets/Layout/%s.txt" % set_name
+    set_name = find_plain_set(lay, "ref/ImageSets/Layout", set_name)
+    list_file = "ImageSets/Layout/%s.txt" % set_name
+    label = "ref/" + list_file
     rec = read_id_list(os.path.join(lay, set_name + ".txt"), label, 2)
     objs = to_int(rec, 1, "object index", ReferenceDataError)
     keys = join_keys([rec.cols[0], objs.astype("S")])
@@ -74,8 +83,17 @@ def load_ground_truth(ref_dir, progress=no_progress):
             gp.append(p)
             gc.append(PART_CLASSES.index(name))
             gb.append(box)
-    return set_name, LayoutTruth(keys, int(keys.size), np.array(gp, dtype=np.int64), np.array(gc, dtype=np.int64),
-                                 np.array(gb, dtype=np.float64).reshape(-1, 4))
+    gt = LayoutTruth(keys, int(keys.size), np.array(gp, dtype=np.int64), np.array(gc, dtype=np.int64),
+                     np.array(gb, dtype=np.float64).reshape(-1, 4))
+    return Reference(ref_dir, [list_file] + ["Annotations/%s.xml" % i for i in cache], gt, set_name)
+
+
+def empty_columns(reference):
+    """{AP_<part>: reason} for the part classes no listed person has: VOCevallayout_pr.m's AP is undefined."""
+    present = np.bincount(reference.data.gt_class, minlength=len(PART_CLASSES))
+    return OrderedDict(("AP_" + name, "%s: no person of %s has a %s part in the annotations"
+                        % (name, reference.files[0], name))
+                       for c, name in enumerate(PART_CLASSES) if present[c] == 0)
 
 
 def find_results(submission, comps, set_name=None):
@@ -114,11 +132,23 @@ class Voc2011Layout(Task):
     title = "PASCAL VOC2011 person layout (comp7/comp8)"
     comps = (7, 8)
 
-    def score_keys(self, ref_dir=None):
+    has_sets = True
+
+    def column_table(self, reference=None):
         return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + c, "AP " + c) for c in PART_CLASSES]
 
+    def reference_sets(self, ref_dir):
+        return plain_sets(os.path.join(str(ref_dir), "ImageSets", "Layout"), "ref/ImageSets/Layout")
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        return load_reference(ref_dir, set_name, progress)
+
+    def empty_columns(self, reference):
+        return empty_columns(reference)
+
     def score(self, ref_dir, submission, progress=no_progress):
-        set_name, gt = load_ground_truth(ref_dir, progress)
+        reference = self.reference(ref_dir, progress)
+        set_name, gt = reference.set_name, reference.data
         comp, _, path = find_results(submission, self.comps, set_name)
         label = submission.label(path)
         lr = parse_layout_results(read_bytes(path, label), label)
@@ -167,16 +197,40 @@ class Voc2011Layout(Task):
         return res
 
     def validate(self, submission, ids=None):
-        comp, set_name, path = find_results(submission, self.comps)
+        matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]
+        comps = sorted({int(m.group(1)) for m in matched if int(m.group(1)) in self.comps}) or list(self.comps)
+        sets = sorted({m.group(2) for m in matched}) or sorted(
+            s for s in (_near_miss_set(n) for n in submission.names()) if s) or ["test"]
+        present = set(submission.names())
+        hint = NearMiss(c for c in ("comp%d_layout_%s.xml" % (k, sets[0]) for k in comps) if c not in present)
+
+        def why(name):
+            return "only the file comp%d_layout_%s.xml is read" % (comps[0], sets[0]), hint(name)
+
+        ignored = [(submission.label(path), n) for n, path in submission.files() if not _RX.fullmatch(n)]
+        try:
+            comp, set_name, path = find_results(submission, self.comps)
+        except SubmissionError as e:
+            if matched:
+                raise
+            raise with_hint(e, first_hint(ignored, why)) from None
         label = submission.label(path)
         lr = parse_layout_results(read_bytes(path, label), label)
         notes = ["comp%d, set '%s': %d layouts, %d parts" % (comp, set_name, len(lr), lr.part_class.size)]
         if ids is not None and len(lr):
             known = np.isin(np.array([s.encode("utf-8") for s in lr.image], dtype="S"), ids)
             if not known.all():
-                notes.append("%d layout(s) name an image that is not in the given ids: they will be skipped"
-                             % int(np.count_nonzero(~known)))
-        return notes
+                notes.append("warning: %s: %d layout(s) name an image that is not in the given ids: they will be "
+                             "skipped" % (label, int(np.count_nonzero(~known))))
+        return notes + ignored_warnings(ignored, why)
+
+
+def _near_miss_set(fname):
+    """The set a near-miss layout file name seems to use: 'Comp7-Layout-TEST.XML' -> 'test', or None."""
+    tokens = re.split(r"[_\-\s]+", without_extension(fname).lower())
+    if len(tokens) >= 3 and re.fullmatch(r"comp\d+", tokens[0]):
+        return "_".join(tokens[2:])
+    return None
 
 
 TASK = Voc2011Layout()

@@ -7,12 +7,14 @@ import re
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
+from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.images import LabelImage, first_pixel_where
 from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
 from ..report.result import Result, ScoreKey, Table
-from .base import Task, no_progress
+from .base import Reference, Task, no_progress
+from .voc_common import choose_set
 
 SEG_CLASSES = ("background",) + VOC_CLASSES
 NCLS = len(SEG_CLASSES)   # 21
@@ -52,6 +54,21 @@ def read_id_list(path, label):
     return [i.decode("utf-8", "replace") for i in ids.tolist()]
 
 
+def read_ground_truth(ref_dir, image_id):
+    """SegmentationClass/<id>.png of the reference, decoded (class indices, 255 void)."""
+    with LabelImage(os.path.join(str(ref_dir), "SegmentationClass", image_id + ".png"),
+                    "ref/SegmentationClass/%s.png" % image_id, ReferenceDataError) as g:
+        return g.decode()
+
+
+def check_ground_truth_labels(counts, image_id):
+    """counts: pixels per ground-truth value (256 bins); values 21..254 are an error naming the first."""
+    if counts[NCLS:VOID].any():
+        bad = int(np.flatnonzero(counts[NCLS:VOID])[0]) + NCLS
+        raise ReferenceDataError("ref/SegmentationClass/%s.png" % image_id,
+                                 expected="labels 0..%d or 255 (void)" % (NCLS - 1), found="value %d" % bad)
+
+
 def check_prediction(pred, label):
     """Any value above 20 (255 included) is an error naming the first such pixel."""
     if pred.size and int(pred.max()) >= NCLS:
@@ -62,6 +79,7 @@ def check_prediction(pred, label):
 
 
 _DIR_RX = re.compile(r"comp(\d+)_(.+)_cls")
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".ppm", ".pgm")   # hints only
 
 
 def _result_dirs(submission):
@@ -156,48 +174,63 @@ class Voc2011Segmentation(Task):
     title = "PASCAL VOC2011 segmentation (comp5/comp6)"
     comps = (5, 6)
 
-    def score_keys(self, ref_dir=None):
+    has_sets = True
+    columns_need_reference = False     # a class absent from the ground truth still has IoU 0 when predicted
+
+    def column_table(self, reference=None):
         keys = [ScoreKey("mIoU", "mIoU")]
         keys += [ScoreKey("IoU_" + c, "IoU " + c) for c in SEG_CLASSES]
         return keys
 
-    def _set(self, ref_dir):
+    def reference_sets(self, ref_dir):
         seg = os.path.join(str(ref_dir), "ImageSets", "Segmentation")
         if not os.path.isdir(seg):
             raise ReferenceDataError("ref/ImageSets/Segmentation", message="folder is missing")
-        lists = sorted(f for f in os.listdir(seg) if f.endswith(".txt"))
-        if len(lists) != 1:
+        return sorted(f[:-4] for f in os.listdir(seg) if f.endswith(".txt"))
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
+        """ImageSets/Segmentation/<set>.txt (every .txt there is a set); data: the image ids. The label images
+        SegmentationClass/<id>.png are read one at a time while scoring (read_ground_truth)."""
+        sets = self.reference_sets(ref_dir)
+        if set_name is None and len(sets) != 1:
             raise ReferenceDataError("ref/ImageSets/Segmentation", expected="exactly one image list <set>.txt",
-                                     found=", ".join(lists) or "none")
-        set_name = lists[0][:-4]
-        label = "ref/ImageSets/Segmentation/%s" % lists[0]
-        return set_name, read_id_list(os.path.join(seg, lists[0]), label)
+                                     found=", ".join(s + ".txt" for s in sets) or "none")
+        set_name = choose_set(sets, set_name, "ref/ImageSets/Segmentation", "exactly one image list <set>.txt")
+        list_file = "ImageSets/Segmentation/%s.txt" % set_name
+        ids = read_id_list(os.path.join(str(ref_dir), list_file), "ref/" + list_file)
+        return Reference(ref_dir, [list_file] + ["SegmentationClass/%s.png" % i for i in ids], ids, set_name)
+
+    def reference_warnings(self, reference):
+        """Reads every label image as scoring does; warns about the classes no pixel of the set has."""
+        pixels = np.zeros(NCLS, dtype=np.int64)
+        for img in reference.data:
+            counts = np.bincount(read_ground_truth(reference.root, img).ravel(), minlength=VOID + 1)
+            check_ground_truth_labels(counts, img)
+            pixels += counts[:NCLS]
+        return ["%s (label %d): no pixel of the %d label images of %s; IoU_%s can only be 0 (predicted) or not "
+                "written" % (cls, j, len(reference.data), reference.files[0], cls)
+                for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
 
     def score(self, ref_dir, submission, progress=no_progress):
-        set_name, ids = self._set(ref_dir)
+        reference = self.load_reference(ref_dir)
+        set_name, ids = reference.set_name, reference.data
         comp, folder = find_result_dir(submission, self.comps, set_name)
         folder_label = submission.label(folder)
         pngs, other = list_results(folder, submission.label)
         missing, outside = split_results(pngs, ids)
         check_none_missing(missing, len(ids), outside, folder_label)
-        gt_dir = os.path.join(str(ref_dir), "SegmentationClass")
         conf = np.zeros((NCLS, NCLS), dtype=np.int64)
         nvoid = 0
         n = len(ids)
         for k, img in enumerate(ids):
             progress(k, n, "images")
-            with LabelImage(os.path.join(gt_dir, img + ".png"), "ref/SegmentationClass/%s.png" % img,
-                            ReferenceDataError) as g:
-                gt = g.decode()
+            gt = read_ground_truth(ref_dir, img)
             label = "%s/%s.png" % (folder_label, img)     # == submission.label(pngs[img]), without relpath
             with LabelImage(pngs[img], label) as r:
                 pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]))
             check_prediction(pred, label)
             h = joint_histogram(gt, pred, NCLS)
-            if h[NCLS:VOID].any():
-                bad = int(np.flatnonzero(h[NCLS:VOID].any(axis=1))[0]) + NCLS
-                raise ReferenceDataError("ref/SegmentationClass/%s.png" % img,
-                                         expected="labels 0..%d or 255 (void)" % (NCLS - 1), found="value %d" % bad)
+            check_ground_truth_labels(h.sum(axis=1), img)
             conf += h[:NCLS]
             nvoid += int(h[VOID].sum())
         progress(n, n, "images")
@@ -243,18 +276,46 @@ class Voc2011Segmentation(Task):
         return res
 
     def validate(self, submission, ids=None):
-        comp, folder = find_result_dir(submission, self.comps, None)
+        folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)
+        try:
+            comp, folder = find_result_dir(submission, self.comps, None)
+        except SubmissionError as e:
+            raise with_hint(e, folder_hint) from None
         name = os.path.basename(folder)
         set_name = _DIR_RX.fullmatch(name).group(2)
+        folder_label = submission.label(folder)
         pngs, other = list_results(folder, submission.label)
-        outside = []
+        outside, missing = [], []
         if ids is not None:
             ids = [i.decode("utf-8", "replace") if isinstance(i, bytes) else str(i) for i in np.asarray(ids).tolist()]
             missing, outside = split_results(pngs, ids)
-            check_none_missing(missing, len(ids), outside, submission.label(folder))
-        if not pngs:
-            raise SubmissionError(submission.label(folder), expected="one <id>.png per test image",
-                                  found="no PNG file")
+        # what the scorer will not read: other entries of the folder, PNGs of images outside --ids, everything else
+        hint_id, hint_file = NearMiss(missing), NearMiss(m + ".png" for m in missing)
+        only = "only <id>.png files directly inside %s are read" % folder_label
+
+        def why_in_folder(entry):
+            if ids is not None:
+                return only, hint_file(entry)
+            image = entry.lower().endswith(IMAGE_EXTENSIONS) and without_extension(entry) not in pngs
+            return only, without_extension(entry) + ".png" if image else None
+
+        def why_outside(png):
+            meant = hint_id(png[:-4])
+            return "no image %r in the --ids list" % png[:-4], meant and repr(meant)
+
+        in_folder = [(label, label.rsplit("/", 1)[-1]) for label in other]
+        not_listed = [(folder_label + "/" + png, png) for png in outside]
+        elsewhere = [(submission.label(path), n) for n, path in submission.files() if os.path.dirname(path) != folder]
+        warnings = (ignored_warnings(in_folder, why_in_folder) + ignored_warnings(not_listed, why_outside)
+                    + ignored_warnings(elsewhere, lambda n: (only, None)))
+        hint = first_hint(in_folder, why_in_folder) or first_hint(not_listed, why_outside)
+        try:
+            if ids is not None:
+                check_none_missing(missing, len(ids), outside, folder_label)
+            if not pngs:
+                raise SubmissionError(folder_label, expected="one <id>.png per test image", found="no PNG file")
+        except SubmissionError as e:
+            raise with_hint(e, hint) from None
         for png_name in outside:      # not decoded, as when scoring
             del pngs[png_name[:-4]]
         for img, path in sorted(pngs.items()):
@@ -263,14 +324,21 @@ class Voc2011Segmentation(Task):
                 pred = r.decode()
             check_prediction(pred, label)
         notes = ["comp%d, set '%s': %d result images in %s, all indexed/greyscale PNGs with values 0..20"
-                 % (comp, set_name, len(pngs), submission.label(folder))]
-        if other:
-            notes.append("not read (not <id>.png): %s" % quote_some(other, 10))
-        if outside:
-            notes.append("%d PNG file(s) for images not in the --ids list would be ignored when scoring (not read "
-                         "here either), first: %s" % (len(outside), outside[0]))
+                 % (comp, set_name, len(pngs), folder_label)]
         notes.append("image sizes are checked against the ground truth when scoring")
-        return notes
+        return notes + warnings
+
+
+def _folder_hint(submission, comps):
+    """'folder 'comp5_test': did you mean comp5_test_cls?' for the first folder whose name is a near miss of
+    comp<N>_<set>_cls (validate's error when no result folder is found), or None."""
+    for d in submission.dir_names():
+        tokens = re.split(r"[_\-\s]+", d.lower())
+        near_set = len(tokens) >= 2 and re.fullmatch(r"comp\d+", tokens[0]) and tokens[1] != "cls"
+        meant = NearMiss("comp%d_%s_cls" % (c, tokens[1] if near_set else "test") for c in comps)(d)
+        if meant:
+            return "folder %r: did you mean %s?" % (d, meant)
+    return None
 
 
 TASK = Voc2011Segmentation()
