@@ -26,7 +26,9 @@ import sys
 import tempfile
 import zipfile
 
+from . import runtime
 from .safezip import UnsafeZip, materialize, safe_extract
+from .tasks import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -190,6 +192,13 @@ def main(argv=None):
     ap.add_argument("--max-unzipped-mb", type=int, default=4096)
     ap.add_argument("--demo", action="store_true", help="dry-run every competition's sample submission")
     a = ap.parse_args(argv)
+    # the emulated worker's python3 is this interpreter: a library it lacks is this machine's set-up, not a verdict
+    needs = sorted(set(m for slug in ([a.slug] if a.slug and not a.demo else registry.available())
+                       for m in registry.libraries(slug)), reverse=True)
+    local = runtime.problem(needs, local=True)
+    if local:
+        sys.stderr.write(local + "\n")
+        return 3
     try:
         if a.demo:
             return demo(a.dist)

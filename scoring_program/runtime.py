@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 
 OLDEST = {"numpy": (1, 17, 2), "PIL": (6, 1, 0)}
 PACKAGE_NAMES = {"numpy": "numpy", "PIL": "Pillow"}
@@ -32,8 +33,11 @@ def _version_of(module):
     return getattr(module, "__version__", None) or getattr(module, "PILLOW_VERSION", None)
 
 
-def problem(module_names=("numpy",), importer=importlib.import_module):
-    """None when every module imports and is recent enough; else the one line to print."""
+def problem(module_names=("numpy",), importer=importlib.import_module, local=False):
+    """None when every module imports and is recent enough; else the one line to print.
+
+    local: the line for a command run on the user's own machine (validate, dryrun), where the interpreter is
+    theirs to set up, not the platform's image."""
     for name in module_names:
         package = PACKAGE_NAMES.get(name, name)
         oldest = ".".join(str(v) for v in OLDEST[name])
@@ -41,17 +45,22 @@ def problem(module_names=("numpy",), importer=importlib.import_module):
             module = importer(name)
         except Exception as e:          # any failure to import a library is the image's, whatever it raises
             found = "cannot be imported (%s: %s)" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-            return _line(package, found, oldest)
+            return _line(package, found, oldest, local)
         version = _version_of(module)
         parsed = parse_version(version) if version else None
         if parsed is None:
-            return _line(package, "has an unreadable version %r" % (version,), oldest)
+            return _line(package, "has an unreadable version %r" % (version,), oldest, local)
         if parsed < OLDEST[name]:
-            return _line(package, "is version %s, older than %s" % (version, oldest), oldest)
+            return _line(package, "is version %s, older than %s" % (version, oldest), oldest, local)
     return None
 
 
-def _line(package, found, oldest):
+def _line(package, found, oldest, local=False):
+    if local:
+        return ("local set-up problem (nothing to do with the submission): this Python's (%s) %s %s; the scoring "
+                "program needs %s >= %s: run `make venv` in the project (or `pip install -r requirements.txt` in "
+                "the starting kit) and use that environment's python" % (sys.executable, package, found, package,
+                                                                        oldest))
     return ("platform error (not your fault, nor the organizer's data): the scoring image's %s %s; the scoring "
             "program needs %s >= %s: use the image %s or newer (see docker/README.md)"
             % (package, found, package, oldest, DEFAULT_IMAGE))

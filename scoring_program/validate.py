@@ -19,15 +19,12 @@ import shutil
 import sys
 import tempfile
 
-import numpy as np
-
-from .errors import ScoringError
-from .formats.files import WARNING, Submission
-from .safezip import UnsafeZip, materialize
+from . import runtime
 from .tasks import registry
 
 
 def read_ids(path):
+    import numpy as np
     with open(path, "rb") as f:
         ids = [line.split()[0] for line in f if line.strip()]
     return np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S1")
@@ -39,6 +36,14 @@ def main(argv=None):
     ap.add_argument("submission")
     ap.add_argument("--ids", help="file listing the ids that will be evaluated (one per line)")
     a = ap.parse_args(argv)
+    local = runtime.problem(registry.libraries(a.slug), local=True)
+    if local:
+        sys.stderr.write(local + "\n")
+        return 3
+    from .errors import ScoringError
+    from .formats.files import WARNING, Submission
+    from .safezip import UnsafeZip, materialize
+
     work = tempfile.mkdtemp(prefix="validate-")
     try:
         try:

@@ -65,3 +65,19 @@ def test_pillow_is_checked_only_where_the_competition_reads_images():
     assert registry.libraries("voc2011-segmentation") == ("numpy", "PIL")
     assert registry.libraries("kinetics-tps") == ("numpy",)
 
+
+
+@pytest.mark.parametrize("module", ["scoring_program.validate", "scoring_program.dryrun"])
+def test_local_commands_name_a_missing_library_as_local_set_up(module, tmp_path):
+    """validate and dryrun run on the user's machine: a missing library is their set-up, not a worker's verdict."""
+    fake = tmp_path / "site" / "numpy"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named numpy')\n")
+    sub = os.path.join(ROOT, "starting_kit", "voc2011-action", "submissions", "perfect")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    proc = subprocess.run([sys.executable, "-m", module, "voc2011-action", sub], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 3
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("local set-up problem (nothing to do with the submission)")
+    assert "numpy cannot be imported" in lines[0] and "make venv" in lines[0] and "FAILED" not in proc.stdout
