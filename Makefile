@@ -39,9 +39,11 @@ bench: venv
 samples: venv
 	$(VPY) -m bench.synth
 	$(VPY) -m scoring_program.bundle --sync-yaml
+	$(VPY) -m scoring_program.bundle --sync-pages
 
 sync-yaml: venv
 	$(VPY) -m scoring_program.bundle --sync-yaml
+	$(VPY) -m scoring_program.bundle --sync-pages
 
 clean:
 	rm -rf dist .pytest_cache .hypothesis

@@ -4,6 +4,7 @@
     python -m scoring_program.bundle SLUG --reference-data DIR --out OUT [--set NAME] [--config organizer.yaml]
                                      [--docker-image IMAGE]         an organizer's bundle, from the real ground truth
     python -m scoring_program.bundle --sync-yaml [SLUG ...]
+    python -m scoring_program.bundle --sync-pages [SLUG ...]      pages/data.md and the kit README of the sample
 
 Per slug: OUT/<slug>/<slug>-codabench.zip (competition.yaml v2 as written in competitions/<slug>/, with the
 leaderboard columns generated from the task's score keys) and OUT/<slug>/<slug>-codalab.zip (a legacy v1.5 yaml
@@ -62,6 +63,7 @@ from collections import OrderedDict
 
 import yaml
 
+from . import participant
 from .errors import ScoringError
 from .tasks import registry
 
@@ -128,13 +130,43 @@ def reference_zip(reference):
     return z.close()
 
 
-def starting_kit_zip(slug):
-    """The participant's kit plus score.py and the package, so they can score and validate locally."""
+KIT_REQUIREMENTS = b"numpy>=1.17.2\nPillow>=6.1.0\n"   # the oldest the scorer runs on (runtime.py's bounds)
+KIT_SAMPLE_INPUT = "sample_input"
+
+
+def _sample_extras(slug, reference):
+    """Files the sample kit's README commands need beside the reference: {kit path: bytes}."""
+    if slug == "voc2011-classification":      # the baseline reads the plain image list, which scoring never reads
+        ids = participant._decode(reference.data[0][0])
+        name = "%s/%s.txt" % (KIT_SAMPLE_INPUT, reference.set_name)
+        return {name: "".join(i + "\n" for i in ids).encode("utf-8")}
+    return {}
+
+
+def starting_kit_zip(slug, readme, sample_reference=None):
+    """The participant's kit: README.md (rendered for this bundle's reference), requirements.txt, baseline.py,
+    score.py and the package, so they can score and validate locally from the kit's root. With the repository's
+    sample (sample_reference: its Reference), also the sample submissions, the malformed examples and the sample
+    ground truth as sample_input/ref/; never with an organizer's data, against which they would not score as the
+    README says."""
+    kit = os.path.join(ROOT, "starting_kit", slug)
     z = ZipBuilder()
-    z.add_tree(os.path.join(ROOT, "starting_kit", slug))
+    z.add_bytes("README.md", readme.encode("utf-8"))
+    z.add_bytes("requirements.txt", KIT_REQUIREMENTS)
+    with open(os.path.join(kit, "baseline.py"), "rb") as f:
+        z.add_bytes("baseline.py", f.read())
     with open(os.path.join(ROOT, "competitions", slug, "score.py"), "rb") as f:
         z.add_bytes("score.py", f.read())
     z.add_tree(PACKAGE, "scoring_program/")
+    if sample_reference is not None:
+        for folder in ("submissions", "malformed"):
+            if os.path.isdir(os.path.join(kit, folder)):
+                z.add_tree(os.path.join(kit, folder), folder + "/")
+        for rel in sorted(set(sample_reference.files)):
+            with open(os.path.join(sample_reference.root, *rel.split("/")), "rb") as f:
+                z.add_bytes("%s/ref/%s" % (KIT_SAMPLE_INPUT, rel), f.read())
+        for name, data in sorted(_sample_extras(slug, sample_reference).items()):
+            z.add_bytes(name, data)
     return z.close()
 
 
@@ -426,8 +458,20 @@ def _inline(text):
     return t
 
 
+def _list_html(tag, items):
+    """items: [text, None or (tag, [[text, None], ...], indent)], one level of nesting."""
+    parts = []
+    for text, sub in items:
+        inner = _inline(text)
+        if sub is not None:
+            inner += _list_html(sub[0], sub[1])
+        parts.append("<li>%s</li>" % inner)
+    return "<%s>%s</%s>" % (tag, "".join(parts), tag)
+
+
 def markdown_to_html(md):
-    """The small Markdown subset our pages use: headings, paragraphs, lists, code blocks, tables."""
+    """The small Markdown subset our pages use: headings, paragraphs, lists (one level of nesting), code blocks,
+    tables."""
     out, para, lst, code = [], [], None, None
     lines = md.splitlines()
 
@@ -438,7 +482,7 @@ def markdown_to_html(md):
             para = []
         if lst:
             tag, items = lst
-            out.append("<%s>%s</%s>" % (tag, "".join("<li>%s</li>" % _inline(i) for i in items), tag))
+            out.append(_list_html(tag, items))
             lst = None
 
     i = 0
@@ -485,13 +529,24 @@ def markdown_to_html(md):
                 flush()
             tag = "ol" if s[0].isdigit() else "ul"
             item = re.sub(r"^([-*]|\d+\.) ", "", s)
-            if lst and lst[0] == tag:
-                lst[1].append(item)
+            indent = len(line) - len(line.lstrip(" "))
+            if lst and indent >= 2:              # a nested item: one level, under the last item
+                last = lst[1][-1]
+                if last[1] is None or last[1][0] != tag:
+                    last[1] = (tag, [], indent)
+                last[1][1].append([item, None])
+            elif lst and lst[0] == tag:
+                lst[1].append([item, None])
             else:
                 flush()
-                lst = (tag, [item])
+                lst = (tag, [[item, None]])
         elif lst and line.startswith(" "):
-            lst[1][-1] += " " + s
+            last = lst[1][-1]
+            indent = len(line) - len(line.lstrip(" "))
+            if last[1] is not None and indent > last[1][2]:
+                last[1][1][-1][0] += " " + s       # continues the nested item
+            else:
+                last[0] += " " + s
         else:
             if lst:
                 flush()
@@ -580,14 +635,18 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
     notes += legacy_notes(y2)
     ref_zip = reference_zip(reference)
     _check_bundled_reference(slug, ref_zip, columns)
+    sample = participant.is_sample(slug, reference_data)
+    rendered = participant.pages(slug, reference, columns, sample)
+    kit = starting_kit_zip(slug, rendered["kit_README.md"], reference if sample else None)
     nested = [("scoring_program.zip", scoring_program_zip(slug)), ("reference_data.zip", ref_zip),
-              ("starting_kit.zip", starting_kit_zip(slug))]
+              ("starting_kit.zip", kit)]
     with open(os.path.join(comp, y2["image"]), "rb") as f:
         logo = f.read()
     pages = OrderedDict()
     for name in page_files:
         with open(os.path.join(comp, "pages", name), "rb") as f:
             pages[name] = f.read()
+    pages["data.md"] = rendered["data.md"].encode("utf-8")       # the figures of the data bundled, not the sample's
     for name, data in (cfg or {}).get("pages", {}).items():
         pages[name + ".md"] = data
 
@@ -661,6 +720,13 @@ def sync_yaml(slug):
     return path
 
 
+def sync_pages(slug):
+    """Rewrite competitions/<slug>/pages/data.md and starting_kit/<slug>/README.md as the sample bundle renders
+    them (competitions/<slug>/templates/); returns the paths written."""
+    reference, _, _, columns = read_reference(slug, participant.sample_dir(slug))
+    return participant.sync_pages(slug, participant.pages(slug, reference, columns, True))
+
+
 def bundle_slugs():
     return [s for s in registry.available() if os.path.isdir(os.path.join(ROOT, "competitions", s))]
 
@@ -681,6 +747,9 @@ def main(argv=None):
                          "docker_image, codalab/codalab-legacy:py37; see docker/README.md)")
     ap.add_argument("--sync-yaml", action="store_true",
                     help="rewrite competitions/<slug>/competition.yaml leaderboard columns from the score keys")
+    ap.add_argument("--sync-pages", action="store_true",
+                    help="rewrite competitions/<slug>/pages/data.md and starting_kit/<slug>/README.md from the "
+                         "templates and the sample reference data")
     a = ap.parse_args(argv)
     slugs = a.slugs or bundle_slugs()
     unknown = [s for s in slugs if s not in bundle_slugs()]
@@ -693,8 +762,9 @@ def main(argv=None):
         problem = None
         if len(slugs) != 1:
             problem = "%s needs exactly one competition" % organizer[0]
-        elif a.sync_yaml:
-            problem = "--sync-yaml uses the sample reference data only (not %s)" % organizer[0]
+        elif a.sync_yaml or a.sync_pages:
+            problem = "--sync-%s uses the sample reference data only (not %s)" % ("yaml" if a.sync_yaml else "pages",
+                                                                                   organizer[0])
         elif a.set_name and not a.reference_data:
             problem = "--set needs --reference-data (the sample holds one set)"
         elif not a.out:
@@ -708,8 +778,12 @@ def main(argv=None):
             return 2
     out = a.out or DIST
     for slug in slugs:
-        if a.sync_yaml:
-            print("synced %s" % sync_yaml(slug))
+        if a.sync_yaml or a.sync_pages:
+            if a.sync_yaml:
+                print("synced %s" % sync_yaml(slug))
+            if a.sync_pages:
+                for path in sync_pages(slug):
+                    print("synced %s" % path)
             continue
         try:
             plan = prepare(slug, a.reference_data, a.docker_image, a.set_name, a.config)

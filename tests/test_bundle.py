@@ -303,3 +303,10 @@ def test_docker_image_in_the_config_names_the_image_of_both_flavours(tmp_path):
     cl = _zip(str(tmp_path / "o" / "voc2011-action" / "voc2011-action-codalab.zip"))
     assert yaml.safe_load(cb.read("competition.yaml"))["docker_image"] == "ours/scoring:1"
     assert yaml.safe_load(cl.read("competition.yaml"))["competition_docker_image"] == "ours/scoring:1"
+
+
+def test_markdown_nested_list_stays_inside_its_item_and_the_numbering_goes_on():
+    md = ("1. first\n2. second:\n   - a, which goes\n     on here;\n   - b\n3. third\n   continued\n")
+    assert bundle.markdown_to_html(md) == (
+        "<ol><li>first</li><li>second:<ul><li>a, which goes on here;</li><li>b</li></ul></li>"
+        "<li>third continued</li></ol>\n")
