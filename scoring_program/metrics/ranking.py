@@ -12,3 +12,18 @@ def stable_descending_order(scores) -> np.ndarray:
     """
     s = np.asarray(scores)
     return np.argsort(-s, kind="stable")
+
+
+def class_then_descending_order(classes, scores32) -> np.ndarray:
+    """``np.lexsort((np.arange(n), -scores32, classes))``: by class, then by descending float32 score, ties in
+    input order; computed as ONE stable argsort of an int64 key (class in the high 32 bits, the score's bits mapped
+    to an order-preserving unsigned integer in the low 32), 2-3x faster than lexsort (numpy 1.17's lexsort on a
+    float32 key is the slowest step of action-tubes frame-AP on codalab-legacy:py37).
+
+    classes: integers in [0, 2**31); scores32: finite float32 (-0.0 and 0.0 are equal, as for lexsort).
+    """
+    s = np.asarray(scores32, dtype=np.float32) + np.float32(0.0)        # -0.0 + 0.0 is 0.0
+    bits = s.view(np.uint32).astype(np.int64)
+    ascending = np.where(bits >= 2 ** 31, 0xFFFFFFFF - bits, bits + 2 ** 31)   # float order -> integer order
+    key = (np.asarray(classes, dtype=np.int64) << 32) | (0xFFFFFFFF - ascending)
+    return np.argsort(key, kind="stable")

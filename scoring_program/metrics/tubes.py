@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ap import ap_trapezoid_raw
+from .ranking import class_then_descending_order
 
 NMS_THRESHOLD = 0.3
 ROC_MAX_FPR = 0.6
@@ -295,7 +296,7 @@ def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, n
     gt_key = np.asarray(gt_key, dtype=np.int64)
     n = det_class.size
     s32 = np.asarray(det_score, dtype=np.float64).astype(np.float32)
-    order = np.lexsort((np.arange(n), -s32, det_class))
+    order = class_then_descending_order(det_class, s32)
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     span = int(max(det_key.max() if n else 0, gt_key.max() if gt_key.size else 0)) + 1
@@ -461,7 +462,7 @@ def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video
     correct = ok & (cum - base == 1)
     lab = tube_label[idx]
     s32 = score[idx].astype(np.float32)
-    o2 = np.lexsort((np.arange(idx.size), -s32, lab))
+    o2 = class_then_descending_order(lab, s32)
     lab2 = lab[o2]
     corr2 = correct[o2]
     num_gt = np.bincount(video_label, minlength=nclasses)
