@@ -61,7 +61,14 @@ import tempfile
 import zipfile
 from collections import OrderedDict
 
-import yaml
+try:
+    import yaml
+except ImportError as _e:         # bundle runs on the organizer's machine: say what to set up, no traceback
+    if __name__ != "__main__":
+        raise
+    sys.stderr.write("local set-up problem: this Python (%s) cannot import PyYAML (%s), which building bundles "
+                     "needs: run `make venv` and use .venv/bin/python\n" % (sys.executable, _e))
+    sys.exit(3)
 
 from . import participant
 from .errors import ScoringError

@@ -81,3 +81,15 @@ def test_local_commands_name_a_missing_library_as_local_set_up(module, tmp_path)
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("local set-up problem (nothing to do with the submission)")
     assert "numpy cannot be imported" in lines[0] and "make venv" in lines[0] and "FAILED" not in proc.stdout
+
+
+def test_bundle_without_pyyaml_is_a_local_set_up_problem(tmp_path):
+    fake = tmp_path / "site" / "yaml"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named yaml')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    proc = subprocess.run([sys.executable, "-m", "scoring_program.bundle", "voc2011-action", "--out",
+                           str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("local set-up problem: this Python") and "cannot import PyYAML" in proc.stderr
+    assert not (tmp_path / "out").exists()
