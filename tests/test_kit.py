@@ -49,6 +49,16 @@ def _python3_shim(tmp_path):
     return str(bin_dir)
 
 
+def run_commands(commands, kit, tmp_path, timeout=300):
+    """Run each (command, documented exit status) from the kit's root, `python3` being this test's interpreter."""
+    env = dict(os.environ, PATH=_python3_shim(tmp_path) + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("PYTHONPATH", None)
+    for command, status in commands:
+        proc = subprocess.run(command, shell=True, cwd=str(kit), env=env, capture_output=True, text=True,
+                              timeout=timeout)
+        assert proc.returncode == status, (command, proc.stdout, proc.stderr)
+
+
 @pytest.mark.parametrize("slug", SLUGS)
 def test_committed_data_page_and_kit_readme_are_the_sample_rendering(slug):
     for name, text in _sample_pages(slug).items():
@@ -78,12 +88,7 @@ def test_every_command_of_the_sample_kit_readme_runs_from_the_kit_root(slug, tmp
     commands = readme_commands(readme)
     assert any(c.startswith("python3 score.py ") for c, _ in commands)
     assert any(" scoring_program.validate " in c for c, _ in commands)
-    env = dict(os.environ, PATH=_python3_shim(tmp_path) + os.pathsep + os.environ.get("PATH", ""))
-    env.pop("PYTHONPATH", None)
-    for command, status in commands:
-        proc = subprocess.run(command, shell=True, cwd=str(kit), env=env, capture_output=True, text=True,
-                              timeout=120)
-        assert proc.returncode == status, (command, proc.stdout, proc.stderr)
+    run_commands(commands, kit, tmp_path)
     assert os.path.isfile(str(kit / "sample_output" / "scores.txt"))
 
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, competition_slugs, run_score
-from test_kit import _python3_shim, readme_commands
+from test_kit import readme_commands, run_commands
 
 SLUGS = competition_slugs()
 PLACEHOLDERS = ("VOC2011", "TEST_DIR", "DATA_DIR", "FRAMES_DIR", "LABELS_DIR", "VIDEO_LIST_DIR")
@@ -93,10 +93,5 @@ def test_organizer_bundle_dry_run_and_kit_readme(slug, tmp_path):
     assert commands and all(c.startswith("python3 ") for c, _ in commands)
     for name in PLACEHOLDERS:
         os.symlink(str(ref), str(kit / name))
-    env = dict(os.environ, PATH=_python3_shim(tmp_path) + os.pathsep + os.environ.get("PATH", ""))
-    env.pop("PYTHONPATH", None)
-    for command, status in commands:
-        proc = subprocess.run(command, shell=True, cwd=str(kit), env=env, capture_output=True, text=True,
-                              timeout=300)
-        assert proc.returncode == status, (command, proc.stdout, proc.stderr)
+    run_commands(commands, kit, tmp_path)
     assert os.path.isfile(str(kit / "my_submission.zip"))
