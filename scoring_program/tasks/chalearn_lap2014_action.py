@@ -247,9 +247,8 @@ class ChalearnLap2014Action(Task):
         res.tables.append(Table("Per-action Jaccard (mean over the sequences and actors whose ground truth has "
                                 "the action)", ["id", "action", "mean J", "scored"], arows,
                                 note="n/a: no ground truth has the action; its column is not written."))
-        res.tables.append(Table("Per-sequence Jaccard", ["sequence", "score", "rule", "frames", "GT rows",
-                                                         "predicted rows", "ignored rows", "file", "J per action"],
-                                seq_rows))
+        # No per-sequence table: the report is shown to the participant, and a sequence's J per action gives away
+        # its ground-truth labels (issue 12). Per-item diagnostics belong in an organizer-only report.
         if missing:
             res.notes.append("%d sequence(s) without a prediction file, scored 0: %s." % (
                 len(missing), quote_some(missing, 20)))

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
-                                     PanoramaHeader, read_panorama, read_reference_size, split_name)
+                                     PanoramaHeader, read_panorama, read_reference_size)
 from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps
 from ..report.result import Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Task, no_progress
@@ -68,11 +68,6 @@ class _Counts(object):
         self.hits = 0
         self.panoramas = 0
         self.predicted = 0
-
-    def row(self):
-        rate = hit_rate(self.hits, self.evaluations)
-        return [self.panoramas, self.predicted, self.evaluations, self.hits,
-                float("nan") if rate is None else rate]
 
 
 def reference_panoramas(ref_dir):
@@ -168,16 +163,12 @@ class ChalearnLap2014Pose(Task):
         limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
         limb_jsum = np.zeros(N_LIMBS, dtype=np.float64)      # sum of J over evaluated limbs with a prediction
         curve = np.zeros(THRESHOLDS.size, dtype=np.int64)    # hits at J > k/20
-        groups = OrderedDict()                               # (sequence, actor) -> _Counts
         missing, shadowed, no_eval = [], [], []             # first five of each (+ counts) for the notes
         nmissing = nshadowed = nno_eval = 0
         used = set()
         n = len(refs)
         for i, ((stem, name), size) in enumerate(zip(refs, sizes)):
             progress(i, n, "panoramas")
-            seq, _, actor = split_name(stem)
-            group = groups.setdefault((seq, actor), _Counts())
-            group.panoramas += 1
             total.panoramas += 1
             path, shadow = find_prediction(submission, stem)
             gt = read_ground_truth(ref_dir, name, size)
@@ -187,7 +178,6 @@ class ChalearnLap2014Pose(Task):
                     missing.append(stem)
                 # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
                 total.evaluations += 1
-                group.evaluations += 1
                 ev = evaluated_limbs(gt)
                 limb_eval += ev
                 limb_missing += ev
@@ -199,7 +189,6 @@ class ChalearnLap2014Pose(Task):
                 if len(shadowed) < 5:
                     shadowed.append(submission.label(shadow))
             total.predicted += 1
-            group.predicted += 1
             label = submission.label(path)
             pred = read_panorama(path, label, SubmissionError, expected_size=size,
                                  max_pixels=BOMB_FACTOR * size[0] * size[1])
@@ -213,8 +202,6 @@ class ChalearnLap2014Pose(Task):
                     no_eval.append(stem)
             total.evaluations += ne
             total.hits += nh
-            group.evaluations += ne
-            group.hits += nh
             limb_eval += ev
             limb_hit += hits
             limb_jsum += np.where(ev, inter / np.maximum(union, 1), 0.0)
@@ -246,11 +233,8 @@ class ChalearnLap2014Pose(Task):
                                 note="A limb is evaluated where its ground-truth slice is non-empty. For a "
                                      "panorama without a prediction, its non-empty limbs count as misses here; "
                                      "mean_hit_rate counts that panorama as ONE evaluation instead."))
-        res.tables.append(Table("Per sequence and actor",
-                                ["sequence", "actor", "panoramas", "with prediction", "evaluations", "hits",
-                                 "hit rate"],
-                                [[seq, actor] + c.row() for (seq, actor), c in groups.items()],
-                                note="Evaluations here follow mean_hit_rate's rule (one per missing prediction)."))
+        # No per-sequence-and-actor table: the report is shown to the participant, and its evaluation counts give
+        # away how many limbs each test panorama has annotated (issue 12).
         if nmissing:
             res.notes.append("%d of %d ground-truth panoramas have no prediction (each counts as one evaluation "
                              "with no hit): %s%s." % (nmissing, n, quote_some(missing),
