@@ -112,7 +112,11 @@ def test_empty_gt_category_with_empty_prediction_is_nan_in_original_zero_here(tm
     assert j.tolist() == [0.0, 1.0] and flagged.tolist() == [True, False] and score == 0.5
     res = run(tmp_path, {"Seq01": "6,1,11\n1,150,160"}, {"Seq01": "6,1,11"})
     assert res.scores["mean_jaccard"] == 0.5
-    assert any("NaN" in w and "Wave" in w for w in res.warnings)
+    # counted, not named: which action of which sequence is a fact of the hidden ground truth
+    assert [w for w in res.warnings if "NaN" in w] == [
+        "1 (sequence, action) case(s): a ground-truth action whose clipped intervals are empty, with an empty "
+        "prediction; the original returns NaN there; counted as J = 0 here."]
+    assert not any("Wave" in w or "Seq01" in w for w in res.warnings)
 
 
 # ---------------------------------------------------------------- 3 vs 4 columns
@@ -379,3 +383,16 @@ def test_perfect_prediction_scores_one_unless_gt_empty(gt, n):
     g = np.array(gt, dtype=np.int64).reshape(-1, 3)
     _, j, flagged, _ = jaccard_2014(g[:, 0], g[:, 1], g[:, 2], g[:, 0], g[:, 1], g[:, 2], n)
     assert (j[~flagged] == 1.0).all() and (j[flagged] == 0.0).all()
+
+
+def test_ground_truth_facts_in_warnings_are_counts_not_names(tmp_path):
+    """A sequence with nothing to score, and actor-aware pairs with an empty union, are facts of the hidden ground
+    truth: the participant sees how many, never which (issue 12)."""
+    res = run(tmp_path, {"Seq01": "6,1,11", "Seq02": "", "Seq03": "1,6,1,11\n2,6,150,160"},
+              {"Seq01": "6,1,11", "Seq02": "6,1,11", "Seq03": "1,6,1,11"})
+    assert res.scores["mean_jaccard"] == pytest.approx((1.0 + 0.0 + 1.0) / 3)
+    assert "1 sequence(s) with nothing to score (no ground-truth frame), counted 0." in res.warnings
+    assert ("1 (actor, action) pair(s) of actor-aware sequences have an empty union and were skipped, as the "
+            "original skips them.") in res.notes
+    seen = " ".join(res.warnings + res.notes)
+    assert "Seq02" not in seen and "Seq03" not in seen
