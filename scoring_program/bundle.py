@@ -102,6 +102,12 @@ class ZipBuilder(object):
         info.compress_type = zipfile.ZIP_DEFLATED
         self.zf.writestr(info, data)
 
+    def add_reference(self, reference, prefix=""):
+        """The files a reference loader read (Reference.files, '/'-separated, relative to its root), sorted."""
+        for rel in sorted(set(reference.files)):
+            with open(os.path.join(reference.root, *rel.split("/")), "rb") as f:
+                self.add_bytes(prefix + rel, f.read())
+
     def add_tree(self, folder, prefix=""):
         for dirpath, dirnames, filenames in os.walk(folder):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
@@ -131,9 +137,7 @@ def scoring_program_zip(slug):
 def reference_zip(reference):
     """reference_data.zip: exactly the files the competition's reference loader read, at the zip root."""
     z = ZipBuilder()
-    for rel in sorted(set(reference.files)):
-        with open(os.path.join(reference.root, *rel.split("/")), "rb") as f:
-            z.add_bytes(rel, f.read())
+    z.add_reference(reference)
     return z.close()
 
 
@@ -144,7 +148,7 @@ KIT_SAMPLE_INPUT = "sample_input"
 def _sample_extras(slug, reference):
     """Files the sample kit's README commands need beside the reference: {kit path: bytes}."""
     if slug == "voc2011-classification":      # the baseline reads the plain image list, which scoring never reads
-        ids = participant._decode(reference.data[0][0])
+        ids = participant.as_text(reference.data[0][0])
         name = "%s/%s.txt" % (KIT_SAMPLE_INPUT, reference.set_name)
         return {name: "".join(i + "\n" for i in ids).encode("utf-8")}
     return {}
@@ -169,9 +173,7 @@ def starting_kit_zip(slug, readme, sample_reference=None):
         for folder in ("submissions", "malformed"):
             if os.path.isdir(os.path.join(kit, folder)):
                 z.add_tree(os.path.join(kit, folder), folder + "/")
-        for rel in sorted(set(sample_reference.files)):
-            with open(os.path.join(sample_reference.root, *rel.split("/")), "rb") as f:
-                z.add_bytes("%s/ref/%s" % (KIT_SAMPLE_INPUT, rel), f.read())
+        z.add_reference(sample_reference, "%s/ref/" % KIT_SAMPLE_INPUT)
         for name, data in sorted(_sample_extras(slug, sample_reference).items()):
             z.add_bytes(name, data)
     return z.close()

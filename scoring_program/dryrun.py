@@ -193,9 +193,8 @@ def main(argv=None):
     ap.add_argument("--demo", action="store_true", help="dry-run every competition's sample submission")
     a = ap.parse_args(argv)
     # the emulated worker's python3 is this interpreter: a library it lacks is this machine's set-up, not a verdict
-    needs = sorted(set(m for slug in ([a.slug] if a.slug and not a.demo else registry.available())
-                       for m in registry.libraries(slug)), reverse=True)
-    local = runtime.problem(needs, local=True)
+    slugs = [a.slug] if a.slug and not a.demo else registry.available()
+    local = runtime.problem(registry.libraries(*slugs), local=True)
     if local:
         sys.stderr.write(local + "\n")
         return 3

@@ -70,13 +70,13 @@ def _names(names, limit=20):
     return "%s and %s" % (", ".join(names[:-1]), names[-1])
 
 
-def _decode(values):
+def as_text(values):
     return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
 
 
 def _keys_images(keys):
     """'<image id> <object index>' keys -> the number of distinct images."""
-    return len(set(k.split()[0] for k in _decode(keys)))
+    return len(set(k.split()[0] for k in as_text(keys)))
 
 
 def _class_figures(columns, word, words=None):
@@ -93,7 +93,7 @@ def figures(slug, reference, columns):
     if slug in ("voc2011-classification", "chalearn-lap2015-cultural-event"):
         ids = set()
         for entry in data:
-            ids.update(_decode(entry[-2] if slug.startswith("chalearn") else entry[0]))
+            ids.update(as_text(entry[-2] if slug.startswith("chalearn") else entry[0]))
         out["images"] = _plural(len(ids), "image")
         out.update(_class_figures(columns, *(("event",) if slug.startswith("chalearn") else ("class", "classes"))))
     elif slug == "voc2011-detection":
@@ -131,7 +131,7 @@ def figures(slug, reference, columns):
         out["num_classes"] = _plural(len(classes), "action class", "action classes")
     elif slug == "action-tubes":
         videos, gt = data
-        classes = _decode(videos.classes.tolist())
+        classes = as_text(videos.classes.tolist())
         out["videos"] = _plural(int(videos.ids.size), "video")
         out["tubes"] = _plural(int(gt.tube_video.size), "ground-truth tube")
         out["classes"] = _names(classes)

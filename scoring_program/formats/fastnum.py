@@ -94,7 +94,6 @@ def parse_decimal(words, length, integer=False):
     return vals, ok
 
 
-
 def column_words(col):
     """An 'S' column (tokens left-aligned, NUL-padded) as parse_decimal() input: (words, lengths)."""
     n = col.shape[0]

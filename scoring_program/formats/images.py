@@ -35,7 +35,6 @@ _DESCRIBE = {"1": "a 1-bit black-and-white PNG", "L;2": "a 2-bit greyscale PNG",
 # What Pillow raises for a file that is not a readable image (its plugins signal a wrong format with
 # SyntaxError, a truncated or corrupt stream with OSError, EOFError, struct.error or zlib.error).
 DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, struct.error, zlib.error, MemoryError)
-_DECODE_ERRORS = DECODE_ERRORS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -100,8 +99,8 @@ class LabelImage(object):
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
             raise err(label, expected="an image of at most %d pixels" % MAX_PIXELS,
                       found="a declared size too large to decode")
-        except _DECODE_ERRORS as e:
-            raise err(label, expected=KIND, found="a file that is not a readable image (%s)" % _why(e, label))
+        except DECODE_ERRORS as e:
+            raise err(label, expected=KIND, found="a file that is not a readable image (%s)" % describe_error(e, label))
         self._im = im
         if im.format != "PNG":
             self.close()
@@ -142,8 +141,9 @@ class LabelImage(object):
                 warnings.simplefilter("ignore")
                 self._im.load()
             arr = np.asarray(self._im)
-        except _DECODE_ERRORS as e:
-            raise self.err(self.label, expected=KIND, found="a PNG that cannot be decoded (%s)" % _why(e, self.label))
+        except DECODE_ERRORS as e:
+            raise self.err(self.label, expected=KIND,
+                           found="a PNG that cannot be decoded (%s)" % describe_error(e, self.label))
         finally:
             self.close()
         if arr.dtype != np.uint8 or arr.shape != (h, w):
@@ -170,7 +170,3 @@ def describe_error(exc, label, limit=80):
     text = re.sub(r"'[^']*[/\\][^']*'", repr(str(label)), text)
     text = text or type(exc).__name__
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _why(e, label=""):
-    return describe_error(e, label)

@@ -22,8 +22,9 @@ MODULES = {
 NEEDS_PILLOW = {"voc2011-segmentation", "chalearn-lap2014-pose"}
 
 
-def libraries(slug):
-    return ("numpy", "PIL") if slug in NEEDS_PILLOW else ("numpy",)
+def libraries(*slugs):
+    """The libraries the scoring path of these competitions imports, numpy first."""
+    return ("numpy", "PIL") if NEEDS_PILLOW.intersection(slugs) else ("numpy",)
 
 
 def available():

@@ -123,9 +123,7 @@ class Voc2011Detection(Task):
         for name, (count, image_id) in reference.data.foreign_names.items():
             out.append("Annotations: %d object(s) named %r (first in Annotations/%s.xml): not one of the 20 VOC "
                        "classes, never scored" % (count, name, image_id))
-        for reason in empty_columns(reference).values():
-            out.append(reason)
-        return out
+        return out + super().reference_warnings(reference)       # the classes without positives
 
     def score(self, ref_dir, submission, progress=no_progress):
         reference = self.reference(ref_dir, progress)
