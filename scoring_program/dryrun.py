@@ -1,14 +1,15 @@
 """Do what the Codabench / legacy Codalab worker does with a submission, locally.
 
     python -m scoring_program.dryrun SLUG SUBMISSION(.zip|dir) [--ref DIR] [--flavor codabench|codalab]
-                                     [--dist DIR] [--keep DIR] [--max-unzipped-mb N]
+                                     [--dist DIR] [--keep DIR] [--max-unzipped-mb N] [--private-report PATH]
     python -m scoring_program.dryrun --demo [--dist DIR]     every competition's sample, one row each
 
 Builds a temp run folder: program/ from the BUILT scoring_program.zip, input/ref (the bundle's
 reference_data.zip or --ref), input/res (the submission, safely unzipped; Codabench adds a worker-written
 res/metadata), output/; substitutes $program $input $output $shared $tmp in the metadata command; runs it from
 program/ (Codabench, argv = shlex.split) or from the run folder (legacy, argv = command.split(' ')); prints the
-leaderboard row and where the detailed report is.
+leaderboard row and where the detailed report is. --private-report PATH adds the same option to the command, so
+the organizer's per-item tables are written to PATH (outside the output folder and --keep).
 
 It never builds a bundle (one missing from DIST is an error naming the build command: a sample bundle silently
 built in its place would score the wrong ground truth), and deletes nothing of yours: --keep DIR must be a new or
@@ -97,13 +98,19 @@ def parse_scores(path):
 
 
 def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, max_bytes=None, timeout=3600,
-        replace_earlier_run=False):
+        replace_earlier_run=False, private_report=None):
     """Returns (exit code, [(key, value)], output folder, stderr text). Raises DryRunError before anything runs
     when the bundle is missing or keep is not a new or empty folder (see check_keep)."""
     dist = dist or os.path.join(ROOT, "dist")
     bundle = _bundle_path(slug, dist, flavor)
     if keep:
         check_keep(keep, replace_earlier_run)
+    if private_report:
+        from .cli import inside
+        private_report = os.path.abspath(private_report)
+        if keep and inside(private_report, keep):
+            raise DryRunError("--private-report %s lies inside the output folder %s, which participants would "
+                              "see; give a path outside it" % (private_report, keep))
     work = tempfile.mkdtemp(prefix="dryrun-%s-" % slug)
     try:
         program = os.path.join(work, "program")
@@ -131,6 +138,8 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
             argv, cwd = shlex.split(cmd), program
         else:
             argv, cwd = cmd.split(" "), work
+        if private_report:
+            argv += ["--private-report", private_report]
         # the worker's image has one python3 with the requirements installed: here that is the interpreter
         # running the dry run (e.g. the project's .venv), so put its folder first on PATH
         env = dict(os.environ)
@@ -191,6 +200,8 @@ def main(argv=None):
                     "DIST/<slug>/dryrun-<flavor>, replaced when it holds only an earlier dry run's outputs)")
     ap.add_argument("--max-unzipped-mb", type=int, default=4096)
     ap.add_argument("--demo", action="store_true", help="dry-run every competition's sample submission")
+    ap.add_argument("--private-report", metavar="PATH", help="also write the per-item tables (organizer only) to "
+                    "PATH, outside the output folder")
     a = ap.parse_args(argv)
     # the emulated worker's python3 is this interpreter: a library it lacks is this machine's set-up, not a verdict
     slugs = [a.slug] if a.slug and not a.demo else registry.available()
@@ -205,7 +216,8 @@ def main(argv=None):
             ap.error("SLUG and SUBMISSION are required (or --demo)")
         keep = a.keep or os.path.join(a.dist, a.slug, "dryrun-%s" % a.flavor)
         code, scores, out, err = run(a.slug, a.submission, a.flavor, a.ref, a.dist, keep,
-                                     a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep)
+                                     a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep,
+                                     private_report=a.private_report)
     except DryRunError as e:
         sys.stderr.write("error: %s\n" % e)
         return 2
@@ -216,6 +228,8 @@ def main(argv=None):
     if code == 0:
         print(_row(a.slug, scores, n=len(scores)))
         print("detailed report: %s" % os.path.join(out, "detailed_results.html"))
+        if a.private_report:
+            print("per-item tables (organizer only): %s" % os.path.abspath(a.private_report))
     else:
         print("%s: the worker would mark this submission as FAILED (exit %d)" % (a.slug, code))
     return code

@@ -1,7 +1,18 @@
-"""What a task returns: the leaderboard numbers plus everything the detailed report shows."""
+"""What a task returns: the leaderboard numbers plus everything the detailed report shows.
+
+Everything in a Result except `private` is shown to the participant (detailed_results.html, scores, logs) and may be
+public: it holds aggregates over the evaluated set only (per class, action, part, limb or threshold), never a fact
+about one test item (issue 12). Per-item tables go to `private`, written only by score.py --private-report PATH.
+
+The report reads, top to bottom: the headline (ranking score), the scores table, warnings, notes, the per-class
+bars, the sections (each task's "Where the points were lost" and the like), the tables, the curves as small
+multiples, the protocol.
+"""
 from __future__ import annotations
 
 from collections import OrderedDict
+
+import numpy as np
 
 
 class ScoreKey(object):
@@ -18,27 +29,36 @@ class ScoreKey(object):
 
 
 class Series(object):
-    def __init__(self, label, x, y, step=False):
+    """One curve. envelope=True (VOC AP): shade the area under the interpolated precision envelope (precision made
+    non-increasing from the right, VOCap.m), whose area is the AP. fill=True: shade the area under the curve itself
+    (a step curve whose area is the score)."""
+
+    def __init__(self, label, x, y, step=False, envelope=False, fill=False):
         self.label = label
         self.x = x
         self.y = y
         self.step = step
+        self.envelope = envelope
+        self.fill = fill
 
 
 class Plot(object):
-    def __init__(self, title, xlabel, ylabel, series, xlim=(0.0, 1.0), ylim=(0.0, 1.0)):
+    """One small plot. Titles wrap, never cut; the legend (more than one series) is drawn under the plot area."""
+
+    def __init__(self, title, xlabel, ylabel, series, xlim=(0.0, 1.0), ylim=(0.0, 1.0), note=None):
         self.title = title
         self.xlabel = xlabel
         self.ylabel = ylabel
         self.series = list(series)
         self.xlim = xlim
         self.ylim = ylim
+        self.note = note
 
 
-def precision_recall_plots(series, per_plot=5):
-    """Precision/recall curves, per_plot to a plot, titled by the names they show."""
-    return [Plot("Precision/recall (%s)" % ", ".join(s.label for s in series[i:i + per_plot]), "recall", "precision",
-                 series[i:i + per_plot]) for i in range(0, len(series), per_plot)]
+def precision_recall_plots(series, envelope=True):
+    """One precision/recall plot per class (small multiples), titled by the class; envelope: shade the VOC
+    interpolated precision whose area is the AP."""
+    return [Plot(s.label, "recall", "precision", [Series(s.label, s.x, s.y, envelope=envelope)]) for s in series]
 
 
 class Table(object):
@@ -49,16 +69,90 @@ class Table(object):
         self.note = note
 
 
+class Bars(object):
+    """A horizontal bar chart, one bar per label, sorted by value (largest first) unless sort=False. value_text:
+    optional per-bar text drawn after the bar (default: the value at `precision` decimals); extra: optional second
+    value per label drawn as a thin marker (e.g. precision at 50% recall beside AP), named extra_label."""
+
+    def __init__(self, title, labels, values, xlabel="", xlim=(0.0, 1.0), precision=4, sort=True, note=None,
+                 value_text=None, extra=None, extra_label=None):
+        self.title = title
+        self.labels = [str(v) for v in labels]
+        self.values = [float(v) for v in values]
+        self.xlabel = xlabel
+        self.xlim = xlim
+        self.precision = precision
+        self.sort = sort
+        self.note = note
+        self.value_text = list(value_text) if value_text is not None else None
+        self.extra = [float(v) for v in extra] if extra is not None else None
+        self.extra_label = extra_label
+
+
+class Histogram(object):
+    """Counts per bin, drawn as vertical bars. edges: len(counts) + 1 bin edges."""
+
+    def __init__(self, title, edges, counts, xlabel="", ylabel="count", note=None):
+        self.title = title
+        self.edges = [float(v) for v in edges]
+        self.counts = [float(v) for v in counts]
+        self.xlabel = xlabel
+        self.ylabel = ylabel
+        self.note = note
+
+
+class HeatMap(object):
+    """A matrix of values in [0, 1] as coloured cells (rows normalized by the caller), with the percentage in each
+    cell of at least 1%."""
+
+    def __init__(self, title, row_labels, col_labels, values, row_title="", col_title="", note=None):
+        self.title = title
+        self.row_labels = [str(v) for v in row_labels]
+        self.col_labels = [str(v) for v in col_labels]
+        self.values = np.asarray(values, dtype=np.float64)
+        self.row_title = row_title
+        self.col_title = col_title
+        self.note = note
+
+
+class Section(object):
+    """A titled group of blocks (Table, Plot, Bars, Histogram, HeatMap, or a str paragraph), shown in order."""
+
+    def __init__(self, title, intro=None):
+        self.title = title
+        self.intro = intro
+        self.blocks = []
+
+    def add(self, block):
+        self.blocks.append(block)
+        return block
+
+
 class Result(object):
     def __init__(self, title):
         self.title = title
         self.scores = OrderedDict()   # key -> float, in leaderboard order
+        self.bars = []                # Bars: the per-class metric (ranking order is the chart's)
+        self.sections = []            # Section: "Where the points were lost" and other task-specific views
         self.tables = []
-        self.plots = []
+        self.plots = []               # Plot: drawn as small multiples under "Curves"
         self.protocol = []            # paragraphs: the metric in words, with its quirks
         self.notes = []               # facts about this submission (missing files, classes without AP)
         self.warnings = []            # things the participant should fix (duplicates, skipped lines)
         self.timings = []             # (phase, seconds): printed by the command line, kept out of the report
+        self.private = []             # Table: per-item diagnostics, written only by --private-report (organizer)
 
     def set(self, key, value):
         self.scores[key] = float(value)
+
+    def section(self, title, intro=None):
+        """The section of that title, created (in order) on first use."""
+        for s in self.sections:
+            if s.title == title:
+                return s
+        s = Section(title, intro)
+        self.sections.append(s)
+        return s
+
+
+LOST = "Where the points were lost"

@@ -117,7 +117,7 @@ class ActionTubes(Task):
         return ["class %s: no ground-truth tube in gt_tubes.csv (its frame-AP and video-AP are 0 for every "
                 "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0]
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         videos, gt = self.reference(ref_dir).data
         det_path = submission.find("frame_detections.csv")
         tube_path = submission.find("tubes.csv")

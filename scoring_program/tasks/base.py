@@ -136,8 +136,10 @@ class Task(object):
         self._cached = (key, reference_fingerprint(reference), reference)
         return reference
 
-    def score(self, ref_dir, submission, progress=no_progress):
-        """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result."""
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
+        """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result: aggregates only in what
+        the participant sees; with private, also Result.private, the per-item tables for the organizer
+        (score.py --private-report)."""
         raise NotImplementedError
 
     def validate(self, submission, ids=None):

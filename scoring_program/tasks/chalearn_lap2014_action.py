@@ -167,7 +167,7 @@ class ChalearnLap2014Action(Task):
     def empty_columns(self, reference):
         return empty_columns(reference)
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         seqs = self.reference(ref_dir).data
         files, alias_notes, ignored_files = prediction_files(submission, seqs)
         require_prediction_files(submission, files, ignored_files, "the ground truth")

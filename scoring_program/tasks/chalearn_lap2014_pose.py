@@ -151,7 +151,7 @@ class ChalearnLap2014Pose(Task):
     def empty_columns(self, reference):
         return empty_columns(reference)
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         # reference headers first: a broken reference is reported as such, whatever the submission
         reference = self.reference(ref_dir)
         refs, sizes = reference.data.names, reference.data.sizes

@@ -92,7 +92,7 @@ class ChalearnLap2015CulturalEvent(Task):
                if cat not in CATEGORIES]
         return out + list(empty_columns(reference).values())
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir)
         gts = [(ids, labels) for _, ids, labels in reference.data]
         names = [c for c, _, _ in reference.data]

@@ -113,7 +113,7 @@ class KineticsTps(Task):
     def load_reference(self, ref_dir, set_name=None, progress=no_progress):
         return load_reference(ref_dir)
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         with no_cycle_collection():
             return self._score(str(ref_dir), submission, progress)
 

@@ -105,7 +105,7 @@ class Voc2011Action(Task):
     def reference_warnings(self, reference):
         return ranked_list_warnings(reference, "Action", ACTIONS, WORDS, also_known=("other",))
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir)
         set_name, gts = reference.set_name, reference.data
         other = _other_files(submission, self.comps, set_name)

@@ -66,7 +66,7 @@ class Voc2011Classification(Task):
     def reference_warnings(self, reference):
         return ranked_list_warnings(reference, "Main", VOC_CLASSES, WORDS)
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         # reference first: a broken reference is reported as such, whatever the submission
         reference = self.reference(ref_dir)
         set_name = reference.set_name

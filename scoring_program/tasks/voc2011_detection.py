@@ -125,7 +125,7 @@ class Voc2011Detection(Task):
                        "classes, never scored" % (count, name, image_id))
         return out + super().reference_warnings(reference)       # the classes without positives
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir, progress)
         set_name, gt = reference.set_name, reference.data
         comp, files, ignored = result_files(submission, "det", self.comps, set_name, VOC_CLASSES, "det")

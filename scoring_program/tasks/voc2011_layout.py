@@ -146,7 +146,7 @@ class Voc2011Layout(Task):
     def empty_columns(self, reference):
         return empty_columns(reference)
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir, progress)
         set_name, gt = reference.set_name, reference.data
         comp, _, path = find_results(submission, self.comps, set_name)

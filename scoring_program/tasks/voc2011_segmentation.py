@@ -211,7 +211,7 @@ class Voc2011Segmentation(Task):
                 "written" % (cls, j, len(reference.data), reference.files[0], cls)
                 for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
 
-    def score(self, ref_dir, submission, progress=no_progress):
+    def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.load_reference(ref_dir)
         set_name, ids = reference.set_name, reference.data
         comp, folder = find_result_dir(submission, self.comps, set_name)
