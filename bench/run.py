@@ -9,7 +9,8 @@ under the same interpreter as the scorer.
 Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and optionally
 {"inputs": {label: dir}} for several timed variants. A scorer that splits its time into phases prints a
 "time: ..." line (Result.timings); it is shown under the run. A generator may define bench_baseline(info) ->
-(label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed.
+(label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed. The size of
+each run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does.
 """
 import argparse
 import hashlib
@@ -24,6 +25,9 @@ import time
 from bench.synth import MODULES, get
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+REPORT_LIMIT = 2 * 1024 * 1024     # bytes: the detailed report must stay under 2 MB at full scale (issue 12)
 
 
 def measure(argv):
@@ -105,6 +109,13 @@ def main(argv):
                 for x in phases:
                     print("    " + x)
                 print("    scores.json sha256 %s (compare across stacks)" % _digest(os.path.join(out, "scores.json")))
+                report = os.path.join(out, "detailed_results.html")
+                if os.path.isfile(report):
+                    size = os.path.getsize(report)
+                    print("    detailed_results.html %.2f MB%s" % (size / 1e6, "" if size <= REPORT_LIMIT else
+                                                                    "  OVER THE 2 MB LIMIT"))
+                    if size > REPORT_LIMIT:
+                        rows[-1] = rows[-1][:4] + (max(rows[-1][4], 1),)
                 sys.stdout.flush()
             if hasattr(mod, "bench_baseline"):
                 label, base = _in_child("bench_baseline", slug, info)

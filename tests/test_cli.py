@@ -187,3 +187,45 @@ def test_composite_keys_do_not_collide():
     from scoring_program.formats.voc import join_keys
     a = join_keys([np.array([b"a1", b"a"]), np.array([b"9", b"19"])])
     assert a.tolist() == [b"a1 9", b"a 19"] and a[0] != a[1]
+
+
+def _worker_input(tmp_path, res=RANDOM):
+    import shutil
+    inp = tmp_path / "input"
+    shutil.copytree(REF, str(inp / "ref"))
+    shutil.copytree(res, str(inp / "res"))
+    return inp
+
+
+def test_private_report_is_written_outside_output_only_when_asked(tmp_path):
+    inp = _worker_input(tmp_path)
+    plain, private_out = tmp_path / "plain", tmp_path / "out"
+    path = tmp_path / "organizer" / "private.html"
+    path.parent.mkdir()
+    p = _score_py(inp, plain)
+    q = _score_py(inp, private_out, "--private-report", path)
+    assert p.returncode == 0 and q.returncode == 0, (p.stderr, q.stderr)
+    # the same three files, byte for byte, with or without the option; nothing else anywhere in OUTPUT or INPUT
+    assert sorted(os.listdir(str(plain))) == sorted(os.listdir(str(private_out))) == \
+        ["detailed_results.html", "scores.json", "scores.txt"]
+    for name in os.listdir(str(plain)):
+        assert (plain / name).read_bytes() == (private_out / name).read_bytes()
+    text = path.read_text(encoding="utf-8")
+    assert "per-item diagnostics" in text and "For the organizer only" in text
+    assert "per-item tables (organizer only) written to %s" % path in q.stdout
+    assert not any(n.endswith(".html") for _, _, files in os.walk(str(inp)) for n in files)
+
+
+@pytest.mark.parametrize("where", ["out/private.html", "out", "out/sub/private.html"])
+def test_private_report_inside_output_is_refused_and_nothing_is_written(tmp_path, where):
+    inp = _worker_input(tmp_path)
+    p = _score_py(inp, tmp_path / "out", "--private-report", tmp_path / where)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: --private-report ") and "inside OUTPUT" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "scores.txt").exists() and not (tmp_path / "out" / "private.html").exists()
+
+
+def test_private_report_option_without_a_path_is_a_usage_error(tmp_path):
+    p = _score_py(tmp_path / "input", tmp_path / "out", "--private-report")
+    assert p.returncode == 2 and p.stderr.startswith("usage:")

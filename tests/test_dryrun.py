@@ -165,3 +165,23 @@ def test_the_default_output_folder_is_replaced_only_when_it_holds_an_earlier_dry
         f.write("mine")
     assert dryrun.main([SLUG, sub, "--dist", out]) == 2          # something of yours: refused
     assert os.path.isfile(os.path.join(default, "my_notes.md"))
+
+
+def test_dry_run_private_report(dist, tmp_path):
+    path = tmp_path / "organizer.html"
+    keep = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", SLUG, os.path.join(KIT, "submissions",
+                        "random"), "--dist", dist, "--keep", str(keep), "--private-report", str(path)],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "per-item diagnostics" in path.read_text(encoding="utf-8")
+    assert sorted(os.listdir(str(keep))) == ["detailed_results.html", "scores.json", "scores.txt"]
+    assert "per-item tables (organizer only): %s" % path in p.stdout
+
+
+def test_dry_run_private_report_inside_keep_is_refused(dist, tmp_path):
+    keep = tmp_path / "out"
+    with pytest.raises(dryrun.DryRunError, match="inside the output folder"):
+        dryrun.run(SLUG, os.path.join(KIT, "submissions", "random"), dist=dist, keep=str(keep),
+                   private_report=str(keep / "p.html"))
+    assert not keep.exists() or not os.listdir(str(keep))

@@ -1,0 +1,117 @@
+"""rescore (issue 13, part 1): many submissions against one reference, each folder bit-for-bit what score.py
+writes, failures recorded and never fatal, resumable."""
+import csv
+import glob
+import os
+import zipfile
+
+import pytest
+
+from conftest import ROOT, competition_slugs, run_score
+from scoring_program import rescore
+
+OUTPUT_FILES = ["detailed_results.html", "scores.json", "scores.txt"]
+
+
+def _zip_dir(folder, dest):
+    with zipfile.ZipFile(dest, "w") as z:
+        for dp, dn, fn in os.walk(folder):
+            for f in sorted(fn):
+                p = os.path.join(dp, f)
+                z.write(p, os.path.relpath(p, folder))
+    return dest
+
+
+def _kit_archive(slug, tmp_path):
+    """One bulk archive holding every sample of the starting kit (submissions and malformed) as inner zips."""
+    folders = sorted(f for f in glob.glob(os.path.join(ROOT, "starting_kit", slug, "submissions", "*")) +
+                     glob.glob(os.path.join(ROOT, "starting_kit", slug, "malformed", "*")) if os.path.isdir(f))
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    bulk = tmp_path / "all.zip"
+    names = {}
+    with zipfile.ZipFile(str(bulk), "w") as z:
+        for folder in folders:
+            name = "%s-%s" % (os.path.basename(os.path.dirname(folder)), os.path.basename(folder))
+            z.write(_zip_dir(folder, str(inner / (name + ".zip"))), name + ".zip")
+            names[name] = folder
+    return str(bulk), names
+
+
+@pytest.mark.parametrize("slug", competition_slugs())
+def test_rescore_equals_score_py_one_by_one(slug, tmp_path):
+    ref = os.path.join(ROOT, "reference_data", slug)
+    bulk, names = _kit_archive(slug, tmp_path)
+    out = tmp_path / "rescored"
+    records = rescore.rescore(slug, ref, [bulk], str(out), jobs=2, progress=lambda r: None)
+    assert [r["name"] for r in records] == sorted(names)
+    by_name = {r["name"]: r for r in records}
+    for name, folder in names.items():
+        proc, single = run_score(slug, ref, folder, tmp_path, name="single")
+        rec = by_name[name]
+        if proc.returncode == 0:
+            assert rec["status"] == "scored", rec
+            assert sorted(os.listdir(str(out / name))) == OUTPUT_FILES
+            for f in OUTPUT_FILES:
+                assert (out / name / f).read_bytes() == (single / f).read_bytes(), (name, f)
+        else:
+            line = [x for x in proc.stderr.splitlines() if not x.startswith("progress: ")][0]
+            assert rec["status"] == "failed" and rec["exit"] == proc.returncode and rec["error"] == line, name
+            assert (out / name / "error.txt").read_text() == "exit %d\n%s\n" % (proc.returncode, line)
+            assert not (out / name / "scores.txt").exists()
+    rows = list(csv.DictReader(open(str(out / "leaderboard.csv"))))
+    assert [r["name"] for r in rows] == sorted(names)
+    perfect = [r for r in rows if r["name"] == "submissions-perfect"][0]
+    with open(str(out / "submissions-perfect" / "scores.txt")) as f:
+        first_key, first_value = f.readline().strip().split(": ")
+    assert perfect["status"] == "scored" and perfect[first_key] == first_value
+    page = (out / "leaderboard.html").read_text()
+    assert "submissions-perfect" in page and ("Failed" in page) == any(r["status"] == "failed" for r in rows)
+
+
+def test_rerun_skips_unchanged_and_rescores_changed(tmp_path, capsys):
+    slug = "voc2011-classification"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for n in ("perfect", "random"):
+        _zip_dir(os.path.join(ROOT, "starting_kit", slug, "submissions", n), str(subs / (n + ".zip")))
+    out = str(tmp_path / "out")
+    seen = []
+    rescore.rescore(slug, ref, [str(subs)], out, jobs=1, progress=seen.append)
+    assert sorted(r["name"] for r in seen) == ["perfect", "random"]
+    seen.clear()
+    rescore.rescore(slug, ref, [str(subs)], out, jobs=1, progress=seen.append)
+    assert seen == [] and "2 of 2 submission(s) unchanged" in capsys.readouterr().err
+    # a changed submission, and an output folder someone deleted, are scored again
+    _zip_dir(os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect"), str(subs / "random.zip"))
+    rescore.rescore(slug, ref, [str(subs)], out, jobs=1, progress=seen.append)
+    assert [r["name"] for r in seen] == ["random"]
+    assert open(os.path.join(out, "random", "scores.txt")).read() == open(os.path.join(out, "perfect",
+                                                                                       "scores.txt")).read()
+
+
+def test_timeout_is_recorded(tmp_path, monkeypatch):
+    import time
+    from scoring_program.tasks import registry
+    slug = "voc2011-classification"
+    task = registry.get(slug)
+
+    def slow(*a, **k):
+        time.sleep(5)
+    monkeypatch.setattr(task, "score", slow)
+    rec = rescore.score_one(slug, os.path.join(ROOT, "reference_data", slug), "slow",
+                            os.path.join(ROOT, "starting_kit", slug, "submissions", "random"), str(tmp_path), 0.2)
+    assert rec["status"] == "failed" and rec["exit"] == 3 and rec["error"].startswith("time limit")
+    assert (tmp_path / "slow" / "error.txt").read_text().startswith("exit 3\ntime limit")
+
+
+def test_two_submissions_with_one_name_are_refused(tmp_path):
+    slug = "voc2011-classification"
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        _zip_dir(os.path.join(ROOT, "starting_kit", slug, "submissions", "random"), str(d / "team.zip"))
+    with pytest.raises(rescore.RescoreError, match="two submissions are named 'team'"):
+        rescore.rescore(slug, os.path.join(ROOT, "reference_data", slug), [str(a / "team.zip"), str(b / "team.zip")],
+                        str(tmp_path / "out"))
