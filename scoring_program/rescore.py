@@ -145,7 +145,10 @@ def score_one(slug, ref, name, path, out_dir, timeout):
             signal.signal(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
-            materialize(path, os.path.join(inp, "res"))
+            if os.path.isdir(path):         # read in place (the scorer never writes to INPUT/res)
+                os.symlink(os.path.abspath(path), os.path.join(inp, "res"))
+            else:
+                materialize(path, os.path.join(inp, "res"))
             staging = os.path.join(work, "output")
             result = run(slug, inp, staging)
             record["scores"] = dict(result.scores)
