@@ -85,3 +85,21 @@ def test_render_every_block_and_precision():
     bars = text[text.index("<h3>b</h3>"):text.index("Where the points")]
     assert bars.index(">bb<") < bars.index(">c<") < bars.index(">a<")
     assert ">75<" in text and ">25<" in text        # heat map cells in percent
+
+
+def test_curves_show_blocks_of_ranks_not_single_items():
+    from scoring_program.metrics.ap import pr_curve
+    from scoring_program.report.result import MIN_BLOCK, precision_recall_plots
+    rng = np.random.RandomState(0)
+    tp = (rng.rand(95) < 0.3).astype(float)
+    swapped = tp.copy()
+    a, b = 21, 27                               # two items in one block of 10 ranks (ranks 21..30), one positive
+    swapped[a], swapped[b] = 1.0, 0.0
+    tp[a], tp[b] = 0.0, 1.0
+    curves = []
+    for t in (tp, swapped):
+        rec, prec = pr_curve(t, 1.0 - t, int(t.sum()))[:2]
+        plot = precision_recall_plots([Series("c", rec, prec)])[0]
+        curves.append((list(plot.series[0].x), list(plot.series[0].y)))
+    assert curves[0] == curves[1]               # which of the two items is the positive is not drawn
+    assert len(curves[0][0]) == 10 and MIN_BLOCK == 10      # ranks 10, 20, ..., 90 and the last (95)

@@ -146,6 +146,8 @@ def render(result, keys=None) -> str:
         out.extend(_table(t) for t in result.tables)
     if result.plots:
         out.append("<h2>Curves</h2>")
+        for note in sorted(set(p.note for p in result.plots if p.note)):
+            out.append("<p class='note'>%s</p>" % e(note))
         out.append(_multiples(result.plots))
     if result.protocol:
         out.append("<h2>Protocol</h2>")

@@ -55,10 +55,43 @@ class Plot(object):
         self.note = note
 
 
+MIN_BLOCK = 10          # a drawn precision/recall point aggregates at least this many ranked items
+MAX_POINTS = 200
+
+
+def rank_blocks(x, y, min_block=MIN_BLOCK, max_points=MAX_POINTS):
+    """The points of a ranked curve (one point per ranked item, in rank order) at every k-th rank and the last,
+    k = max(min_block, ceil(n / max_points)). A participant knows their own ranking, so a curve drawn point by
+    point would tell, step by step, which item is a positive; drawn this way it tells only how many positives lie
+    in each block of k ranked items (an aggregate)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return x, y
+    k = max(min_block, -(-n // max_points))
+    idx = np.arange(k - 1, n, k)
+    if idx.size == 0 or idx[-1] != n - 1:
+        idx = np.append(idx, n - 1)
+    return x[idx], y[idx]
+
+
+CURVES_NOTE = ("Each precision/recall curve is drawn from the points at every k-th rank of your ranked list "
+               "(k >= %d, at most %d points), so it shows how many positives lie in each block of k ranked items, "
+               "never whether one item is a positive. The shaded area is the interpolated precision (made "
+               "non-increasing from the right) of those points: the AP up to that resolution; the exact AP is "
+               "in the scores." % (MIN_BLOCK, MAX_POINTS))
+
+
 def precision_recall_plots(series, envelope=True):
-    """One precision/recall plot per class (small multiples), titled by the class; envelope: shade the VOC
-    interpolated precision whose area is the AP."""
-    return [Plot(s.label, "recall", "precision", [Series(s.label, s.x, s.y, envelope=envelope)]) for s in series]
+    """One precision/recall plot per class (small multiples), titled by the class, drawn from rank blocks
+    (rank_blocks: series hold one point per ranked item); envelope: shade the VOC interpolated precision."""
+    out = []
+    for s in series:
+        x, y = rank_blocks(s.x, s.y)
+        out.append(Plot(s.label, "recall", "precision", [Series(s.label, x, y, envelope=envelope)],
+                        note=CURVES_NOTE))
+    return out
 
 
 class Table(object):
