@@ -4,7 +4,7 @@ Everything the participant sees = stdout, stderr, scores.txt, scores.json and de
 
 - only_numbers_differ(slug, modify, tmp_path): score the same sample submission against the reference and against
   a copy changed by modify(ref_copy_dir) in ONE test item's labels; what the participant sees must be the same
-  apart from numbers. The text is cut into tags and words, numbers masked, and compared as a multiset, so sorted
+  apart from numbers (and colours, which encode them). The text is cut into tags and words, numbers masked, and compared as a multiset, so sorted
   bar charts may reorder their (aggregate) rows; a per-item name or label that changes still shows.
 - no_item_ids(slug, ids, tmp_path): nothing the participant sees names any of the given test item ids (per-item rows
   would have to name them). Use a submission that covers every item, so no message names a missing one.
@@ -17,6 +17,7 @@ from collections import Counter
 from conftest import ROOT, run_score
 
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")    # a heat map's cell colours encode its numbers
 TOKEN = re.compile(r"<[^>]*>|[^<\s]+")
 
 
@@ -33,7 +34,7 @@ def seen_text(proc, out):
 
 
 def masked_tokens(text):
-    return Counter(NUMBER.sub("#", t) for t in TOKEN.findall(text))
+    return Counter(NUMBER.sub("#", COLOUR.sub("#colour", t)) for t in TOKEN.findall(text))
 
 
 def score_twice(slug, modify, tmp_path, submission="random"):

@@ -6,8 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ROOT
+from privacy import no_item_ids, only_numbers_differ
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.files import Submission
+from scoring_program.report.result import LOST
 from scoring_program.tasks.voc2011_action import ACTIONS, TASK, read_person_confidences
 
 # four persons, in ground-truth list order
@@ -184,3 +187,52 @@ def test_read_person_confidences_maps_persons(tmp_path):
     cf = read_person_confidences(str(f), "r.txt", keys)
     assert cf.confidence.tolist() == [0.7, 0.3, -np.inf] and cf.nlines == 2 and cf.nduplicates == 0
     assert os.path.exists(str(f))
+
+
+# ---------------------------------------------------------------- the report: bars, "where the points were lost", privacy
+PHONING_TIES = {"phoning": lines(("2011_000002", 1, 0.9), ("2011_000003", 2, 0.5), ("2011_000001", 3, 0.5))}
+
+
+def test_precision_at_half_recall_from_the_same_ranking_as_the_ap(tmp_path):
+    # GT [0, 1, -1, 1]; person 3 (n) .9, persons 2 and 4 (p) tie at .5 and keep list order, person 1 (label 0)
+    # absent, at -inf: n p p 0 -> rec 0 .5 1 1, prec 0 .5 2/3 2/3 -> AP 2/3; P@50 = max(.5, 2/3, 2/3) = 2/3;
+    # lost over recall 0-.5: .5 - .5 * 2/3 = 1/6, over .5-1: 1/6
+    r = run(tmp_path, {"phoning": [0, 1, -1, 1]}, PHONING_TIES)
+    assert r.scores["AP_phoning"] == pytest.approx(2 / 3)
+    bars = r.bars[0]
+    k = bars.labels.index("phoning")
+    assert bars.extra[k] == pytest.approx(2 / 3)
+    assert bars.value_text[k] == "0.6667 (P@50%R 0.6667)"
+    table = [b for b in r.section(LOST).blocks if not isinstance(b, str)][0]
+    assert [row for row in table.rows if row[0] == "phoning"] == [["phoning", "0.6667", "0.6667", "0.1667",
+                                                                    "0.1667"]]
+    assert [row for row in table.rows if row[0] == "walking"] == [["walking", "0.0000", "n/a", "n/a", "n/a"]]
+
+
+def test_private_report_lists_persons_only_when_asked(tmp_path):
+    ref = make_ref(tmp_path, {"phoning": [0, 1, -1, 1]})
+    res = make_res(tmp_path, PHONING_TIES)
+    assert TASK.score(str(ref), Submission(str(res))).private == []
+    positives, negatives = TASK.score(str(ref), Submission(str(res)), private=True).private
+    assert positives.rows == [["phoning", "2011_000001 3", 2, "0.5", 1], ["phoning", "2011_000003 2", 3, "0.5", 1]]
+    assert negatives.rows == [["phoning", "2011_000002 1", 1, "0.9", 2]]
+    assert positives.header[1] == "person (image id, object index)"
+
+
+def test_report_shows_no_person_label(tmp_path):
+    def flip_one_person(ref):
+        path = os.path.join(ref, "ImageSets", "Action", "jumping_test.txt")
+        with open(path) as f:
+            first, rest = f.read().split("\n", 1)
+        image, index, label = first.split()
+        assert label != "0"
+        with open(path, "w") as f:
+            f.write("%s %s %d\n%s" % (image, index, -int(label), rest))       # one person's label negated
+    only_numbers_differ("voc2011-action", flip_one_person, tmp_path)
+
+
+def test_report_names_no_test_image(tmp_path):
+    with open(os.path.join(ROOT, "reference_data", "voc2011-action", "ImageSets", "Action", "jumping_test.txt")) as f:
+        ids = sorted({line.split()[0] for line in f if line.strip()})
+    assert len(ids) >= 20
+    no_item_ids("voc2011-action", ids, tmp_path)

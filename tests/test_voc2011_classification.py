@@ -5,12 +5,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import read_scores, run_score
+from conftest import ROOT, read_scores, run_score
+from privacy import no_item_ids, only_numbers_differ
 from scoring_program.errors import SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.voc import VOC_CLASSES
 from scoring_program.metrics.ap import ap_voc2010, pr_curve
-from scoring_program.metrics.classification import voc_cls_ap
+from scoring_program.metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ap
+from scoring_program.report.result import LOST
 from scoring_program.tasks.voc2011_classification import TASK
 
 SLUG = "voc2011-classification"
@@ -50,6 +52,65 @@ def test_vocap_envelope_and_sentinels():
     assert ap_voc2010([0.5, 0.5, 1.0], [1.0, 0.5, 0.4]) == pytest.approx(0.5 + 0.5 * 0.4)
     # recall never reaching 1 adds nothing beyond the last recall
     assert ap_voc2010([0.25], [1.0]) == pytest.approx(0.25)
+
+
+# ---------------------------------------------------------------- where the points were lost, worked by hand
+def curve(conf, labels):
+    return voc_cls_ap(conf, labels)[1:]
+
+
+def test_precision_at_half_recall_is_the_envelope_at_recall_half():
+    # p n n p p n (npos 3): rec 1/3 1/3 1/3 2/3 1 1, prec 1 .5 1/3 .5 .6 .5; ranks with rec >= .5: .5 .6 .5 -> .6
+    # (not .5, the raw precision where recall first reaches .5)
+    rec, prec = curve([6, 5, 4, 3, 2, 1], [1, -1, -1, 1, 1, -1])
+    assert interpolated_precision_at(rec, prec, 0.5) == pytest.approx(0.6, abs=1e-15)
+    # AP = 1/3 * 1 + 2/3 * .6 = 11/15; over recall [0, .5]: 1/3 * 1 + 1/6 * .6 = 13/30; over [.5, 1]: 1/2 * .6 = 3/10
+    head, tail = ap_split_at(rec, prec, 0.5)
+    assert head == pytest.approx(13 / 30, abs=1e-15) and tail == pytest.approx(3 / 10, abs=1e-15)
+    assert head + tail == pytest.approx(voc_cls_ap([6, 5, 4, 3, 2, 1], [1, -1, -1, 1, 1, -1])[0], abs=1e-15)
+
+
+def test_precision_at_half_recall_ties_keep_gt_order():
+    # all tied: GT order n p p n -> rec 0 .5 1 1, prec 0 .5 2/3 .5 -> P@50 = 2/3; AP 2/3 = 1/3 + 1/3
+    rec, prec = curve([0.5] * 4, [-1, 1, 1, -1])
+    assert interpolated_precision_at(rec, prec) == pytest.approx(2 / 3, abs=1e-15)
+    assert ap_split_at(rec, prec) == pytest.approx((1 / 3, 1 / 3), abs=1e-15)
+
+
+def test_precision_at_half_recall_with_missing_images_ranked_last():
+    # only images 2 (n, .9) and 4 (p, .1) scored; 1 and 3 (p) at -inf in GT order -> n p p p:
+    # rec 0 1/3 2/3 1, prec 0 .5 2/3 .75 -> P@50 = max(2/3, .75) = .75; AP = .75, .375 over each half
+    rec, prec = curve([-np.inf, 0.9, -np.inf, 0.1], [1, -1, 1, 1])
+    assert interpolated_precision_at(rec, prec) == pytest.approx(0.75, abs=1e-15)
+    assert ap_split_at(rec, prec) == pytest.approx((0.375, 0.375), abs=1e-15)
+
+
+def test_precision_at_half_recall_ignores_difficult_and_its_nan():
+    # d p n p: prec NaN 1 .5 2/3, rec 0 .5 .5 1 -> P@50 = 1; AP = .5 * 1 + .5 * 2/3; head .5, tail 1/3
+    rec, prec = curve([4, 3, 2, 1], [0, 1, -1, 1])
+    assert np.isnan(prec[0])
+    assert interpolated_precision_at(rec, prec) == 1.0
+    assert ap_split_at(rec, prec) == pytest.approx((0.5, 1 / 3), abs=1e-15)
+
+
+def test_recall_never_reaching_half_gives_precision_zero():
+    # VOCap's sentinel recall 1 / precision 0: nothing beyond the last recall
+    assert interpolated_precision_at([0.25], [1.0], 0.5) == 0.0
+    assert ap_split_at([0.25], [1.0], 0.5) == (0.25, 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([1, -1, 0]), min_size=1, max_size=40), st.randoms(use_true_random=False))
+def test_the_two_halves_add_up_to_the_ap(labels, rnd):
+    conf = [rnd.choice([0.1, 0.5, -np.inf, rnd.random()]) for _ in labels]
+    ap, rec, prec = voc_cls_ap(conf, labels)
+    if ap is None:
+        return
+    head, tail = ap_split_at(rec, prec)
+    assert head + tail == pytest.approx(ap, abs=1e-12)
+    assert -1e-12 <= head <= 0.5 + 1e-12 and -1e-12 <= tail <= 0.5 + 1e-12
+    # the envelope is non-increasing: the precision at recall .5 bounds the second half's area
+    assert tail <= 0.5 * interpolated_precision_at(rec, prec) + 1e-12
 
 
 # ---------------------------------------------------------------- properties
@@ -219,3 +280,49 @@ def test_sample_perfect_scores_one_and_random_matches_recorded_value(tmp_path, r
         assert s["AP_" + cls] == pytest.approx(aps[-1], abs=1e-12)
     assert s["mAP"] == pytest.approx(sum(aps) / 20, abs=1e-12)
     assert 0.5 < s["mAP"] < 0.95
+
+
+# ---------------------------------------------------------------- the report: bars, "where the points were lost", privacy
+def test_report_shows_precision_at_half_recall_beside_the_ap(tmp_path):
+    # car GT p n p; im1 .9, im2 .5, im3 absent -> p n p: rec .5 .5 1, prec 1 .5 2/3 -> AP 5/6, P@50 1,
+    # lost over recall 0-.5: 0, over .5-1: .5 - .5 * 2/3 = 1/6
+    r = score(tmp_path, {"comp1_cls_test_car.txt": "im1 0.9\nim2 0.5\n"})
+    bars = r.bars[0]
+    k = bars.labels.index("car")
+    assert bars.values[k] == pytest.approx(5 / 6) and bars.extra[k] == 1.0
+    assert np.isnan(bars.extra[bars.labels.index("cat")])          # no file: AP 0, no ranking
+    table = [b for b in r.section(LOST).blocks if not isinstance(b, str)][0]
+    row = [row for row in table.rows if row[0] == "car"][0]
+    assert row == ["car", "0.8333", "1.0000", "0.0000", "0.1667"]
+    assert [row for row in table.rows if row[0] == "cat"][0] == ["cat", "0.0000", "n/a", "n/a", "n/a"]
+    assert [p.title for p in r.plots] == ["car (AP 0.8333)"]
+
+
+def test_private_report_lists_ranked_positives_and_top_negatives(tmp_path):
+    ref = make_ref(tmp_path)
+    res = make_res(tmp_path, {"comp1_cls_test_car.txt": "im1 0.9\nim2 0.5\n"})
+    assert TASK.score(str(ref), Submission(str(res))).private == []
+    r = TASK.score(str(ref), Submission(str(res)), private=True)
+    positives, negatives = r.private
+    assert [row for row in positives.rows if row[0] == "car"] == [["car", "im1", 1, "0.9", 0],
+                                                                   ["car", "im3", 3, "not in the file", 1]]
+    assert [row for row in negatives.rows if row[0] == "car"] == [["car", "im2", 2, "0.5", 1]]
+    assert not [row for row in positives.rows if row[0] == "cat"]      # no file, no ranking
+
+
+def test_report_shows_no_image_label(tmp_path):
+    def flip_one_image(ref):
+        path = os.path.join(ref, "ImageSets", "Main", "car_test.txt")
+        with open(path) as f:
+            rows = [line.split() for line in f]
+        rows[0][1] = "1" if rows[0][1] == "-1" else "-1"
+        with open(path, "w") as f:
+            f.write("".join("%s %s\n" % tuple(r) for r in rows))
+    only_numbers_differ(SLUG, flip_one_image, tmp_path)
+
+
+def test_report_names_no_test_image(tmp_path):
+    with open(os.path.join(ROOT, "reference_data", SLUG, "ImageSets", "Main", "car_test.txt")) as f:
+        ids = [line.split()[0] for line in f if line.strip()]
+    assert len(ids) >= 50
+    no_item_ids(SLUG, ids, tmp_path)

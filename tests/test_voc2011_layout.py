@@ -9,11 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.synth.voc2011_detection import annotation_xml
+from conftest import ROOT
+from privacy import no_item_ids, only_numbers_differ
 from bench.synth.voc2011_layout import layouts_xml
 from scoring_program.errors import SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.voc_xml import parse_layout_results
-from scoring_program.metrics.layout import select_layouts, voc_layout_ap
+from scoring_program.metrics.layout import PartErrors, layout_errors, select_layouts, voc_layout_ap
+from scoring_program.report.result import LOST
 from scoring_program.tasks.voc2011_layout import TASK
 from test_voc2011_detection import oracle_vocap
 
@@ -31,12 +34,12 @@ def _ov(bb, bbgt):
     return -math.inf
 
 
-def oracle_layout(gt, layouts):
+def oracle_walk(gt, layouts):
     """gt: [[(class, box)] per person]; layouts: [(person or None, confidence, [(class, box)])] in XML order.
-    Returns per class (tp list, fp list, ap or None), one loop per layout and part as the devkit walks them."""
+    Yields (class, the person has a GT part of the class, best overlap, ok) per evaluated part, one loop per
+    layout and part as the devkit walks them."""
     order = sorted(range(len(layouts)), key=lambda i: -layouts[i][1])
     seen = set()
-    flags = {c: ([], []) for c in range(3)}
     for k in order:
         p, _, parts = layouts[k]
         if p is None or p in seen:
@@ -44,17 +47,25 @@ def oracle_layout(gt, layouts):
         seen.add(p)
         taken = set()
         for c, box in parts:
-            best, jbest = -math.inf, None
+            best, jbest, has = -math.inf, None, False
             for j, (gc, gb) in enumerate(gt[p]):
                 if gc == c:
+                    has = True
                     ov = _ov(box, gb)
                     if ov > best:
                         best, jbest = ov, j
             ok = best >= 0.5 and jbest not in taken
             if ok:
                 taken.add(jbest)
-            flags[c][0].append(int(ok))
-            flags[c][1].append(int(not ok))
+            yield c, has, best, ok
+
+
+def oracle_layout(gt, layouts):
+    """Per class (tp list, fp list, ap or None) by oracle_walk."""
+    flags = {c: ([], []) for c in range(3)}
+    for c, _, _, ok in oracle_walk(gt, layouts):
+        flags[c][0].append(int(ok))
+        flags[c][1].append(int(not ok))
     out = []
     for c in range(3):
         tp, fp = flags[c]
@@ -279,3 +290,126 @@ def test_fast_parser_and_line_keeping_parser_agree_on_the_sample(root):
     for k in ("object", "confidence", "part_layout", "part_class", "part_box"):
         assert np.array_equal(getattr(a, k), getattr(b, k)), k
     assert b.line[0] == 2 and (b.part_line > 0).all()
+
+
+# ---- where the points were lost (metrics.layout.layout_errors) ----------------------------------------------------
+
+def run_errors(gt, layouts):
+    person = np.array([-1 if p is None else p for p, _, _ in layouts], dtype=np.int64)
+    conf = np.array([c for _, c, _ in layouts], dtype=float)
+    pl = [k for k, (_, _, parts) in enumerate(layouts) for _ in parts]
+    pc = [c for _, _, parts in layouts for c, _ in parts]
+    pb = np.array([b for _, _, parts in layouts for _, b in parts], float).reshape(-1, 4)
+    gp = [p for p, parts in enumerate(gt) for _ in parts]
+    gc = [c for parts in gt for c, _ in parts]
+    gb = np.array([b for parts in gt for _, b in parts], float).reshape(-1, 4)
+    kept, _, _ = select_layouts(person, conf)
+    return layout_errors(kept, person, pl, pc, pb, gp, gc, gb, len(gt))
+
+
+def test_layout_errors_hand_computed():
+    gt = [[(HEAD, (1, 1, 10, 10)), (HAND, (20, 20, 30, 30)), (HAND, (40, 40, 50, 50))],       # person 0
+          [(HEAD, (1, 1, 10, 10)), (FOOT, (60, 60, 70, 70)), (FOOT, (80, 80, 90, 90))],       # person 1
+          [(HEAD, (1, 1, 10, 10))]]                                                           # person 2: no layout
+    layouts = [(0, 0.9, [(HEAD, (1, 1, 10, 10)),        # TP
+                         (HAND, (20, 20, 30, 30)),      # TP (the first hand)
+                         (HAND, (20, 20, 30, 31)),      # overlap >= 0.5 with the first hand, already taken: FP
+                         (FOOT, (1, 1, 5, 5))]),        # person 0 has no foot: FP
+               (1, 0.8, [(HEAD, (100, 100, 110, 110)),  # disjoint from the head: FP (overlap)
+                         (HAND, (1, 1, 10, 10)),        # person 1 has no hand: FP
+                         (FOOT, (60, 60, 70, 75))]),    # 121 / 176 = 0.69 with the first foot: TP
+               (None, 0.7, [(HEAD, (1, 1, 10, 10))]),   # not a listed person: skipped
+               (0, 0.5, [(HEAD, (1, 1, 10, 10))])]      # person 0's second layout: skipped
+    errors, persons = run_errors(gt, layouts)
+    assert errors[HEAD] == PartErrors(predicted=2, tp=1, fp_no_gt_part=0, fp_overlap=1, fp_taken=0, gt=3,
+                                      missed_no_layout=1, missed_in_layout=1, persons_with_layout=2,
+                                      too_many=0, too_few=0)
+    # hands: person 0 has 2 predicted and 2 GT (same count, yet one FP); person 1 has 1 predicted, 0 GT
+    assert errors[HAND] == PartErrors(predicted=3, tp=1, fp_no_gt_part=1, fp_overlap=0, fp_taken=1, gt=2,
+                                      missed_no_layout=0, missed_in_layout=1, persons_with_layout=2,
+                                      too_many=1, too_few=0)
+    # feet: person 0 has 1 predicted, 0 GT (too many); person 1 has 1 predicted, 2 GT (too few)
+    assert errors[FOOT] == PartErrors(predicted=2, tp=1, fp_no_gt_part=1, fp_overlap=0, fp_taken=0, gt=2,
+                                      missed_no_layout=0, missed_in_layout=1, persons_with_layout=2,
+                                      too_many=1, too_few=1)
+    assert persons.gt.tolist() == [[1, 2, 0], [1, 0, 2], [1, 0, 0]]
+    assert persons.predicted.tolist() == [[1, 2, 1], [1, 1, 1], [0, 0, 0]]
+    assert persons.tp.tolist() == [[1, 1, 0], [0, 0, 1], [0, 0, 0]]
+    assert persons.layout.tolist() == [0, 1, -1]
+    per, _, _ = run_metric(gt, layouts)                 # the same matching as the AP
+    assert [sum(tp) for tp, _, _ in per] == [e.tp for e in errors]
+
+
+def oracle_errors(gt, layouts):
+    """Per class [no GT part, overlap < 0.5, taken] FP counts, by oracle_walk."""
+    out = [[0, 0, 0] for _ in range(3)]
+    for c, has, best, ok in oracle_walk(gt, layouts):
+        if not ok:
+            out[c][0 if not has else 1 if best < 0.5 else 2] += 1
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenes())
+def test_layout_errors_add_up_and_match_the_oracle(scene):
+    gt, layouts = scene
+    errors, persons = run_errors(gt, layouts)
+    per, _, _ = run_metric(gt, layouts)
+    for c, (e, (tp, fp, _), fps) in enumerate(zip(errors, per, oracle_errors(gt, layouts))):
+        assert e.tp == sum(tp) and e.predicted == len(tp)
+        assert [e.fp_no_gt_part, e.fp_overlap, e.fp_taken] == fps and sum(fps) == sum(fp)
+        assert e.gt == e.tp + e.missed_no_layout + e.missed_in_layout
+        assert int(persons.tp[:, c].sum()) == e.tp and int(persons.predicted[:, c].sum()) == e.predicted
+
+
+# ---- the report -------------------------------------------------------------------------------------------------
+
+def test_report_bars_curves_lost_tables_and_private_person_table(ref, tmp_path):
+    doc = layouts_xml([("2011_000001", 2, 0.9, [("head", (1, 1, 10, 10)), ("hand", (20, 20, 30, 30)),
+                                                ("hand", (20, 20, 30, 31)), ("foot", (1, 1, 10, 10))])])
+    sub = sub_with(tmp_path, {"comp7_layout_test.xml": doc})
+    res = TASK.score(ref, sub)
+    assert res.private == []
+    assert res.scores["AP_head"] == 1.0 and res.scores["AP_hand"] == 1.0
+    (bars,) = res.bars
+    assert bars.labels == ["head", "hand"] and bars.values == [1.0, 1.0]          # no foot GT: no AP, no bar
+    assert [p.title for p in res.plots] == ["head", "hand"] and res.plots[1].series[0].envelope
+    assert res.plots[1].series[0].y.tolist() == [1.0, 0.5]                        # TP then the taken hand's FP
+    gt_parts, predicted, persons = res.section(LOST).blocks
+    assert gt_parts.rows == [["head", 1, 1, 0, 0], ["hand", 1, 1, 0, 0], ["foot", 0, 0, 0, 0]]
+    assert predicted.rows == [["head", 1, 1, 0, 0, 0], ["hand", 2, 1, 0, 0, 1], ["foot", 1, 0, 1, 0, 0]]
+    assert persons.rows == [["head", 1, 0, 0], ["hand", 1, 1, 0], ["foot", 1, 1, 0]]
+    (table,) = TASK.score(ref, sub, private=True).private
+    assert table.header[:3] == ["image", "object", "layout confidence"]
+    assert table.rows == [["2011_000001", 2, 0.9, "1/1/0", "1/2/1", "1/1/0"]]
+
+
+def test_private_person_table_says_none_without_a_layout(ref, tmp_path):
+    res = TASK.score(ref, sub_with(tmp_path, {"comp7_layout_test.xml": "<results/>"}), private=True)
+    assert res.private[0].rows == [["2011_000001", 2, "none", "1/1/0", "0/0/0", "0/0/0"]]
+    assert res.section(LOST).blocks[0].rows[0] == ["head", 1, 0, 1, 0]         # missed: no layout for the person
+
+
+# ---- privacy (issue 12) -------------------------------------------------------------------------------------------
+
+SLUG = "voc2011-layout"
+
+
+def test_participant_sees_no_per_person_parts(tmp_path):
+    """The last foot of one person becomes a hand (both classes stay in the set): only numbers may change. A
+    per-person listing of part names would show it; per-person counts are caught by the id test below."""
+    def one_foot_becomes_a_hand(ref):
+        path = os.path.join(ref, "Annotations", "2011_000002.xml")
+        with open(path) as f:
+            text = f.read()
+        at = text.rindex("<name>foot</name>")
+        with open(path, "w") as f:
+            f.write(text[:at] + "<name>hand</name>" + text[at + len("<name>foot</name>"):])
+    only_numbers_differ(SLUG, one_foot_becomes_a_hand, tmp_path)
+
+
+def test_participant_sees_no_test_person_id(tmp_path):
+    with open(os.path.join(ROOT, "reference_data", SLUG, "ImageSets", "Layout", "test.txt")) as f:
+        ids = sorted(set(line.split()[0] for line in f if line.strip()))
+    assert len(ids) >= 20
+    no_item_ids(SLUG, ids, tmp_path, submission="perfect")

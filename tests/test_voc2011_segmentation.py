@@ -1,5 +1,6 @@
 """voc2011-segmentation: hand-computed VOCevalseg.m scenarios, the PNG reader's rules, and properties."""
 import os
+import re
 import struct
 import zlib
 
@@ -10,11 +11,13 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from conftest import ROOT, read_scores, run_score
+from privacy import masked_tokens, no_item_ids, score_twice, seen_text
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.images import read_label_png
 from scoring_program.metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
-from scoring_program.tasks.voc2011_segmentation import SEG_CLASSES, TASK
+from scoring_program.report.result import LOST, HeatMap
+from scoring_program.tasks.voc2011_segmentation import SEG_CLASSES, TASK, evaluate, read_submission
 
 PALETTE = [(i * 37) % 256 for i in range(768)]   # any colour map: only the indices count
 
@@ -51,8 +54,18 @@ def make_case(tmp_path, gts, preds, comp=5, set_name="test", mode="P"):
     return ref, res, folder
 
 
-def score(ref, res):
-    return TASK.score(str(ref), Submission(str(res)))
+def score(ref, res, private=False):
+    return TASK.score(str(ref), Submission(str(res)), private=private)
+
+
+def evaluation_of(ref, res, per_image=False):
+    reference = TASK.load_reference(str(ref))
+    return evaluate(reference, read_submission(Submission(str(res)), reference, TASK.comps), per_image=per_image)
+
+
+def heat_map(r):
+    """The confusion heat map of "Where the points were lost" (rows: ground truth, normalized)."""
+    return [b for b in r.section(LOST).blocks if isinstance(b, HeatMap)][0]
 
 
 def test_two_images_hand_computed_confusion_and_iou(tmp_path):
@@ -68,9 +81,12 @@ def test_two_images_hand_computed_confusion_and_iou(tmp_path):
     assert r.scores["IoU_bicycle"] == pytest.approx(1 / 2)        # 1 / (2 + 1 - 1)
     assert r.scores["mIoU"] == pytest.approx((0.4 + 0.5 + 0.5) / 3)
     assert set(r.scores) == {"mIoU", "IoU_background", "IoU_aeroplane", "IoU_bicycle"}
-    counts = [t for t in r.tables if t.title == "Confusion matrix, pixel counts"][0]
-    assert counts.rows[0][1:4] == [2, 1, 0] and counts.rows[1][1:4] == [1, 2, 0] and counts.rows[2][1:4] == [1, 0, 1]
-    assert sum(sum(row[1:]) for row in counts.rows) == 8          # the 2 void pixels are not counted
+    counts = evaluation_of(ref, res).conf
+    assert counts[0, :3].tolist() == [2, 1, 0] and counts[1, :3].tolist() == [1, 2, 0]
+    assert counts[2, :3].tolist() == [1, 0, 1]
+    assert int(counts.sum()) == 8                                  # the 2 void pixels are not counted
+    heat = heat_map(r).values
+    assert heat[0, :3] == pytest.approx([2 / 3, 1 / 3, 0]) and heat[2, :3] == pytest.approx([1 / 2, 0, 1 / 2])
     assert any("2 void pixels excluded" in n for n in r.notes)
 
 
@@ -361,13 +377,73 @@ def test_validate_checks_modes_and_values_without_reference(tmp_path):
         TASK.validate(Submission(str(res)), ids=np.array([b"img1", b"img2", b"img3"]))
 
 
-def test_report_shows_the_confusion_matrix(tmp_path):
+def test_report_shows_the_confusion_matrix_as_a_row_normalized_heat_map(tmp_path):
     ref, res, _ = make_case(tmp_path, [[[0, 0, 1, 1]]], [[[0, 1, 1, 1]]])
     r = score(ref, res)
-    pct = [t for t in r.tables if t.title.startswith("Confusion matrix, percent")][0]
-    assert pct.header[1:] == [c[:6] for c in SEG_CLASSES]
-    assert pct.rows[0][1:3] == ["50.00", "50.00"] and pct.rows[1][1:3] == ["0.00", "100.00"]
-    assert pct.rows[5][1:] == ["0.00"] * 21                 # an absent row stays 0, not NaN
+    heat = heat_map(r)
+    assert heat.row_labels == list(SEG_CLASSES) and heat.col_labels == list(SEG_CLASSES)
+    assert heat.values.shape == (21, 21)
+    assert heat.values[0, :2].tolist() == [0.5, 0.5] and heat.values[1, :2].tolist() == [0.0, 1.0]
+    assert heat.values[5].tolist() == [0.0] * 21                 # an absent row stays 0, not NaN
+    assert not any(t.title.startswith("Confusion matrix") for t in r.tables)   # the heat map replaces the tables
+
+
+def test_report_bars_are_the_iou_of_the_classes_that_have_one(tmp_path):
+    ref, res, _ = two_image_case(tmp_path)
+    r = score(ref, res)
+    bars = r.bars[0]
+    assert bars.title == "IoU per class (comp5, set 'test')"
+    assert bars.labels == ["background", "aeroplane", "bicycle"]    # the 18 classes without an IoU have no bar
+    assert bars.values == pytest.approx([2 / 5, 2 / 4, 1 / 2])
+
+
+def test_private_per_image_table_only_when_asked(tmp_path):
+    ref, res, _ = two_image_case(tmp_path)
+    assert score(ref, res).private == []
+    assert evaluation_of(ref, res).images == []                     # nothing kept per image in a normal run
+    r = score(ref, res, private=True)
+    assert_two_image_scores(r)
+    (table,) = r.private
+    assert table.header[:5] == ["image", "labelled pixels", "void pixels", "pixel accuracy", "image mIoU"]
+    # img1: gt [[0 0 1] [1 1 255]], result [[0 1 1] [1 0 2]]: 3 of 5 labelled pixels right; the 2 on void is not
+    # counted; own confusion [[1 1] [1 2]]: IoU 1/3 (background), 2/4 (aeroplane)
+    assert table.rows[0] == ["img1", 5, 1, pytest.approx(3 / 5), pytest.approx((1 / 3 + 1 / 2) / 2),
+                             "background, aeroplane", "background, aeroplane"]
+    # img2: gt [2 2 0 255], result [2 0 0 0]: 2 of 3 right; confusion rows bg [1 0], bicycle [1 1]: IoU 1/2, 1/2
+    assert table.rows[1] == ["img2", 3, 1, pytest.approx(2 / 3), pytest.approx(1 / 2),
+                             "background, bicycle", "background, bicycle"]
+
+
+# ---- privacy (issue 12) -------------------------------------------------------------------------------------
+
+SLUG = "voc2011-segmentation"
+COLOUR = re.compile(r"#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})(?![0-9a-fA-F])")
+
+
+def test_participant_sees_no_per_image_labels(tmp_path):
+    """One test image's bicycle pixels become boat (both classes stay in the set): only aggregate numbers may
+    change. The heat map's cell colours encode numbers too, so they are masked like numbers."""
+    def bicycle_to_boat_in_one_image(ref):
+        path = os.path.join(ref, "SegmentationClass", "2011_000001.png")
+        im = Image.open(path)
+        arr = np.array(im)
+        assert (arr == 2).any() and not (arr == 4).any()
+        arr[arr == 2] = 4
+        out = Image.fromarray(arr, mode="P")
+        out.putpalette(im.getpalette())
+        out.save(path)
+    (pa, oa), (pb, ob) = score_twice(SLUG, bicycle_to_boat_in_one_image, tmp_path)
+    assert (oa / "scores.txt").read_text() != (ob / "scores.txt").read_text()
+    a = masked_tokens(COLOUR.sub("#colour", seen_text(pa, oa)))
+    b = masked_tokens(COLOUR.sub("#colour", seen_text(pb, ob)))
+    assert a == b, (sorted((a - b).elements())[:10], sorted((b - a).elements())[:10])
+
+
+def test_participant_sees_no_test_image_id(tmp_path):
+    with open(os.path.join(ROOT, "reference_data", SLUG, "ImageSets", "Segmentation", "test.txt")) as f:
+        ids = f.read().split()
+    assert len(ids) == 8
+    no_item_ids(SLUG, ids, tmp_path, submission="perfect")
 
 
 # ---- metric properties -------------------------------------------------------------------------------------

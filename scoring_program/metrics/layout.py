@@ -11,13 +11,17 @@ list of a class is its parts in layout order. AP per class is VOCap.
 
 Because a person has at most one evaluated layout, "taken by an earlier part of this layout" is the detection
 rule "first claimant" with the person as the group: the matching reuses metrics.detection.match_ranked.
+layout_errors sorts every part of the same matching into why it did or did not count (the report's "Where the
+points were lost").
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from .ap import ap_voc2010, pr_curve
-from .detection import match_ranked
+from .detection import best_candidates, match_ranked
 from .ranking import stable_descending_order
 
 
@@ -40,6 +44,22 @@ def select_layouts(person, confidence):
     return kept, unknown, repeated
 
 
+def ranked_parts(kept, layout_person, part_layout, part_class, part_box):
+    """(person, class, box) of the parts of the layouts `kept` (in rank order), in layout rank order and XML order
+    inside a layout (stable): the order of each class's ranked list. Parts of other layouts are left out."""
+    kept = np.asarray(kept, dtype=np.int64)
+    part_layout = np.asarray(part_layout, dtype=np.int64)
+    rank_of_layout = np.full(np.asarray(layout_person).size, -1, dtype=np.int64)
+    rank_of_layout[kept] = np.arange(kept.size)
+    prank = rank_of_layout[part_layout] if part_layout.size else part_layout
+    sel = np.flatnonzero(prank >= 0)
+    sel = sel[np.argsort(prank[sel], kind="stable")]
+    person = np.asarray(layout_person, dtype=np.int64)[part_layout[sel]]
+    pclass = np.asarray(part_class, dtype=np.int64)[sel]
+    pbox = np.asarray(part_box, dtype=np.float64).reshape(-1, 4)[sel]
+    return person, pclass, pbox
+
+
 def voc_layout_ap(kept, layout_person, part_layout, part_class, part_box, gt_person, gt_class, gt_box,
                   npersons, nclasses=3, min_overlap=0.5):
     """Per part class (ap or None, rec, prec, tp, fp) for the ranked, deduplicated layouts `kept`.
@@ -47,17 +67,7 @@ def voc_layout_ap(kept, layout_person, part_layout, part_class, part_box, gt_per
     Parts of a layout not in `kept` are ignored. GT parts: gt_person (listed person index), gt_class, gt_box,
     in XML order within each person. ap is None when the class has no GT part (np = 0).
     """
-    kept = np.asarray(kept, dtype=np.int64)
-    part_layout = np.asarray(part_layout, dtype=np.int64)
-    rank_of_layout = np.full(np.asarray(layout_person).size, -1, dtype=np.int64)
-    rank_of_layout[kept] = np.arange(kept.size)
-    prank = rank_of_layout[part_layout] if part_layout.size else part_layout
-    sel = np.flatnonzero(prank >= 0)
-    # parts in layout rank order, XML order inside a layout (stable)
-    sel = sel[np.argsort(prank[sel], kind="stable")]
-    person = np.asarray(layout_person, dtype=np.int64)[part_layout[sel]]
-    pclass = np.asarray(part_class, dtype=np.int64)[sel]
-    pbox = np.asarray(part_box, dtype=np.float64).reshape(-1, 4)[sel]
+    person, pclass, pbox = ranked_parts(kept, layout_person, part_layout, part_class, part_box)
     gt_person = np.asarray(gt_person, dtype=np.int64)
     gt_class = np.asarray(gt_class, dtype=np.int64)
     gt_box = np.asarray(gt_box, dtype=np.float64).reshape(-1, 4)
@@ -71,3 +81,78 @@ def voc_layout_ap(kept, layout_person, part_layout, part_class, part_box, gt_per
         rec, prec = pr_curve(tp, fp, npos)
         out.append((None if npos == 0 else ap_voc2010(rec, prec), rec, prec, tp, fp))
     return out
+
+
+class PartErrors(NamedTuple):
+    """Where one part class lost points, by the metric's own matching (voc_layout_ap).
+
+    Predicted parts (of the evaluated layouts): predicted = tp + fp_no_gt_part + fp_overlap + fp_taken, where
+    fp_no_gt_part: the person has no GT part of this class; fp_overlap: the best +1-pixel overlap with the person's
+    GT parts of the class is below 0.5 (or none overlaps); fp_taken: the overlap is >= 0.5 but an earlier part of
+    the same layout took that GT part (no fallback). GT parts: gt = tp + missed_no_layout + missed_in_layout, where
+    missed_no_layout: the person has no evaluated layout; missed_in_layout: it has one, which did not match the
+    part. Persons with an evaluated layout (persons_with_layout): those that have more predicted parts of the
+    class than GT parts (too_many) and fewer (too_few).
+    """
+    predicted: int
+    tp: int
+    fp_no_gt_part: int
+    fp_overlap: int
+    fp_taken: int
+    gt: int
+    missed_no_layout: int
+    missed_in_layout: int
+    persons_with_layout: int
+    too_many: int
+    too_few: int
+
+
+class PersonCounts(NamedTuple):
+    """(npersons, nclasses) counts per listed person and part class; layout: index of its evaluated layout or
+    -1."""
+    gt: np.ndarray
+    predicted: np.ndarray
+    tp: np.ndarray
+    layout: np.ndarray
+
+
+def layout_errors(kept, layout_person, part_layout, part_class, part_box, gt_person, gt_class, gt_box,
+                  npersons, nclasses=3, min_overlap=0.5):
+    """([PartErrors per class], PersonCounts) for the ranked, deduplicated layouts `kept`, with the matching of
+    voc_layout_ap (match_ranked for the TPs, best_candidates for the overlap of the FPs)."""
+    npersons = int(npersons)
+    layout_person = np.asarray(layout_person, dtype=np.int64)
+    person, pclass, pbox = ranked_parts(kept, layout_person, part_layout, part_class, part_box)
+    gt_person = np.asarray(gt_person, dtype=np.int64)
+    gt_class = np.asarray(gt_class, dtype=np.int64)
+    gt_box = np.asarray(gt_box, dtype=np.float64).reshape(-1, 4)
+    layout = np.full(npersons, -1, dtype=np.int64)
+    kept = np.asarray(kept, dtype=np.int64)
+    layout[layout_person[kept]] = kept
+    covered = layout >= 0
+    size = npersons * nclasses
+    gt_count = np.bincount(gt_person * nclasses + gt_class, minlength=size).reshape(npersons, nclasses)
+    pred_count = np.bincount(person * nclasses + pclass, minlength=size).reshape(npersons, nclasses)
+    tp_count = np.zeros((npersons, nclasses), dtype=np.int64)
+    out = []
+    for c in range(nclasses):
+        m = pclass == c
+        g = gt_class == c
+        ngroups = max(npersons, 1)
+        tp, _ = match_ranked(person[m], pbox[m], gt_person[g], gt_box[g], np.zeros(int(g.sum()), dtype=bool),
+                             ngroups, min_overlap)
+        _, ovmax = best_candidates(person[m], pbox[m], gt_person[g], gt_box[g], ngroups)
+        tp_count[:, c] = np.bincount(person[m][tp], minlength=npersons)
+        no_part = gt_count[person[m], c] == 0
+        hit = ovmax >= min_overlap
+        missed_no_layout = int(np.count_nonzero(~covered[gt_person[g]]))
+        ntp = int(np.count_nonzero(tp))
+        out.append(PartErrors(
+            predicted=int(np.count_nonzero(m)), tp=ntp, fp_no_gt_part=int(np.count_nonzero(no_part)),
+            fp_overlap=int(np.count_nonzero(~no_part & ~hit)), fp_taken=int(np.count_nonzero(hit & ~tp)),
+            gt=int(np.count_nonzero(g)), missed_no_layout=missed_no_layout,
+            missed_in_layout=int(np.count_nonzero(g)) - ntp - missed_no_layout,
+            persons_with_layout=int(np.count_nonzero(covered)),
+            too_many=int(np.count_nonzero(covered & (pred_count[:, c] > gt_count[:, c]))),
+            too_few=int(np.count_nonzero(covered & (pred_count[:, c] < gt_count[:, c])))))
+    return out, PersonCounts(gt_count, pred_count, tp_count, layout)

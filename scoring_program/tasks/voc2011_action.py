@@ -13,16 +13,17 @@ import numpy as np
 from ..errors import SubmissionError
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt_labels
-from ..report.result import Result, ScoreKey
+from ..report.result import ScoreKey
 from .base import Task, no_progress
-from .voc_common import (RankedListWords, complete_sets, infer_set, load_ranked_lists, ranked_list_empty_columns,
-                         ranked_list_warnings, result_files, score_ranked_lists, validate_result_files)
+from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
+                         ranked_list_empty_columns, ranked_list_warnings, read_ranked_lists, report_ranked_lists,
+                         result_files, validate_result_files)
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
 WHAT = "person"
 WORDS = RankedListWords(kind="action", name="action", names="actions", item="person", line_id="person",
-                        zero_column="ignored (0)")
+                        zero_column="ignored (0)", item_header="person (image id, object index)")
 
 PROTOCOL = [
     "PASCAL VOC2011 action classification taster (comp9: VOC training data only; comp10: any training data), "
@@ -81,6 +82,24 @@ def _other_files(submission, comps, set_name):
     return [n for n in submission.names() for c in comps if n == "comp%d_action_%s_other.txt" % (c, set_name)]
 
 
+def read_submission(submission, reference, progress=no_progress):
+    """The comp9/comp10 result files of the reference's set, each mapped onto its action's GT list, and the
+    'other' files (never scored)."""
+    other = _other_files(submission, Voc2011Action.comps, reference.set_name)
+    found = result_files(_WithoutOther(submission, other), "action", Voc2011Action.comps, reference.set_name,
+                         ACTIONS, "action")
+    return read_ranked_lists(submission, reference, ACTIONS, found, read_person_confidences, WORDS, progress), other
+
+
+def report(evaluation, other=(), private=False):
+    res = report_ranked_lists(Voc2011Action.title, PROTOCOL, evaluation, WORDS, private)
+    if other:
+        res.notes.append("Not scored ('other' is a distractor, never evaluated): %s." % ", ".join(other))
+    if evaluation.ignored:
+        res.notes.append("Files not read: %s." % ", ".join(evaluation.ignored[:10]))
+    return res
+
+
 class Voc2011Action(Task):
     slug = "voc2011-action"
     title = "PASCAL VOC2011 action classification (comp9/comp10)"
@@ -107,19 +126,9 @@ class Voc2011Action(Task):
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir)
-        set_name, gts = reference.set_name, reference.data
-        other = _other_files(submission, self.comps, set_name)
-        comp, files, ignored = result_files(_WithoutOther(submission, other), "action", self.comps, set_name,
-                                            ACTIONS, "action")
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        score_ranked_lists(res, submission, ACTIONS, gts, files, read_person_confidences, comp, set_name, WORDS,
-                           progress)
-        if other:
-            res.notes.append("Not scored ('other' is a distractor, never evaluated): %s." % ", ".join(other))
-        if ignored:
-            res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
-        return res
+        sub, other = read_submission(submission, reference, progress)
+        evaluation = evaluate_ranked_lists(reference, ACTIONS, sub)
+        return report(evaluation, other, private)
 
     def validate(self, submission, ids=None):
         set_name = infer_set(submission, "action", ACTIONS + ("other",), self.comps)

@@ -7,10 +7,11 @@ import numpy as np
 
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
-from ..report.result import Result, ScoreKey
+from ..report.result import ScoreKey
 from .base import Task, no_progress
-from .voc_common import (RankedListWords, complete_sets, infer_set, load_ranked_lists, ranked_list_empty_columns,
-                         ranked_list_warnings, result_files, score_ranked_lists, validate_result_files)
+from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
+                         ranked_list_empty_columns, ranked_list_warnings, read_ranked_lists, report_ranked_lists,
+                         result_files, validate_result_files)
 
 PROTOCOL = [
     "PASCAL VOC2011 classification (comp1: VOC training data only; comp2: any training data), scored as the "
@@ -42,6 +43,19 @@ def read_class_list(path, label):
     return keys, labels
 
 
+def read_submission(submission, reference, progress=no_progress):
+    """The comp1/comp2 result files of the reference's set, each mapped onto its class's GT list."""
+    found = result_files(submission, "cls", Voc2011Classification.comps, reference.set_name, VOC_CLASSES, "cls")
+    return read_ranked_lists(submission, reference, VOC_CLASSES, found, read_confidences, WORDS, progress)
+
+
+def report(evaluation, private=False):
+    res = report_ranked_lists(Voc2011Classification.title, PROTOCOL, evaluation, WORDS, private)
+    if evaluation.ignored:
+        res.notes.append("Files not read: %s." % ", ".join(evaluation.ignored[:10]))
+    return res
+
+
 class Voc2011Classification(Task):
     slug = "voc2011-classification"
     title = "PASCAL VOC2011 classification (comp1/comp2)"
@@ -69,15 +83,9 @@ class Voc2011Classification(Task):
     def score(self, ref_dir, submission, progress=no_progress, private=False):
         # reference first: a broken reference is reported as such, whatever the submission
         reference = self.reference(ref_dir)
-        set_name = reference.set_name
-        comp, files, ignored = result_files(submission, "cls", self.comps, set_name, VOC_CLASSES, "cls")
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        score_ranked_lists(res, submission, VOC_CLASSES, reference.data, files, read_confidences, comp, set_name,
-                           WORDS, progress)
-        if ignored:
-            res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
-        return res
+        sub = read_submission(submission, reference, progress)
+        evaluation = evaluate_ranked_lists(reference, VOC_CLASSES, sub)
+        return report(evaluation, private)
 
     def validate(self, submission, ids=None):
         notes = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from typing import List, NamedTuple
 
 import numpy as np
 
@@ -12,8 +13,8 @@ from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, w
 from ..formats.text import lookup, read_bytes, to_int
 from ..formats.voc import join_keys
 from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
-from ..metrics.layout import select_layouts, voc_layout_ap
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..metrics.layout import PartErrors, PersonCounts, layout_errors, select_layouts, voc_layout_ap
+from ..report.result import LOST, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 from .voc_common import find_plain_set, plain_sets
 
@@ -39,12 +40,13 @@ PROTOCOL = [
     "when none were.",
 ]
 
+TITLE = "PASCAL VOC2011 person layout (comp7/comp8)"
 _RX = re.compile(r"comp(\d+)_layout_(.+)\.xml")
 
 
 class LayoutTruth(object):
     def __init__(self, keys, npersons, gt_person, gt_class, gt_box):
-        self.keys = keys            # 'S' array: image id + NUL + object index, one per listed person
+        self.keys = keys            # "S" array: image id + " " + object index (join_keys), one per listed person
         self.npersons = npersons
         self.gt_person = gt_person
         self.gt_class = gt_class
@@ -127,9 +129,153 @@ def find_results(submission, comps, set_name=None):
     return comp, s, submission.find(fname)
 
 
+class LayoutSubmission(NamedTuple):
+    """The results file, read and matched to the listed persons: person[i] is layout i's listed person (-1: not
+    listed); kept: the evaluated layouts in rank order (select_layouts); warnings: the skipped layouts."""
+    comp: int
+    label: str
+    layouts: object            # formats.voc_xml.LayoutResults
+    person: np.ndarray
+    kept: np.ndarray
+    warnings: List[str]
+
+
+def read_submission(submission, reference, comps):
+    """Find and parse comp<7|8>_layout_<set>.xml; rank the layouts and keep the first of each listed person."""
+    set_name, gt = reference.set_name, reference.data
+    comp, _, path = find_results(submission, comps, set_name)
+    label = submission.label(path)
+    lr = parse_layout_results(read_bytes(path, label), label)
+    lkeys = join_keys([np.array([s.encode("utf-8") for s in lr.image], dtype="S").reshape(-1),
+                       lr.object.astype("S")]) if len(lr) else np.zeros(0, dtype="S1")
+    person = lookup(lkeys, gt.keys)
+    kept, unknown, repeated = select_layouts(person, lr.confidence)
+    warnings = []
+    if unknown.size or repeated.size:      # the warnings name a line: parse again, keeping lines
+        lr = parse_layout_results(read_bytes(path, label), label, with_lines=True)
+    if unknown.size:
+        warnings.append("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
+                        "skipped, first at line %d." % (label, unknown.size, set_name, int(lr.line[unknown[0]])))
+    if repeated.size:
+        warnings.append("%s: %d later layout(s) for a person that already had a higher-ranked layout were "
+                        "skipped (one layout per person), first at line %d." % (label, repeated.size,
+                                                                              int(lr.line[repeated[0]])))
+    return LayoutSubmission(comp, label, lr, person, kept, warnings)
+
+
+class PartResult(NamedTuple):
+    """One part class: VOCap's AP (None without GT parts), the PR curve and the tp/fp flags in rank order, and
+    where the points were lost (metrics.layout.PartErrors)."""
+    name: str
+    ap: object
+    rec: np.ndarray
+    prec: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    errors: PartErrors
+
+
+class LayoutEvaluation(NamedTuple):
+    set_name: str
+    keys: np.ndarray           # listed persons: image id + " " + object index (join_keys)
+    submission: LayoutSubmission
+    parts: List[PartResult]
+    persons: PersonCounts      # per listed person and part class (the organizer's per-person table)
+
+
+def evaluate(reference, sub):
+    gt, lr = reference.data, sub.layouts
+    args = (sub.kept, sub.person, lr.part_layout, lr.part_class, lr.part_box, gt.gt_person, gt.gt_class,
+            gt.gt_box, gt.npersons)
+    per = voc_layout_ap(*args)
+    errors, persons = layout_errors(*args)
+    parts = [PartResult(name, ap, rec, prec, tp, fp, err)
+             for name, (ap, rec, prec, tp, fp), err in zip(PART_CLASSES, per, errors)]
+    return LayoutEvaluation(reference.set_name, gt.keys, sub, parts, persons)
+
+
+def report(evaluation, private=False):
+    sub, set_name = evaluation.submission, evaluation.set_name
+    npersons = evaluation.keys.size
+    res = Result(TITLE)
+    res.protocol = list(PROTOCOL)
+    res.warnings.extend(sub.warnings)
+    rows, aps, series = [], [], []
+    for part in evaluation.parts:
+        name, ap = part.name, part.ap
+        if ap is None:
+            res.notes.append("n/a: no GT %s part in the ground truth; AP_%s is not written and the class is "
+                             "left out of the mean." % (name, name))
+        else:
+            if part.tp.size == 0:
+                res.notes.append("%s: no predicted part: AP 0." % name)
+            res.set("AP_" + name, ap)
+            aps.append(ap)
+            if part.rec.size:
+                series.append(Series(name, part.rec, part.prec))
+        rows.append([name, float("nan") if ap is None else ap, part.errors.gt, int(part.tp.size),
+                     int(part.tp.sum()), int(part.fp.sum())])
+    res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+    res.scores.move_to_end("mAP", last=False)
+    where = "comp%d, set '%s'" % (sub.comp, set_name)
+    scored = [p for p in evaluation.parts if p.ap is not None]
+    if scored:
+        res.bars.append(Bars("AP per part (%s)" % where, [p.name for p in scored], [p.ap for p in scored],
+                             xlabel="average precision (VOCap, area under the precision envelope)"))
+    lost_tables(res.section(LOST), evaluation.parts)
+    res.tables.append(Table("Per-part average precision (%s, %d persons, %d layouts evaluated of %d)"
+                            % (where, npersons, sub.kept.size, len(sub.layouts)),
+                            ["part", "AP", "GT parts", "predicted parts", "true positives", "false positives"],
+                            rows))
+    res.plots.extend(precision_recall_plots(series))
+    if private:
+        res.private.append(person_table(evaluation))
+    return res
+
+
+def lost_tables(section, parts):
+    """Three aggregate tables from metrics.layout.PartErrors: what became of the GT parts, of the predicted parts,
+    and how many persons got too many or too few parts of each class."""
+    errs = [(p.name, p.errors) for p in parts]
+    section.add(Table("Ground-truth parts", ["part", "GT parts", "matched (TP)", "missed: no layout",
+                                             "missed: in a layout"],
+                      [[n, e.gt, e.tp, e.missed_no_layout, e.missed_in_layout] for n, e in errs],
+                      note="Missed, no layout: no layout of yours names the part's person (image, object), so all "
+                           "its parts count as missed. Missed, in a layout: the person's evaluated layout did not "
+                           "match the part."))
+    section.add(Table("Predicted parts: why each false positive is one",
+                      ["part", "predicted", "TP", "FP: no such GT part", "FP: overlap < 0.5", "FP: already taken"],
+                      [[n, e.predicted, e.tp, e.fp_no_gt_part, e.fp_overlap, e.fp_taken] for n, e in errs],
+                      note="No such GT part: the person has no GT part of the class. Overlap: the best +1-pixel "
+                           "intersection over union with the person's GT parts of the class. Already taken: an "
+                           "earlier part of the same layout matched that GT part (there is no fallback to another "
+                           "one)."))
+    section.add(Table("Persons with a layout: number of parts of each class",
+                      ["part", "persons with a layout", "more parts than the GT", "fewer parts than the GT"],
+                      [[n, e.persons_with_layout, e.too_many, e.too_few] for n, e in errs]))
+
+
+def person_table(evaluation):
+    """Organizer only: one row per listed person (GT, predicted and matched parts per class)."""
+    persons, sub = evaluation.persons, evaluation.submission
+    confidence = sub.layouts.confidence
+    rows = []
+    for p, key in enumerate(evaluation.keys.tolist()):
+        image_id, obj = key.rsplit(b" ", 1)
+        k = int(persons.layout[p])
+        rows.append([image_id.decode("utf-8", "replace"), int(obj), "none" if k < 0 else float(confidence[k])]
+                    + ["/".join(str(int(v)) for v in counts[p]) for counts in (persons.gt, persons.predicted,
+                                                                                  persons.tp)])
+    parts = "/".join(PART_CLASSES)
+    return Table("Per person (set '%s')" % evaluation.set_name,
+                 ["image", "object", "layout confidence", "GT parts (%s)" % parts, "predicted (%s)" % parts,
+                  "matched (%s)" % parts], rows,
+                 note="The layout evaluated for each listed person (its highest-ranked one), or none.")
+
+
 class Voc2011Layout(Task):
     slug = "voc2011-layout"
-    title = "PASCAL VOC2011 person layout (comp7/comp8)"
+    title = TITLE
     comps = (7, 8)
 
     has_sets = True
@@ -148,53 +294,9 @@ class Voc2011Layout(Task):
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir, progress)
-        set_name, gt = reference.set_name, reference.data
-        comp, _, path = find_results(submission, self.comps, set_name)
-        label = submission.label(path)
-        lr = parse_layout_results(read_bytes(path, label), label)
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        lkeys = join_keys([np.array([s.encode("utf-8") for s in lr.image], dtype="S").reshape(-1),
-                           lr.object.astype("S")]) if len(lr) else np.zeros(0, dtype="S1")
-        person = lookup(lkeys, gt.keys)
-        kept, unknown, repeated = select_layouts(person, lr.confidence)
-        if unknown.size or repeated.size:      # the warnings name a line: parse again, keeping lines
-            lr = parse_layout_results(read_bytes(path, label), label, with_lines=True)
-        if unknown.size:
-            res.warnings.append("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
-                                "skipped, first at line %d." % (label, unknown.size, set_name,
-                                                                 int(lr.line[unknown[0]])))
-        if repeated.size:
-            res.warnings.append("%s: %d later layout(s) for a person that already had a higher-ranked layout were "
-                                "skipped (one layout per person), first at line %d." % (label, repeated.size,
-                                                                                      int(lr.line[repeated[0]])))
-        per = voc_layout_ap(kept, person, lr.part_layout, lr.part_class, lr.part_box, gt.gt_person, gt.gt_class,
-                            gt.gt_box, gt.npersons)
-        rows, aps, series = [], [], []
-        for c, name in enumerate(PART_CLASSES):
-            ap, rec, prec, tp, fp = per[c]
-            npos = int(np.count_nonzero(gt.gt_class == c))
-            if ap is None:
-                res.notes.append("n/a: no GT %s part in the ground truth; AP_%s is not written and the class is "
-                                 "left out of the mean." % (name, name))
-            else:
-                if tp.size == 0:
-                    res.notes.append("%s: no predicted part: AP 0." % name)
-                res.set("AP_" + name, ap)
-                aps.append(ap)
-                if rec.size:
-                    series.append(Series(name, rec, prec))
-            rows.append([name, float("nan") if ap is None else ap, npos, int(tp.size), int(tp.sum()),
-                         int(fp.sum())])
-        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
-        res.scores.move_to_end("mAP", last=False)
-        res.tables.append(Table("Per-part average precision (comp%d, set '%s', %d persons, %d layouts evaluated of "
-                                "%d)" % (comp, set_name, gt.npersons, kept.size, len(lr)),
-                                ["part", "AP", "GT parts", "predicted parts", "true positives", "false positives"],
-                                rows))
-        if series:
-            res.plots.append(Plot("Precision/recall per part", "recall", "precision", series))
-        return res
+        sub = read_submission(submission, reference, self.comps)
+        evaluation = evaluate(reference, sub)
+        return report(evaluation, private)
 
     def validate(self, submission, ids=None):
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]

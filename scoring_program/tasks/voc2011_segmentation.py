@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -12,10 +13,11 @@ from ..formats.images import LabelImage, first_pixel_where
 from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
-from ..report.result import Result, ScoreKey, Table
+from ..report.result import LOST, Bars, HeatMap, Result, ScoreKey, Table
 from .base import Reference, Task, no_progress
 from .voc_common import choose_set
 
+TITLE = "PASCAL VOC2011 segmentation (comp5/comp6)"
 SEG_CLASSES = ("background",) + VOC_CLASSES
 NCLS = len(SEG_CLASSES)   # 21
 VOID = 255
@@ -169,9 +171,146 @@ def outside_warning(outside):
             "images), first: %s" % (len(outside), outside[0]))
 
 
+class SegSubmission(NamedTuple):
+    """The result folder: pngs {image id: path} for every image of the set (checked: none missing); other: the
+    entries not named *.png (not read); outside: the PNGs of images outside the set (ignored, not opened)."""
+    comp: int
+    folder_label: str
+    pngs: Dict[str, str]
+    other: List[str]
+    outside: List[str]
+
+
+def read_submission(submission, reference, comps):
+    """Find comp<5|6>_<set>_cls and list its PNGs; a set image without one is an error. The PNGs are decoded
+    one at a time by evaluate."""
+    comp, folder = find_result_dir(submission, comps, reference.set_name)
+    folder_label = submission.label(folder)
+    pngs, other = list_results(folder, submission.label)
+    missing, outside = split_results(pngs, reference.data)
+    check_none_missing(missing, len(reference.data), outside, folder_label)
+    return SegSubmission(comp, folder_label, pngs, other, outside)
+
+
+class ImageRecord(NamedTuple):
+    """One test image (the organizer's per-image table): labelled (non-void) and void pixels, the labelled pixels
+    given their ground-truth class, the image's own mean IoU over the classes in its ground truth or in your
+    labels (None when it has no labelled pixel), the classes of its ground truth and of your labels on its
+    labelled pixels."""
+    image_id: str
+    labelled: int
+    void: int
+    correct: int
+    miou: Optional[float]
+    gt_classes: Tuple[int, ...]
+    predicted_classes: Tuple[int, ...]
+
+
+def image_record(image_id, conf, nvoid):
+    gt_px, pred_px = conf.sum(axis=1), conf.sum(axis=0)
+    return ImageRecord(image_id, int(gt_px.sum()), nvoid, int(np.trace(conf)), mean_iou(iou_per_class(conf)),
+                       tuple(np.flatnonzero(gt_px).tolist()), tuple(np.flatnonzero(pred_px).tolist()))
+
+
+class SegEvaluation(NamedTuple):
+    """conf: the 21 x 21 confusion counts over the set (rows: ground truth, columns: your label; void excluded);
+    images: an ImageRecord per image in set order when evaluate ran with per_image, else empty."""
+    conf: np.ndarray
+    nvoid: int
+    nimages: int
+    set_name: str
+    submission: SegSubmission
+    images: List[ImageRecord]
+
+
+def evaluate(reference, sub, progress=no_progress, per_image=False):
+    """Accumulate the confusion matrix image by image (one ground truth and one result in memory at a time);
+    per_image: also keep a small ImageRecord per image (the organizer's table)."""
+    ids = reference.data
+    conf = np.zeros((NCLS, NCLS), dtype=np.int64)
+    nvoid = 0
+    images = []
+    n = len(ids)
+    for k, img in enumerate(ids):
+        progress(k, n, "images")
+        gt = read_ground_truth(reference.root, img)
+        label = "%s/%s.png" % (sub.folder_label, img)     # == submission.label(pngs[img]), without relpath
+        with LabelImage(sub.pngs[img], label) as r:
+            pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]))
+        check_prediction(pred, label)
+        h = joint_histogram(gt, pred, NCLS)
+        check_ground_truth_labels(h.sum(axis=1), img)
+        conf += h[:NCLS]
+        nvoid += int(h[VOID].sum())
+        if per_image:
+            images.append(image_record(img, h[:NCLS], int(h[VOID].sum())))
+    progress(n, n, "images")
+    return SegEvaluation(conf, nvoid, n, reference.set_name, sub, images)
+
+
+def report(evaluation, private=False):
+    conf, sub = evaluation.conf, evaluation.submission
+    where = "comp%d, set '%s'" % (sub.comp, evaluation.set_name)
+    res = Result(TITLE)
+    res.protocol = list(PROTOCOL)
+    ious = iou_per_class(conf)
+    m = mean_iou(ious)
+    res.set("mIoU", 0.0 if m is None else m)
+    gt_px, pred_px = conf.sum(axis=1), conf.sum(axis=0)
+    rows = []
+    for j, cls in enumerate(SEG_CLASSES):
+        if ious[j] is None:
+            res.notes.append("n/a: %s is absent from both the ground truth and your predictions; IoU_%s is "
+                             "not written and the class is left out of the mean." % (cls, cls))
+        else:
+            res.set("IoU_" + cls, ious[j])
+        rows.append([cls, float("nan") if ious[j] is None else ious[j], int(conf[j, j]), int(gt_px[j]),
+                     int(pred_px[j]), int(pred_px[j] - conf[j, j]), int(gt_px[j] - conf[j, j])])
+    if m is None:
+        res.notes.append("No class has an IoU (no labelled pixel at all): mIoU is written as 0.")
+    res.notes.append("comp%d, set '%s': %d images from %s; %d labelled pixels, %d void pixels excluded."
+                     % (sub.comp, evaluation.set_name, evaluation.nimages, sub.folder_label, int(conf.sum()),
+                        evaluation.nvoid))
+    if sub.other:
+        res.notes.append("Not read (not <id>.png): %s." % quote_some(sub.other, 10))
+    if sub.outside:
+        res.warnings.append(outside_warning(sub.outside))
+    scored = [j for j in range(NCLS) if ious[j] is not None]
+    if scored:
+        res.bars.append(Bars("IoU per class (%s)" % where, [SEG_CLASSES[j] for j in scored],
+                             [ious[j] for j in scored], xlabel="intersection over union: TP / (TP + FP + FN) pixels"))
+    res.section(LOST).add(HeatMap(
+        "Confusion matrix, rows normalized (%s)" % where, SEG_CLASSES, SEG_CLASSES,
+        row_normalized_percent(conf) / 100.0, row_title="ground truth", col_title="your label",
+        note="Row: a ground-truth class; column: the label you gave its pixels; each cell is the percent of the "
+             "row's pixels, summed over the set (void pixels excluded, as the metric); the diagonal is what you got "
+             "right. A row without ground-truth pixels is blank. Pixel counts: the per-class table."))
+    res.tables.append(Table("Per-class intersection over union (%s)" % where,
+                            ["class", "IoU", "true positive pixels", "ground-truth pixels",
+                             "predicted pixels", "false positives", "false negatives"], rows))
+    if private:
+        res.private.append(image_table(evaluation))
+    return res
+
+
+def image_table(evaluation):
+    """Organizer only: one row per test image, in set order."""
+    def names(classes):
+        return ", ".join(SEG_CLASSES[j] for j in classes) or "-"
+    rows = [[r.image_id, r.labelled, r.void, float("nan") if r.labelled == 0 else r.correct / float(r.labelled),
+             float("nan") if r.miou is None else r.miou, names(r.gt_classes), names(r.predicted_classes)]
+            for r in evaluation.images]
+    return Table("Per image (set '%s')" % evaluation.set_name,
+                 ["image", "labelled pixels", "void pixels", "pixel accuracy", "image mIoU", "ground-truth classes",
+                  "your classes (on labelled pixels)"], rows,
+                 note="Pixel accuracy: labelled pixels given their ground-truth class. Image mIoU: the mean IoU of "
+                      "the image alone, over the classes of its ground truth or of your labels (the leaderboard's "
+                      "mIoU pools the pixels of all images instead).")
+
+
 class Voc2011Segmentation(Task):
     slug = "voc2011-segmentation"
-    title = "PASCAL VOC2011 segmentation (comp5/comp6)"
+    title = TITLE
     comps = (5, 6)
 
     has_sets = True
@@ -212,68 +351,10 @@ class Voc2011Segmentation(Task):
                 for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
-        reference = self.load_reference(ref_dir)
-        set_name, ids = reference.set_name, reference.data
-        comp, folder = find_result_dir(submission, self.comps, set_name)
-        folder_label = submission.label(folder)
-        pngs, other = list_results(folder, submission.label)
-        missing, outside = split_results(pngs, ids)
-        check_none_missing(missing, len(ids), outside, folder_label)
-        conf = np.zeros((NCLS, NCLS), dtype=np.int64)
-        nvoid = 0
-        n = len(ids)
-        for k, img in enumerate(ids):
-            progress(k, n, "images")
-            gt = read_ground_truth(ref_dir, img)
-            label = "%s/%s.png" % (folder_label, img)     # == submission.label(pngs[img]), without relpath
-            with LabelImage(pngs[img], label) as r:
-                pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]))
-            check_prediction(pred, label)
-            h = joint_histogram(gt, pred, NCLS)
-            check_ground_truth_labels(h.sum(axis=1), img)
-            conf += h[:NCLS]
-            nvoid += int(h[VOID].sum())
-        progress(n, n, "images")
-        return self._result(conf, nvoid, n, comp, set_name, folder_label, other, outside)
-
-    def _result(self, conf, nvoid, nimages, comp, set_name, folder_label, other, outside):
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        ious = iou_per_class(conf)
-        m = mean_iou(ious)
-        res.set("mIoU", 0.0 if m is None else m)
-        gt_px, pred_px = conf.sum(axis=1), conf.sum(axis=0)
-        rows = []
-        for j, cls in enumerate(SEG_CLASSES):
-            if ious[j] is None:
-                res.notes.append("n/a: %s is absent from both the ground truth and your predictions; IoU_%s is "
-                                 "not written and the class is left out of the mean." % (cls, cls))
-            else:
-                res.set("IoU_" + cls, ious[j])
-            rows.append([cls, float("nan") if ious[j] is None else ious[j], int(conf[j, j]), int(gt_px[j]),
-                         int(pred_px[j]), int(pred_px[j] - conf[j, j]), int(gt_px[j] - conf[j, j])])
-        if m is None:
-            res.notes.append("No class has an IoU (no labelled pixel at all): mIoU is written as 0.")
-        res.notes.append("comp%d, set '%s': %d images from %s; %d labelled pixels, %d void pixels excluded."
-                         % (comp, set_name, nimages, folder_label, int(conf.sum()), nvoid))
-        if other:
-            res.notes.append("Not read (not <id>.png): %s." % quote_some(other, 10))
-        if outside:
-            res.warnings.append(outside_warning(outside))
-        res.tables.append(Table("Per-class intersection over union (comp%d, set '%s')" % (comp, set_name),
-                                ["class", "IoU", "true positive pixels", "ground-truth pixels",
-                                 "predicted pixels", "false positives", "false negatives"], rows))
-        pct = row_normalized_percent(conf)
-        short = [c[:6] for c in SEG_CLASSES]
-        res.tables.append(Table("Confusion matrix, percent of each ground-truth row",
-                                ["ground truth \\ predicted"] + short,
-                                [[cls] + ["%.2f" % v for v in pct[j]] for j, cls in enumerate(SEG_CLASSES)],
-                                note="As the devkit's conf output: 100 * counts / row sum; void pixels excluded. "
-                                     "Columns abbreviated: %s." % ", ".join(SEG_CLASSES)))
-        res.tables.append(Table("Confusion matrix, pixel counts",
-                                ["ground truth \\ predicted"] + short,
-                                [[cls] + [int(v) for v in conf[j]] for j, cls in enumerate(SEG_CLASSES)]))
-        return res
+        reference = self.load_reference(ref_dir)    # the id list only: cheaper to read than to fingerprint
+        sub = read_submission(submission, reference, self.comps)
+        evaluation = evaluate(reference, sub, progress, per_image=private)
+        return report(evaluation, private)
 
     def validate(self, submission, ids=None):
         folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)

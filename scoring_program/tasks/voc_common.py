@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
-from ..metrics.classification import voc_cls_ap
-from ..report.result import Series, Table, precision_recall_plots
-from .base import Reference
+from ..metrics.ap import ap_voc2010
+from ..metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ranking
+from ..report.result import LOST, Bars, Result, Series, Table, precision_recall_plots
+from .base import Reference, no_progress
 
 
 def complete_sets(list_dir, names, ref_label, suffix=".txt"):
@@ -234,10 +236,12 @@ class RankedListWords(object):
     kind: the file-name part of comp<N>_<kind>_<set>_<name>.txt ('cls' / 'action'); name, names: what gets an
     AP, singular and plural ('class', 'classes' / 'action', 'actions'); item: what is ranked ('image' / 'person');
     line_id: what a duplicate line repeats ('id' / 'person'); zero_column: the table header for the label-0 items
-    ('difficult' / 'ignored (0)').
+    ('difficult' / 'ignored (0)'); item_header: the column header of an item's id in the organizer's per-item
+    tables (default: item).
     """
 
-    def __init__(self, kind, name, names, item, line_id, zero_column):
+    def __init__(self, kind, name, names, item, line_id, zero_column, item_header=None):
+        self.item_header = item_header or item
         self.kind = kind
         self.name = name
         self.names = names
@@ -246,54 +250,184 @@ class RankedListWords(object):
         self.zero_column = zero_column
 
 
-def score_ranked_lists(res, submission, names, gts, files, read, comp, set_name, words, progress):
-    """The per-name loop of VOCevalcls.m / VOCevalaction.m: AP of each name's result file against its GT list.
 
-    gts[k] is (keys, labels) of names[k]'s ground-truth list; files maps name -> result path (a missing one
-    scores AP 0, or n/a without positives); read(path, label, keys) -> formats.voc.ConfidenceFile. Fills res:
-    AP_<name> scores and mAP first (the mean over the names that have an AP), notes, duplicate warnings, the
-    per-name table and the precision/recall plots, five curves each.
-    """
-    rows, aps, series = [], [], []
+
+# ---------------------------------------------------------------- the ranked-list pipeline (VOCevalcls.m, VOCevalaction.m)
+class RankedListSubmission(NamedTuple):
+    """A submission read for the ranked-list tasks: comp and set of its files, for each name that has a file
+    (file label, formats.voc.ConfidenceFile mapped onto that name's GT list), and the file names not read."""
+    comp: int
+    set_name: str
+    files: OrderedDict
+    ignored: list
+
+
+class RankedListRecord(NamedTuple):
+    """One name's result. file: the result file's label (None: no file, AP 0 or n/a); ap: None without positives;
+    order, rec, prec: the ranking (GT-list indices) and its curve, empty without a file; precision_at_half_recall
+    and ap_half (area of the envelope over recall [0, 0.5], [0.5, 1]): NaN without a file or without positives."""
+    name: str
+    file: object
+    nlines: int
+    nduplicates: int
+    first_duplicate_line: object
+    keys: np.ndarray
+    labels: np.ndarray
+    confidence: np.ndarray
+    ap: object
+    order: np.ndarray
+    rec: np.ndarray
+    prec: np.ndarray
+    precision_at_half_recall: float
+    ap_half: tuple
+
+
+class RankedListEvaluation(NamedTuple):
+    """evaluate_ranked_lists' result: one RankedListRecord per name (in names order) and the mAP."""
+    comp: int
+    set_name: str
+    records: list
+    mean_ap: float
+    ignored: list
+
+
+def read_ranked_lists(submission, reference, names, found, read, words, progress=no_progress):
+    """Read every name's result file: found is result_files' (comp, {name: path}, ignored); read(path, label,
+    gt_keys) -> ConfidenceFile. Files are read in names order, so the first faulty one is the one reported."""
+    comp, paths, ignored = found
+    files = OrderedDict()
     for k, name in enumerate(names):
         progress(k, len(names), words.names)
-        keys, labels = gts[k]
+        path = paths.get(name)
+        if path is not None:
+            label = submission.label(path)
+            files[name] = (label, read(path, label, reference.data[k][0]))
+    progress(len(names), len(names), words.names)
+    return RankedListSubmission(comp, reference.set_name, files, list(ignored))
+
+
+def evaluate_ranked_lists(reference, names, sub):
+    """VOCevalcls.m / VOCevalaction.m per name: the AP of the result file's ranking of the GT list (a missing
+    file scores AP 0, or n/a without positives), its precision at 50% recall and the AP's two halves; mAP is
+    the mean over the names that have an AP."""
+    records, aps = [], []
+    for k, name in enumerate(names):
+        keys, labels = reference.data[k]
         npos = int(np.count_nonzero(labels > 0))
-        path = files.get(name)
-        nlines = ndup = 0
-        rec = prec = np.zeros(0)
-        if path is None:
+        nan = float("nan")
+        label, cf = sub.files.get(name, (None, None))
+        if cf is None:
             ap = 0.0 if npos else None
+            records.append(RankedListRecord(name, None, 0, 0, None, keys, labels, np.zeros(0), ap,
+                                            np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), nan, (nan, nan)))
+        else:
+            order, rec, prec, _ = voc_cls_ranking(cf.confidence, labels)
+            ap = ap_voc2010(rec, prec) if npos else None          # voc_cls_ap, keeping the ranking
+            half = interpolated_precision_at(rec, prec, 0.5) if npos else nan
+            split = ap_split_at(rec, prec, 0.5) if npos else (nan, nan)
+            records.append(RankedListRecord(name, label, cf.nlines, cf.nduplicates, cf.first_duplicate_line, keys,
+                                            labels, cf.confidence, ap, order, rec, prec, half, split))
+        if ap is not None:
+            aps.append(ap)
+    return RankedListEvaluation(sub.comp, sub.set_name, records, float(np.mean(aps)) if aps else 0.0, sub.ignored)
+
+
+def ranked_list_lost_intro(words):
+    return ("Per %s, from the ranking the AP is computed on (stable order, %ss missing from the file at -inf in "
+            "list order, label 0 neither a true nor a false positive). Precision at 50%% recall: the precision of "
+            "VOCap's interpolated envelope at recall 0.5, that is the largest precision at any rank of the ranking "
+            "where at least half of the positives have been ranked. The AP is the area under that envelope; the "
+            "AP lost (1 - AP) is split at recall 0.5: over recall 0-0.5, negatives ranked among the first half "
+            "of the positives; over recall 0.5-1, the second half of the positives ranked late."
+            % (words.name, words.item))
+
+
+def report_ranked_lists(title, protocol, evaluation, words, private=False):
+    """The Result of a ranked-list task: AP_<name> scores and mAP first, notes and duplicate warnings, AP bars
+    with the precision at 50% recall as a marker, "Where the points were lost", the per-name table and one
+    precision/recall plot per name; with private, the organizer's per-item tables."""
+    res = Result(title)
+    res.protocol = list(protocol)
+    comp, set_name = evaluation.comp, evaluation.set_name
+    rows, lost, series = [], [], []
+    for r in evaluation.records:
+        name = r.name
+        if r.file is None:
             res.notes.append("%s: no result file (comp%d_%s_%s_%s.txt): AP 0."
-                             % (name, comp, words.kind, set_name, name) if npos
+                             % (name, comp, words.kind, set_name, name) if r.ap is not None
                              else "%s: no result file, and no positives in the ground truth." % name)
         else:
-            label = submission.label(path)
-            cf = read(path, label, keys)
-            nlines, ndup = cf.nlines, cf.nduplicates
-            if ndup:
+            if r.nduplicates:
                 res.warnings.append("%s: %d duplicate %s line(s), first at line %d; the LAST line of each %s was "
-                                    "used (as the devkit does)." % (label, ndup, words.line_id,
-                                                                    cf.first_duplicate_line, words.line_id))
-            if nlines == 0:
+                                    "used (as the devkit does)." % (r.file, r.nduplicates, words.line_id,
+                                                                    r.first_duplicate_line, words.line_id))
+            if r.nlines == 0:
                 res.notes.append("%s: empty result file: every %s ranked at -inf in ground-truth order."
-                                 % (label, words.item))
-            ap, rec, prec = voc_cls_ap(cf.confidence, labels)
-        if ap is None:
+                                 % (r.file, words.item))
+        if r.ap is None:
             res.notes.append("n/a: no positive %s for %s in the ground truth; AP_%s is not written and the %s is "
                              "left out of the mean." % (words.item, name, name, words.name))
         else:
-            res.set("AP_" + name, ap)
-            aps.append(ap)
-            if rec.size:
-                series.append(Series(name, rec, prec))
-        rows.append([name, float("nan") if ap is None else ap, npos, int(np.count_nonzero(labels < 0)),
-                     int(np.count_nonzero(labels == 0)), nlines, ndup,
-                     "missing" if path is None else submission.label(path)])
-    progress(len(names), len(names), words.names)
-    res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+            res.set("AP_" + name, r.ap)
+            lost.append([name, r.ap, r.precision_at_half_recall, 0.5 - r.ap_half[0], 0.5 - r.ap_half[1]])
+            if r.rec.size:
+                series.append(Series("%s (AP %.4f)" % (name, r.ap), r.rec, r.prec))
+        rows.append([name, _fixed4(r.ap), int(np.count_nonzero(r.labels > 0)),
+                     int(np.count_nonzero(r.labels < 0)), int(np.count_nonzero(r.labels == 0)), r.nlines,
+                     r.nduplicates, "missing" if r.file is None else "read"])
+    res.scores["mAP"] = evaluation.mean_ap
     res.scores.move_to_end("mAP", last=False)
+    if lost:
+        res.bars.append(Bars("AP per %s (comp%d, set '%s')" % (words.name, comp, set_name), [l[0] for l in lost],
+                             [l[1] for l in lost], xlabel="AP", extra=[l[2] for l in lost],
+                             extra_label="precision at 50% recall",
+                             value_text=["%.4f (P@50%%R %s)" % (l[1], _fixed4(l[2])) for l in lost]))
+        section = res.section(LOST)
+        section.add(ranked_list_lost_intro(words))
+        section.add(Table("AP and precision at 50%% recall per %s" % words.name,
+                          [words.name, "AP", "precision at 50% recall", "AP lost over recall 0-0.5",
+                           "AP lost over recall 0.5-1"], [[l[0]] + [_fixed4(v) for v in l[1:]] for l in lost],
+                          note="n/a: no result file (AP 0, no ranking)." if any(l[2] != l[2] for l in lost)
+                          else None))
     res.tables.append(Table("Per-%s average precision (comp%d, set '%s')" % (words.name, comp, set_name),
                             [words.name, "AP", "positives", "negatives", words.zero_column, "result lines",
-                             "duplicate lines", "file"], rows))
+                             "duplicate lines", "result file"], rows,
+                            note="Result files: comp%d_%s_%s_<%s>.txt." % (comp, words.kind, set_name, words.name)))
     res.plots.extend(precision_recall_plots(series))
+    if private:
+        res.private.extend(ranked_list_private_tables(evaluation, words))
+    return res
+
+
+def _fixed4(v):
+    return "n/a" if v is None or v != v else "%.4f" % (round(v, 4) + 0.0)     # never "-0.0000"
+
+
+def _confidence_text(c):
+    return "%.6g" % c if np.isfinite(c) else "not in the file"
+
+
+def _item_texts(keys):
+    return np.char.decode(np.asarray(keys), "utf-8", "replace")
+
+
+def ranked_list_private_tables(evaluation, words, top_negatives=10):
+    """For the organizer: every positive with its rank and the negatives ranked above it (what cost AP), and each
+    name's highest-ranked negatives with the positives ranked below them."""
+    positives, negatives = [], []
+    for r in evaluation.records:
+        if r.file is None:
+            continue
+        ranked = r.labels[r.order]
+        items = _item_texts(r.keys[r.order])
+        conf = r.confidence[r.order]
+        fp_above = np.cumsum(ranked < 0) - (ranked < 0)
+        tp_below = np.count_nonzero(ranked > 0) - np.cumsum(ranked > 0)
+        for i in np.flatnonzero(ranked > 0):
+            positives.append([r.name, items[i], int(i) + 1, _confidence_text(conf[i]), int(fp_above[i])])
+        for i in np.flatnonzero(ranked < 0)[:top_negatives]:
+            negatives.append([r.name, items[i], int(i) + 1, _confidence_text(conf[i]), int(tp_below[i])])
+    return [Table("Positives per %s in rank order (organizer only)" % words.name,
+                  [words.name, words.item_header, "rank", "confidence", "negatives ranked above"], positives),
+            Table("The %d highest-ranked negatives per %s (organizer only)" % (top_negatives, words.name),
+                  [words.name, words.item_header, "rank", "confidence", "positives ranked below"], negatives)]
