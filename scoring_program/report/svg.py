@@ -81,7 +81,7 @@ def envelope_steps(recall, precision, columns=200):
     return np.concatenate([[0.0], x, [1.0]]), np.concatenate([[0.0], y, [0.0]])
 
 
-def plot_svg(plot, width=220, height=200):
+def plot_svg(plot, width=204, height=190):
     """One small plot (a small multiple): wrapped title above, axes, the series, a legend below when >1 series."""
     fs = 10
     ml, mr = 34, 8
