@@ -17,7 +17,7 @@ def write(path, text):
         f.write(text)
 
 
-def run(tmp_path, gt, sub, set_name="val"):
+def run(tmp_path, gt, sub, set_name="val", private=False):
     """gt: {category: [(id, label)]}; sub: {file name: text}."""
     ref, res = tmp_path / "ref", tmp_path / "res"
     for cat, rows in gt.items():
@@ -26,7 +26,7 @@ def run(tmp_path, gt, sub, set_name="val"):
     os.makedirs(str(res), exist_ok=True)
     for name, text in sub.items():
         write(res / name, text)
-    return TASK.score(str(ref), Submission(str(res)))
+    return TASK.score(str(ref), Submission(str(res)), private=private)
 
 
 GT = [("a.jpg", 1), ("b.jpg", -1), ("c.jpg", 1), ("d.jpg", -1)]
@@ -200,3 +200,160 @@ def test_file_order_does_not_matter_without_ties(perm, pos):
     perm = np.array(perm)
     b, _, _ = category_ap(perm, conf[perm], labels)
     assert a == b
+
+
+# ---------------------------------------------------------------- where the points were lost (issue 12)
+def test_top_scored_event_ties_go_to_the_first_category_and_unlisted_images_have_none():
+    from scoring_program.metrics.event_recognition import NO_EVENT, top_scored_events
+    # image 0: 0.9 in files 0 and 1 (tie -> category 0); image 1: 0.5 vs 0.7 -> 1; image 2: only file 1 lists it
+    # (0.1 beats "not ranked" in file 0); image 3: no file lists it; file 2 is missing (no lines)
+    top = top_scored_events(4, [np.array([0, 1]), np.array([0, 1, 2]), np.zeros(0, dtype=np.int64)],
+                            [np.array([0.9, 0.5]), np.array([0.9, 0.7, 0.1]), np.zeros(0)])
+    assert top.tolist() == [0, 1, 1, NO_EVENT]
+    # a negative confidence still beats an unlisted image
+    assert top_scored_events(1, [np.array([0]), np.zeros(0, dtype=np.int64)],
+                             [np.array([-5.0]), np.zeros(0)]).tolist() == [0]
+
+
+def test_true_event_needs_exactly_one_positive_category():
+    from scoring_program.metrics.event_recognition import NOT_SINGLE, true_events
+    # image 2 is positive in categories 1 and 2, image 3 in none
+    assert true_events(4, [np.array([0]), np.array([1, 2]), np.array([2])]).tolist() == [0, 1, NOT_SINGLE,
+                                                                                          NOT_SINGLE]
+
+
+def test_confusion_counts_and_most_frequent_first():
+    from scoring_program.metrics.event_recognition import event_confusion, top_confusions
+    true = np.array([0, 1, 1, 2, 2, 2, -1])
+    top = np.array([1, 1, -1, 0, 0, 1, 0])           # the last image has no single true event: left out
+    counts = event_confusion(true, top, 3)
+    assert counts.tolist() == [[0, 1, 0, 0], [0, 1, 0, 1], [2, 1, 0, 0]]
+    # 2 -> 0 twice first; then the count-1 confusions by share: 0 -> 1 (1/1), 1 -> unlisted (1/2), 2 -> 1 (1/3)
+    assert top_confusions(counts) == [(2, 0, 2, 2 / 3), (0, 1, 1, 1.0), (1, 3, 1, 0.5), (2, 1, 1, 1 / 3)]
+    assert top_confusions(counts, limit=2) == [(2, 0, 2, 2 / 3), (0, 1, 1, 1.0)]
+    assert top_confusions(np.diag([3, 4])) == []
+    # only top-scored events gathering at least 3 images: columns 0 (3 images) and 3 (1) -> 2 -> 0 stays alone
+    assert top_confusions(counts, column_size=np.array([3, 4, 0, 1]), min_column=3) == [(2, 0, 2, 2 / 3),
+                                                                                        (0, 1, 1, 1.0),
+                                                                                        (2, 1, 1, 1 / 3)]
+    assert top_confusions(counts, column_size=np.array([3, 2, 0, 1]), min_column=3) == [(2, 0, 2, 2 / 3)]
+
+
+GT_TWO = {"Falles": [("a.jpg", 1), ("b.jpg", 1), ("c.jpg", -1), ("d.jpg", -1)],
+          "Obon": [("a.jpg", -1), ("b.jpg", -1), ("c.jpg", 1), ("d.jpg", 1)]}
+
+
+def lost(res):
+    from scoring_program.report.result import LOST
+    return res.section(LOST).blocks
+
+
+@pytest.fixture
+def small_groups(monkeypatch):
+    """The hand-made sets are tiny: list confusions into top-scored events of any size."""
+    import scoring_program.tasks.chalearn_lap2015_cultural_event as task
+    monkeypatch.setattr(task, "MIN_TOP_SCORED", 1)
+
+
+def test_confusion_table_of_a_hand_made_submission(tmp_path, small_groups):
+    # a: Falles .9 > Obon .1 (right); b: only Falles lists it (right); c: Falles .8 > Obon .5 (Obon -> Falles);
+    # d: only Obon lists it (right)
+    res = run(tmp_path, GT_TWO, {"Falles.txt": "a.jpg 0.9\nc.jpg 0.8\nb.jpg 0.2\n",
+                                 "Obon.txt": "a.jpg 0.1\nc.jpg 0.5\nd.jpg 0.3\n"}, private=True)
+    text, table = lost(res)
+    assert "Counted: the 4 image(s)" in text and "(0 other image(s)" in text
+    assert "true event for 3 of them (75.0%)" in text
+    assert table.rows == [["Obon -> Falles", 1, "50.0%"]]
+    assert res.private[0].rows == [["a.jpg", "Falles", "Falles", "yes"], ["b.jpg", "Falles", "Falles", "yes"],
+                                   ["c.jpg", "Obon", "Falles", "no"], ["d.jpg", "Obon", "Obon", "yes"]]
+    # d tied at 0.3 in both files: the first category (Falles) is its top-scored event -> Obon -> Falles twice
+    res = run(tmp_path / "tie", GT_TWO, {"Falles.txt": "a.jpg 0.9\nc.jpg 0.8\nb.jpg 0.2\nd.jpg 0.3\n",
+                                         "Obon.txt": "a.jpg 0.1\nc.jpg 0.5\nd.jpg 0.3\n"})
+    assert lost(res)[1].rows == [["Obon -> Falles", 2, "100.0%"]]
+    assert res.private == []
+
+
+def test_confusion_with_a_missing_file_and_an_image_without_one_true_event(tmp_path, small_groups):
+    gt = {"Falles": GT_TWO["Falles"], "Obon": [("a.jpg", -1), ("b.jpg", 1), ("c.jpg", 1), ("d.jpg", 1)]}
+    # b is positive in both categories: left out; Obon.txt is missing, so c and d are listed by Falles only
+    # (c) or by no file (d)
+    res = run(tmp_path, gt, {"Falles.txt": "a.jpg 0.9\nc.jpg 0.8\nb.jpg 0.2\n"}, private=True)
+    text, table = lost(res)
+    assert "Counted: the 3 image(s)" in text and "(1 other image(s)" in text and "for 1 of them (33.3%)" in text
+    assert table.rows == [["Obon -> Falles", 1, "50.0%"], ["Obon -> (listed by no file)", 1, "50.0%"]]
+    assert [r[1:] for r in res.private[0].rows] == [["Falles", "Falles", "yes"], ["(not exactly one)", "Falles", "no"],
+                                                    ["Obon", "Falles", "no"], ["Obon", "(listed by no file)", "no"]]
+
+
+def test_small_top_scored_groups_are_not_listed(tmp_path):
+    # the first hand-made case with the report's own minimum: Falles gathers 3 top-scored images (< 10)
+    res = run(tmp_path, GT_TWO, {"Falles.txt": "a.jpg 0.9\nc.jpg 0.8\nb.jpg 0.2\n",
+                                 "Obon.txt": "a.jpg 0.1\nc.jpg 0.5\nd.jpg 0.3\n"})
+    text, listed = lost(res)
+    assert "true event for 3 of them (75.0%)" in text
+    assert listed.startswith("No confusion to list. Only top-scored events that gather at least 10 images")
+
+
+def test_perfect_submission_has_no_confusion_and_bars_per_event(tmp_path):
+    res = run(tmp_path, GT_TWO, {"Falles.txt": "a.jpg 1\nb.jpg 1\nc.jpg 0\nd.jpg 0\n",
+                                 "Obon.txt": "a.jpg 0\nb.jpg 0\nc.jpg 1\nd.jpg 1\n"})
+    assert lost(res)[1] == "No confusion: every counted image's top-scored event is its true event."
+    assert res.bars[0].labels == ["Falles", "Obon"] and res.bars[0].values == [1.0, 1.0]
+    assert [p.title for p in res.plots] == ["Falles (AP 1.0000)", "Obon (AP 1.0000)"]
+    assert res.plots[0].series[0].envelope
+
+
+# ---------------------------------------------------------------- privacy (issue 12)
+SLUG = "chalearn-lap2015-cultural-event"
+
+
+def test_private_report_lists_every_image_only_when_asked(root):
+    ref = os.path.join(root, "reference_data", SLUG)
+    sub = Submission(os.path.join(root, "starting_kit", SLUG, "submissions", "random"))
+    assert TASK.score(ref, sub).private == []
+    tables = TASK.score(ref, sub, private=True).private
+    assert len(tables) == 1 and len(tables[0].rows) == 80
+    assert tables[0].header == ["image", "true event", "top-scored event", "right"]
+
+
+def test_report_shows_no_image_label(tmp_path, root):
+    from privacy import only_numbers_differ
+    ref = os.path.join(root, "reference_data", SLUG)
+    rows = TASK.score(ref, Submission(os.path.join(root, "starting_kit", SLUG, "submissions", "random")),
+                      private=True).private[0].rows
+    positives = {}
+    for image, true, _, _ in rows:
+        positives[true] = positives.get(true, 0) + 1
+    # an image whose top-scored event is right, of an event with another positive: dropping its label changes
+    # the APs and the counts, never which confusions there are
+    image, event = [(r[0], r[1]) for r in rows if r[3] == "yes" and positives[r[1]] > 1][0]
+
+    def drop_one_label(ref_copy):
+        path = os.path.join(ref_copy, event + "_val.txt")
+        with open(path) as f:
+            text = f.read()
+        assert "%s 1\n" % image in text
+        with open(path, "w") as f:
+            f.write(text.replace("%s 1\n" % image, "%s -1\n" % image))
+    only_numbers_differ(SLUG, drop_one_label, tmp_path)
+
+
+def test_report_names_no_test_image(tmp_path, root):
+    from privacy import no_item_ids
+    ref = os.path.join(root, "reference_data", SLUG)
+    ids = sorted(set(line.split()[0] for n in os.listdir(ref) for line in open(os.path.join(ref, n))))
+    assert len(ids) == 80
+    no_item_ids(SLUG, ids, tmp_path)
+
+
+def test_category_files_listing_different_images(tmp_path, small_groups):
+    # Falles lists a, b; Obon lists c, a. a: Obon .7 beats Falles .2 (Falles -> Obon); b: labelled 1 nowhere (left
+    # out); c: only Obon lists it (right)
+    gt = {"Falles": [("a.jpg", 1), ("b.jpg", -1)], "Obon": [("c.jpg", 1), ("a.jpg", -1)]}
+    res = run(tmp_path, gt, {"Falles.txt": "a.jpg 0.2\nb.jpg 0.9\n", "Obon.txt": "c.jpg 0.5\na.jpg 0.7\n"},
+              private=True)
+    text, table = lost(res)
+    assert "Counted: the 2 image(s)" in text and "(1 other image(s)" in text and "for 1 of them (50.0%)" in text
+    assert table.rows == [["Falles -> Obon", 1, "100.0%"]]
+    assert res.private[0].rows == [["a.jpg", "Falles", "Obon", "no"], ["b.jpg", "(not exactly one)", "Falles", "no"],
+                                   ["c.jpg", "Obon", "Obon", "yes"]]

@@ -144,26 +144,26 @@ def test_part_iou_threshold_is_inclusive_at_three_tenths(tmp_path):
     gt_h = {"box": hbox(0, 99), "parts": {"arm": gpart([0, 0, 9, 9], "bend")}}
     pred = {"box": hbox(0, 99), "parts": {"arm": ppart([[0, 4, 9, 19]], ["bend"])}}
     r = one_video(tmp_path, {"f1": [gt_h]}, {"f1": [pred]})
-    assert r["video_psc"].tolist() == [1.0]
+    assert r.video_psc.tolist() == [1.0]
     pred["parts"]["arm"]["box"] = [[0, 5, 9, 20]]       # 5 rows: 50/210 < 0.3
     r = one_video(tmp_path, {"f1": [gt_h]}, {"f1": [pred]})
-    assert r["video_psc"].tolist() == [0.0]
+    assert r.video_psc.tolist() == [0.0]
 
 
 def test_n_p_counts_verbs_and_shorter_box_list_is_legal(tmp_path):
     gt_h = {"box": hbox(0, 99), "parts": {"arm": gpart(PBOX, "bend")}}
     # 1 box, 4 verbs: the first proposal is right -> 1/4
     pred = {"box": hbox(0, 99), "parts": {"arm": ppart([PBOX], ["bend", "x", "y", "z"])}}
-    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.25]
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]}).video_psc.tolist() == [0.25]
     # the right state only on verb 2, which has no box -> not correct
     pred["parts"]["arm"] = ppart([PBOX], ["x", "bend"])
-    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.0]
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]}).video_psc.tolist() == [0.0]
     # state comparison is exact and case-sensitive
     pred["parts"]["arm"] = ppart([PBOX], ["Bend"])
-    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.0]
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]}).video_psc.tolist() == [0.0]
     # N_p = 0 (empty lists) gives 0
     pred["parts"]["arm"] = ppart([], [])
-    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]})["video_psc"].tolist() == [0.0]
+    assert one_video(tmp_path, {"f": [gt_h]}, {"f": [pred]}).video_psc.tolist() == [0.0]
 
 
 def test_frame_psc_is_pooled_over_humans_not_averaged(tmp_path):
@@ -173,7 +173,7 @@ def test_frame_psc_is_pooled_over_humans_not_averaged(tmp_path):
     p1 = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"]), "extra": ppart([PBOX], ["s"])}}
     p2 = {"box": hbox(300, 399), "parts": {}}
     r = one_video(tmp_path, {"f": [g1, g2]}, {"f": [p1, p2]})
-    assert r["frame_psc"].tolist() == [0.25] and r["video_psc"].tolist() == [0.25]
+    assert r.frame_psc.tolist() == [0.25] and r.video_psc.tolist() == [0.25]
 
 
 def test_unmatched_human_scores_zero_but_counts_its_parts(tmp_path):
@@ -181,7 +181,7 @@ def test_unmatched_human_scores_zero_but_counts_its_parts(tmp_path):
     g2 = {"box": hbox(300, 399), "parts": {"a": gpart(PBOX, "s")}}
     p1 = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"])}}
     r = one_video(tmp_path, {"f": [g1, g2]}, {"f": [p1]})
-    assert r["video_psc"].tolist() == [0.5]
+    assert r.video_psc.tolist() == [0.5]
 
 
 def test_frame_bookkeeping_quirks(tmp_path):
@@ -190,19 +190,19 @@ def test_frame_bookkeeping_quirks(tmp_path):
     nop = {"box": hbox(0, 99), "parts": {}}
     # f1 correct (1), f2 no GT humans (dropped), f3 missing from the prediction (0, counted)
     r = one_video(tmp_path, {"f1": [g], "f2": [], "f3": [g]}, {"f1": [p], "f2": [p]})
-    assert r["video_psc"].tolist() == [0.5]
+    assert r.video_psc.tolist() == [0.5]
     # f3 has humans without parts: predicted -> dropped; missing -> still counted as 0
     r = one_video(tmp_path, {"f1": [g], "f3": [nop]}, {"f1": [p], "f3": [p]})
-    assert r["video_psc"].tolist() == [1.0]
+    assert r.video_psc.tolist() == [1.0]
     r = one_video(tmp_path, {"f1": [g], "f3": [nop]}, {"f1": [p]})
-    assert r["video_psc"].tolist() == [0.5]
+    assert r.video_psc.tolist() == [0.5]
 
 
 def test_video_without_counted_frame_has_psc_one(tmp_path):
     r = one_video(tmp_path, {"f1": [], "f2": []}, {})
-    assert r["video_psc"].tolist() == [1.0] and r["score"] == 0.9998999999999062
+    assert r.video_psc.tolist() == [1.0] and r.score == 0.9998999999999062
     r = one_video(tmp_path, {"f1": [], "f2": []}, {}, pred_cls="jump")
-    assert r["score"] == 0.0 and r["top1"] == 0.0 and r["mean_PSC"] == 1.0
+    assert r.score == 0.0 and r.top1 == 0.0 and r.mean_PSC == 1.0
 
 
 # ---------------------------------------------------------------- thresholds and the area
@@ -300,8 +300,8 @@ def test_matches_the_loop_reference_on_random_data(tmp_path, seed):
     pv, pp = noisy(gv, gp, seed=seed + 100, proposals=1 + seed % 3, p_missing=0.2, jitter=40)
     r = run(tmp_path, gv, gp, pv, pp)
     psc, area = oracle(gv, gp, pv, pp)
-    assert r["video_psc"].tolist() == psc
-    assert r["score"] == area
+    assert r.video_psc.tolist() == psc
+    assert r.score == area
 
 
 # ---------------------------------------------------------------- crash-turned-errors
@@ -327,7 +327,7 @@ def test_structural_errors_name_video_and_frame(tmp_path):
         run(tmp_path, {"v": "c"}, {"v": {"f": frame([g])}}, {}, {"v": {}})
     # a video whose frames have no humans may be absent from the part results
     r = run(tmp_path, {"v": "c"}, {"v": {"f": frame([])}}, {"v": "c"}, {})
-    assert r["video_psc"].tolist() == [1.0]
+    assert r.video_psc.tolist() == [1.0]
 
 
 def test_invalid_json_names_line_and_column(tmp_path):
@@ -359,13 +359,13 @@ def test_baseline_writes_a_valid_submission(tmp_path):
 def test_box_values_are_checked_without_the_per_object_walk(tmp_path):
     g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s")}}
     ok = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"])}}
-    assert one_video(tmp_path, {"f": [g]}, {"f": [ok]})["video_psc"].tolist() == [1.0]
+    assert one_video(tmp_path, {"f": [g]}, {"f": [ok]}).video_psc.tolist() == [1.0]
     # true counts as 1 (Python arithmetic in the original): [10, 10, 29, 29] -> [1, 10, 29, 29], still IoU 0.5
     odd = {"box": hbox(0, 99), "parts": {"a": ppart([[True, 10, 29, 29]], ["s"])}}
-    assert one_video(tmp_path, {"f": [g]}, {"f": [odd]})["video_psc"].tolist() == [1.0]
+    assert one_video(tmp_path, {"f": [g]}, {"f": [odd]}).video_psc.tolist() == [1.0]
     # finite numbers whose sum overflows a float are still numbers (an earlier version called this malformed)
     huge = {"box": hbox(0, 99), "parts": {"a": ppart([[1e308, 1e308, 1.5e308, 1.5e308]], ["s"])}}
-    assert one_video(tmp_path, {"f": [g]}, {"f": [huge]})["video_psc"].tolist() == [0.0]
+    assert one_video(tmp_path, {"f": [g]}, {"f": [huge]}).video_psc.tolist() == [0.0]
     for box, text in [([["10", 10, 29, 29]], "box[0]"), ([[10, 10, 29, None]], "box[0]"),
                       ([PBOX, [1, 2, 3, 1e400]], "box[1]"), ([{"a": 1, "b": 2, "c": 3, "d": 4}], "box[0]"),
                       ("abcd", "box")]:
@@ -482,7 +482,7 @@ def test_states_are_checked_when_many_are_unknown(tmp_path):
                   for k in range(n)}
         gts = {f: [g] for f in humans}
         r = one_video(tmp_path, gts, humans)
-        assert r["video_psc"].tolist() == [0.5]
+        assert r.video_psc.tolist() == [0.5]
         humans["f%d" % (n - 1)][0]["parts"]["a"]["verb"] = ["s", 7]
         with pytest.raises(SubmissionError, match="list of state names") as e:
             one_video(tmp_path, gts, humans)
@@ -557,3 +557,121 @@ def test_fast_box_conversion_agrees_with_the_per_box_rule(boxes):
         assert got.cut.tolist() == [k for k, b in enumerate(boxes) if len(b) > 4]
     else:
         assert got is None
+
+
+# ---------------------------------------------------------------- where the points were lost (issue 12)
+
+def test_points_lost_split_wrong_class_and_low_psc():
+    from scoring_program.metrics.psc import points_lost
+    # 10 steps: t = 0.1 .. 0.9. The wrong-class video loses its 9 terms; PSC 0.35 keeps t = .1 .. .3 (loses 6),
+    # PSC 1.0 loses none, PSC 0.5 keeps t = .1 .. .5 (>= is inclusive; loses 4)
+    psc, ok = np.array([0.35, 1.0, 0.0, 0.5]), np.array([True, True, False, True])
+    lost_class, lost_psc = points_lost(psc, ok, steps=10)
+    assert lost_class == 0.225 and lost_psc == 0.25
+    t, acc = psc_accuracy_curve(psc, ok, steps=10)
+    assert area_left_riemann(acc, steps=10) == pytest.approx(0.9 - 0.225 - 0.25)      # 17 / 40
+
+
+def four_videos(tmp_path):
+    """v1 run->run PSC 1/2; v2 run->jump (wrong class) PSC 1; v3 jump->jump PSC 1; v4 jump->jump, frame missing
+    (PSC 0)."""
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s"), "b": gpart(PBOX, "s")}}
+    right = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"]), "b": ppart([PBOX], ["s"])}}
+    half = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"]), "b": ppart([PBOX], ["x"])}}
+    gt_part = {v: {"f": frame([g])} for v in ("v1", "v2", "v3", "v4")}
+    pred_part = {"v1": {"f": frame([half])}, "v2": {"f": frame([right])}, "v3": {"f": frame([right])}, "v4": {}}
+    return run(tmp_path, {"v1": "run", "v2": "run", "v3": "jump", "v4": "jump"}, gt_part,
+               {"v1": "run", "v2": "jump", "v3": "jump", "v4": "jump"}, pred_part)
+
+
+def test_report_of_four_hand_made_videos(tmp_path):
+    from scoring_program.report.result import LOST, Histogram, Plot, Table
+    from scoring_program.tasks.kinetics_tps import report
+    ev = four_videos(tmp_path)
+    assert ev.video_psc.tolist() == [0.5, 1.0, 1.0, 0.0] and ev.class_ok.tolist() == [True, False, True, True]
+    # acc = 2/4 for t in (0, .5], 1/4 above: (5000 * .5 + 4999 * .25) / 10000
+    assert ev.score == pytest.approx(0.374975, abs=1e-12) and ev.top1 == 0.75
+    res = report(ev, "title")
+    bars = res.bars[0]
+    assert bars.labels == ["jump", "run"] and bars.values == [1.0, 0.5] and bars.extra == [0.5, 0.75]
+    lost, curve, hist = res.section(LOST).blocks
+    assert isinstance(lost, Table) and isinstance(curve, Plot) and isinstance(hist, Histogram)
+    # wrong class: 1 video x 0.9999 / 4; low PSC: v1 loses t > .5 (4999 terms), v4 all 9999: 14998 / 10000 / 4
+    assert lost.rows[0][1:] == [1, pytest.approx(0.249975, abs=1e-15)]
+    assert lost.rows[1][1:] == [3, pytest.approx(0.37495, abs=1e-15)]
+    assert ev.score + lost.rows[0][2] + lost.rows[1][2] == pytest.approx(0.9999, abs=1e-12)
+    s = curve.series[0]
+    assert s.step and s.fill and s.x[-1] == 1.0 and s.y[0] == 0.75 and s.y[-1] == 0.25
+    assert hist.counts == [1, 0, 0, 0, 0, 1, 0, 0, 0, 2] and hist.edges[0] == 0 and hist.edges[-1] == 1
+    assert res.warnings == ["1 evaluated frame(s) are missing from pred_part_result.json: each counts as PSC 0."]
+    assert res.private == []
+    table = report(ev, "title", private=True).private[0]
+    assert table.header == ["video", "class", "predicted class", "right class", "PSC", "counted frames"]
+    assert table.rows == [["v1", "run", "run", "yes", 0.5, 1], ["v2", "run", "jump", "no", 1.0, 1],
+                          ["v3", "jump", "jump", "yes", 1.0, 1], ["v4", "jump", "jump", "yes", 0.0, 1]]
+
+
+# ---------------------------------------------------------------- privacy (issue 12)
+KIN = "kinetics-tps"
+
+
+def sample_rows(root, sub="random"):
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.kinetics_tps import TASK
+    res = TASK.score(os.path.join(root, "reference_data", KIN),
+                     Submission(os.path.join(root, "starting_kit", KIN, "submissions", sub)), private=True)
+    return res.private[0].rows
+
+
+def test_private_report_lists_every_video_only_when_asked(root):
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.kinetics_tps import TASK
+    assert len(sample_rows(root)) == 12
+    res = TASK.score(os.path.join(root, "reference_data", KIN),
+                     Submission(os.path.join(root, "starting_kit", KIN, "submissions", "random")))
+    assert res.private == []
+
+
+def test_report_shows_no_video_class(tmp_path, root):
+    from privacy import only_numbers_differ
+    rows = sample_rows(root)
+    per_class = {}
+    for r in rows:
+        per_class[r[1]] = per_class.get(r[1], 0) + 1
+    # a video given its right class, of a class with another video, becomes a video of another sample class
+    video, cls = [(r[0], r[1]) for r in rows if r[3] == "yes" and per_class[r[1]] > 1][0]
+    other = sorted(c for c in per_class if c != cls)[0]
+
+    def relabel_one_video(ref):
+        path = os.path.join(ref, "gt_vid_result.json")
+        with open(path) as f:
+            gt = json.load(f)
+        gt[video] = other
+        with open(path, "w") as f:
+            json.dump(gt, f)
+    only_numbers_differ(KIN, relabel_one_video, tmp_path)
+
+
+def test_report_shows_no_part_state(tmp_path, root):
+    from privacy import only_numbers_differ
+
+    def restate_one_part(ref):
+        path = os.path.join(ref, "gt_part_result.json")
+        with open(path) as f:
+            gt = json.load(f)
+        video = sorted(gt)[0]
+        frame_ = sorted(gt[video])[0]
+        part = gt[video][frame_]["humans"][0]["parts"]
+        name = sorted(part)[0]
+        part[name]["verb"] = "a_state_no_prediction_has"
+        with open(path, "w") as f:
+            json.dump(gt, f)
+    only_numbers_differ(KIN, restate_one_part, tmp_path, submission="perfect")
+
+
+def test_report_names_no_test_video(tmp_path, root):
+    from privacy import no_item_ids
+    with open(os.path.join(root, "reference_data", KIN, "gt_vid_result.json")) as f:
+        ids = sorted(json.load(f))
+    assert len(ids) == 12
+    no_item_ids(KIN, ids, tmp_path, submission="perfect")

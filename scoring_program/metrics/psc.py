@@ -233,3 +233,20 @@ def area_left_riemann(acc, steps=STEPS):
     """
     terms = (1.0 / steps) * np.asarray(acc, dtype=np.float64)[1:steps]
     return float(np.cumsum(terms)[-1]) if terms.size else 0.0
+
+
+def points_lost(video_psc, class_correct, steps=STEPS):
+    """Where the score's area falls short of a perfect submission's (steps - 1) / steps, as (lost to a wrong class,
+    lost to a PSC below the threshold), each a share of the videos.
+
+    A video adds 1/(steps * n) to the area for each t = 1..steps-1 with PSC >= t/steps and the right class: a video
+    of the wrong class loses all (steps - 1) terms; one of the right class loses the thresholds above its PSC.
+    The two add up to (steps - 1) / steps - score up to the rounding of the sums.
+    """
+    video_psc = np.asarray(video_psc, dtype=np.float64)
+    class_correct = np.asarray(class_correct, dtype=bool)
+    n = max(video_psc.size, 1)
+    t = np.arange(1, steps) / steps
+    kept = np.searchsorted(t, video_psc[class_correct], side="right")       # thresholds t <= PSC
+    wrong = np.count_nonzero(~class_correct)
+    return wrong * (steps - 1) / steps / n, float(np.sum((steps - 1) - kept)) / steps / n

@@ -219,18 +219,17 @@ def histogram_svg(hist, width=420, height=220):
     pw, ph = width - ml - mr, height - mt - mb
     edges = np.asarray(hist.edges, dtype=np.float64)
     counts = np.asarray(hist.counts, dtype=np.float64)
-    top = float(counts.max()) if counts.size and counts.max() > 0 else 1.0
+    step = max(1, int(np.ceil((float(counts.max()) if counts.size else 0.0) / 4.0)))   # whole counts per tick
+    top = 4.0 * step
     x0, x1 = float(edges[0]), float(edges[-1])
     sx = pw / float(x1 - x0 or 1)
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
            'font-family="sans-serif" font-size="%d" role="img">' % (width, height, width, height, fs)]
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="white" stroke="#888"/>' % (ml, mt, pw, ph))
     for i in range(5):
-        fy = top * i / 4.0
         y = mt + ph - ph * i / 4.0
         out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e4e4e4"/>' % (ml, y, ml + pw, y))
-        out.append('<text x="%d" y="%.1f" text-anchor="end" fill="#444">%s</text>'
-                   % (ml - 3, y + 3, ("%d" % round(fy)) if top >= 8 or fy == int(fy) else "%.1f" % fy))
+        out.append('<text x="%d" y="%.1f" text-anchor="end" fill="#444">%d</text>' % (ml - 3, y + 3, i * step))
     for k in range(counts.size):
         xa = ml + (edges[k] - x0) * sx
         xb = ml + (edges[k + 1] - x0) * sx

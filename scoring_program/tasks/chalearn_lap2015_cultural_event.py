@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -15,9 +16,9 @@ from ..formats.cultural import CATEGORIES, parse_confidences, read_confidences, 
 from ..formats.cultural import submitted_files
 from ..formats.files import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import check_known, read_bytes
-from ..metrics.ap import ap_voc2010, pr_curve
-from ..metrics.ranking import stable_descending_order
-from ..report.result import Result, ScoreKey, Series, Table, precision_recall_plots
+from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ap, event_confusion, top_confusions,
+                                         top_scored_events, true_events)
+from ..report.result import LOST, MIN_BLOCK, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 
 PROTOCOL = [
@@ -43,16 +44,194 @@ PROTOCOL = [
 ]
 
 
-def category_ap(idx, conf, labels):
-    """AP of one category: submitted lines (reference index idx, confidence conf) ranked stably by descending
-    confidence; unranked reference images count only in #positives. Returns (ap or None, rec, prec)."""
-    npos = int(np.count_nonzero(labels > 0))
-    order = stable_descending_order(conf)
-    ranked = labels[idx[order]]
-    rec, prec = pr_curve(ranked > 0, ranked < 0, npos)
-    if npos == 0:
-        return None, rec, prec
-    return ap_voc2010(rec, prec), rec, prec
+class CategoryRecord(NamedTuple):
+    """One category of the evaluation (a row of the per-category table)."""
+    category: str
+    ap: Optional[float]         # None: no positive image in the reference (no AP, left out of the mean)
+    rec: np.ndarray             # the ranking's recall and precision (empty when the file is missing)
+    prec: np.ndarray
+    positives: int
+    negatives: int
+    lines: int                  # lines of the submitted file (0 when missing)
+    unranked: int               # reference images the file does not list
+    unranked_positives: int
+    file: Optional[str]         # the submitted file's label, None when missing
+
+
+class CulturalSubmission(NamedTuple):
+    """The category files read against the reference: per category (reference index of each line in file order,
+    confidences, number of lines) or None when the file is missing."""
+    files: dict                 # category -> the file's label
+    lines: list                 # per reference category: (idx, conf, nlines) or None
+    ignored: list               # names of the files not read
+
+
+class Evaluation(NamedTuple):
+    categories: list            # CategoryRecord per reference category, in the reference's order
+    mean_ap: float
+    images: np.ndarray          # every reference image id ('S'), once (image_numbers)
+    true: np.ndarray            # per image: true event (category index) or NOT_SINGLE
+    top: np.ndarray             # per image: top-scored event or NO_EVENT
+    confusion: np.ndarray       # event_confusion(true, top)
+    missing: list               # categories without a submitted file
+    ignored: list
+
+
+def read_submission(submission, reference, progress=no_progress):
+    """Every <Category>.txt of the reference's categories, parsed and mapped onto the category's reference ids."""
+    names = [c for c, _, _ in reference.data]
+    files, ignored = submitted_files(submission, names)
+    if not files:
+        raise SubmissionError(expected="one file <Category>.txt per category (e.g. %s.txt)" % names[0],
+                              found=("no such file; files present: %s" % quote_some(ignored)) if ignored
+                              else "an empty submission")
+    lines = []
+    for k, (cat, ids, _) in enumerate(reference.data):
+        progress(k, len(names), "categories")
+        path = files.get(cat)
+        lines.append(None if path is None else read_confidences(path, submission.label(path), ids))
+    progress(len(names), len(names), "categories")
+    return CulturalSubmission({c: submission.label(p) for c, p in files.items()}, lines, ignored)
+
+
+def image_numbers(id_lists):
+    """Every image of the reference once, and for each category file the image number of each of its lines.
+
+    The challenge's files all list the same images in the same order: then the images are that list. Otherwise
+    they are the sorted union of the lists."""
+    first = id_lists[0]
+    if all(ids.size == first.size and np.array_equal(ids, first) for ids in id_lists):
+        return first, [np.arange(first.size)] * len(id_lists)
+    images, inverse = np.unique(np.concatenate(id_lists), return_inverse=True)
+    bounds = np.cumsum([0] + [ids.size for ids in id_lists])
+    inverse = inverse.reshape(-1)
+    return images, [inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def evaluate(reference, sub):
+    """AP per category and mAP (the scores), and the top-scored event of every image against its true event."""
+    records, image_index, confidence, positive_index = [], [], [], []
+    images, to_images = image_numbers([ids for _, ids, _ in reference.data])
+    for (cat, ids, labels), read, to_image in zip(reference.data, sub.lines, to_images):
+        npos = int(np.count_nonzero(labels > 0))
+        positive_index.append(to_image[labels > 0])
+        if read is None:
+            ap, rec, prec, nlines, unranked_pos = (0.0 if npos else None), np.zeros(0), np.zeros(0), 0, npos
+            image_index.append(np.zeros(0, dtype=np.int64))
+            confidence.append(np.zeros(0))
+        else:
+            idx, conf, nlines = read
+            ap, rec, prec = category_ap(idx, conf, labels)
+            ranked = np.zeros(ids.size, dtype=bool)
+            ranked[idx] = True
+            unranked_pos = int(np.count_nonzero((labels > 0) & ~ranked))
+            image_index.append(to_image[idx])
+            confidence.append(conf)
+        records.append(CategoryRecord(cat, ap, rec, prec, npos, int(np.count_nonzero(labels < 0)), nlines,
+                                      ids.size - nlines, unranked_pos, sub.files.get(cat)))
+    aps = [r.ap for r in records if r.ap is not None]
+    true = true_events(images.size, positive_index)
+    top = top_scored_events(images.size, image_index, confidence)
+    return Evaluation(records, float(np.mean(aps)) if aps else 0.0, images, true, top,
+                      event_confusion(true, top, len(records)), [r.category for r in records if r.file is None],
+                      sub.ignored)
+
+
+CONFUSIONS_SHOWN = 15
+MIN_TOP_SCORED = MIN_BLOCK      # a confusion is listed only if its top-scored event gathers this many images
+
+
+def _event(name):
+    return name.replace("_", " ")
+
+
+def report(evaluation, title, private=False):
+    """The Result: mAP and AP per category, the AP bars, the confusions, the per-category table, the PR curves;
+    with private, the per-image table for the organizer."""
+    res = Result(title)
+    res.protocol = list(PROTOCOL)
+    res.scores["mAP"] = evaluation.mean_ap
+    cats = evaluation.categories
+    for r in cats:
+        if r.ap is not None:
+            res.set("AP_" + r.category, r.ap)
+    nopos = [r.category for r in cats if r.ap is None]
+    scored = [r for r in cats if r.ap is not None]
+    res.bars.append(Bars("Average precision per event", [_event(r.category) for r in scored],
+                         [r.ap for r in scored], xlabel="AP (VOC2010+ all points; the mean is the mAP)",
+                         note=("n/a (no positive image in the reference, left out of the mean): %s"
+                               % ", ".join(_event(c) for c in nopos)) if nopos else None))
+    _where_lost(res.section(LOST), evaluation)
+    rows = [[r.category, float("nan") if r.ap is None else r.ap, r.positives, r.negatives, r.lines, r.unranked,
+             r.unranked_positives, "missing" if r.file is None else "read"] for r in cats]
+    res.tables.append(Table("Per-category average precision", ["category", "AP", "positives", "negatives",
+                                                               "lines", "not listed", "positives not listed",
+                                                               "file"], rows,
+                            note="lines: the lines of the category's file (ranked); not listed: the reference "
+                                 "images the file leaves out (not ranked; a positive among them still counts in the "
+                                 "positives). n/a: no positive image in the reference; left out of the mean."))
+    res.plots.extend(precision_recall_plots([Series("%s (AP %.4f)" % (_event(r.category), r.ap), r.rec, r.prec)
+                                             for r in scored if r.rec.size]))
+    if evaluation.missing:
+        res.notes.append("%d category file(s) missing, AP 0: %s." % (len(evaluation.missing),
+                                                                    quote_some(evaluation.missing, 50)))
+    for cat in nopos:
+        res.notes.append("n/a: no positive image for %s in the reference; AP_%s is not written and the category "
+                         "is left out of the mean." % (cat, cat))
+    unranked = [r.category for r in cats if r.file is not None and r.unranked_positives > 0]
+    if unranked:
+        res.notes.append("%d category file(s) leave out positive images (not ranked, still counted in the "
+                         "positives): %s." % (len(unranked), quote_some(unranked, 10)))
+    if evaluation.ignored:
+        res.notes.append("Files not read: %s." % quote_some(evaluation.ignored, 10))
+    if private:
+        res.private.append(_per_image(evaluation))
+    return res
+
+
+def _where_lost(section, evaluation):
+    """The most frequent confusions of the top-scored event against the true event, over the whole set."""
+    names = [_event(r.category) for r in evaluation.categories] + ["(listed by no file)"]
+    counts = evaluation.confusion
+    n_counted = int(counts.sum())
+    right = int(np.trace(counts[:, :-1]))
+    section.add("Each test image's top-scored event is the category whose file gives it the highest confidence "
+                "(files that do not list the image do not rank it, as in the AP; a tie goes to the first category "
+                "in the order of the AP columns). Counted: the %d image(s) labelled 1 in exactly one category (%d "
+                "other image(s) of the reference are left out). The top-scored event is the true event for %d of "
+                "them (%s)." % (n_counted, int(np.count_nonzero(evaluation.true == NOT_SINGLE)), right,
+                                _percent(right, n_counted)))
+    top = evaluation.top
+    top_scored = np.bincount(np.where(top < 0, len(names) - 1, top), minlength=len(names))
+    rows = [["%s -> %s" % (names[t], names[p]), c, _percent(c, int(counts[t].sum()))]
+            for t, p, c, _ in top_confusions(counts, CONFUSIONS_SHOWN, top_scored, MIN_TOP_SCORED)]
+    why = ("Only top-scored events that gather at least %d images of the set are listed: you know which images you "
+           "scored highest for an event, so a confusion into a smaller group would tell the true event of single "
+           "images." % MIN_TOP_SCORED)
+    if rows:
+        section.add(Table("The most frequent confusions (at most %d)" % CONFUSIONS_SHOWN,
+                          ["true event -> top-scored event", "images", "share of the true event's images"], rows,
+                          note=why))
+    elif n_counted > right:
+        section.add("No confusion to list. " + why)
+    else:
+        section.add("No confusion: every counted image's top-scored event is its true event.")
+
+
+def _percent(part, whole):
+    return "%.1f%%" % (100.0 * part / whole) if whole else "n/a"
+
+
+def _per_image(evaluation):
+    """Organizer only: every reference image with its true and top-scored event."""
+    names = [r.category for r in evaluation.categories]
+    order = np.argsort(evaluation.images, kind="stable")
+    rows = [[i.decode("utf-8", "replace"), "(not exactly one)" if t == NOT_SINGLE else names[t],
+             "(listed by no file)" if p == NO_EVENT else names[p], "yes" if t >= 0 and t == p else "no"]
+            for i, t, p in zip(evaluation.images[order], evaluation.true[order].tolist(),
+                               evaluation.top[order].tolist())]
+    return Table("Per image: true event and top-scored event", ["image", "true event", "top-scored event", "right"],
+                 rows)
 
 
 def load_reference(ref_dir):
@@ -94,59 +273,9 @@ class ChalearnLap2015CulturalEvent(Task):
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir)
-        gts = [(ids, labels) for _, ids, labels in reference.data]
-        names = [c for c, _, _ in reference.data]
-        files, ignored = submitted_files(submission, names)
-        if not files:
-            raise SubmissionError(expected="one file <Category>.txt per category (e.g. %s.txt)" % names[0],
-                                  found=("no such file; files present: %s" % quote_some(ignored)) if ignored
-                                  else "an empty submission")
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        rows, aps, series, missing, nopos = [], [], [], [], []
-        for k, (cat, (ids, labels)) in enumerate(zip(names, gts)):
-            progress(k, len(names), "categories")
-            npos = int(np.count_nonzero(labels > 0))
-            path = files.get(cat)
-            if path is None:
-                ap, nlines, unranked_pos = (0.0 if npos else None), 0, npos
-                missing.append(cat)
-            else:
-                idx, conf, nlines = read_confidences(path, submission.label(path), ids)
-                ap, rec, prec = category_ap(idx, conf, labels)
-                ranked = np.zeros(ids.size, dtype=bool)
-                ranked[idx] = True
-                unranked_pos = int(np.count_nonzero((labels > 0) & ~ranked))
-                if ap is not None and rec.size:
-                    series.append(Series(cat.replace("_", " "), rec, prec))
-            if ap is None:
-                nopos.append(cat)
-            else:
-                res.set("AP_" + cat, ap)
-                aps.append(ap)
-            rows.append([cat, float("nan") if ap is None else ap, npos, int(np.count_nonzero(labels < 0)), nlines,
-                         ids.size - (0 if path is None else nlines), unranked_pos,
-                         "missing" if path is None else submission.label(path)])
-        progress(len(names), len(names), "categories")
-        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
-        res.scores.move_to_end("mAP", last=False)
-        res.tables.append(Table("Per-category average precision", ["category", "AP", "positives", "negatives",
-                                                                   "ranked lines", "unranked images",
-                                                                   "unranked positives", "file"], rows,
-                                note="n/a: no positive image in the reference; left out of the mean."))
-        res.plots.extend(precision_recall_plots(series))
-        if missing:
-            res.notes.append("%d category file(s) missing, AP 0: %s." % (len(missing), quote_some(missing, 50)))
-        for cat in nopos:
-            res.notes.append("n/a: no positive image for %s in the reference; AP_%s is not written and the category "
-                             "is left out of the mean." % (cat, cat))
-        unranked = [r for r in rows if r[7] != "missing" and r[6] > 0]
-        if unranked:
-            res.notes.append("%d category file(s) leave out positive images (not ranked, still counted in the "
-                             "positives): %s." % (len(unranked), quote_some([r[0] for r in unranked], 10)))
-        if ignored:
-            res.notes.append("Files not read: %s." % quote_some(ignored, 10))
-        return res
+        sub = read_submission(submission, reference, progress)
+        evaluation = evaluate(reference, sub)
+        return report(evaluation, self.title, private)
 
     def validate(self, submission, ids=None):
         files, ignored = submitted_files(submission, list(CATEGORIES))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -9,9 +10,9 @@ from ..errors import ReferenceDataError, SubmissionError
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.kinetics_tps import (check_pred_frame, cut_box_text, flatten_ground_truth, load_json,
                                     no_cycle_collection, read_predictions, _found)
-from ..metrics.psc import (area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
-                           psc_accuracy_curve)
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
+                           points_lost, psc_accuracy_curve)
+from ..report.result import LOST, Bars, Histogram, Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Stopwatch, Task, no_progress
 
 VID_FILE = "pred_vid_result.json"
@@ -83,6 +84,49 @@ def load_reference(ref_dir, clock=None):
     return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
 
 
+class KineticsSubmission(NamedTuple):
+    """The two prediction files, checked and aligned with the ground truth (formats.kinetics_tps.Predictions)."""
+    predictions: object
+    vid_label: str
+    part_label: str
+
+
+class Evaluation(NamedTuple):
+    """Every number of the report: per GT human, part, frame and video (the organizer's per-item tables), the
+    accuracy curve and the three scores. gt and pr: the flattened ground truth and predictions (bookkeeping)."""
+    gt: object
+    pr: object
+    matched: np.ndarray         # per GT human: index of the matched predicted human, or -1
+    found: np.ndarray           # per GT part: the matched prediction has a part of that name
+    correct: np.ndarray         # per GT part: IoU >= 0.3 and the same state
+    frame_psc: np.ndarray
+    counted: np.ndarray         # per frame: counted in its video's PSC
+    frame_parts: np.ndarray
+    video_psc: np.ndarray
+    video_frames: np.ndarray    # per video: counted frames
+    class_ok: np.ndarray        # per video: predicted class == GT class
+    t: np.ndarray               # thresholds k/10000, k = 0..9999
+    acc: np.ndarray             # acc(t)
+    score: float
+    top1: float
+    mean_PSC: float
+
+
+def read_submission(submission, gt, clock=None, progress=no_progress):
+    """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth gt."""
+    clock = clock or Stopwatch()
+    vpath, vlabel = _locate(submission, VID_FILE)
+    ppath, plabel = _locate(submission, PART_FILE)
+    with clock("JSON parsing (json.loads)"):
+        pred_vid = load_json(vpath, vlabel)
+        pred_part = load_json(ppath, plabel)
+    progress(0, 2, "steps")
+    with clock("checks and arrays"):
+        pr = read_predictions(pred_vid, pred_part, gt, vlabel, plabel)
+        del pred_part
+    return KineticsSubmission(pr, vlabel, plabel)
+
+
 def evaluate(gt, pr):
     """Arrays in, every number of the report out (the functional core, testable without files)."""
     n_frames = len(gt.frame_name)
@@ -94,10 +138,89 @@ def evaluate(gt, pr):
         value, gt.part_human, gt.human_frame, gt.frame_video, pr.frame_has_pred, gt.n_videos)
     class_ok = np.array([a == b for a, b in zip(pr.classes, gt.classes)], dtype=bool)
     t, acc = psc_accuracy_curve(video_psc, class_ok)
-    return {"matched": matched, "found": found, "correct": correct, "frame_psc": frame_psc, "counted": counted,
-            "frame_parts": nparts, "video_psc": video_psc, "video_frames": video_frames, "class_ok": class_ok,
-            "t": t, "acc": acc, "score": area_left_riemann(acc), "top1": float(acc[0]),
-            "mean_PSC": float(np.mean(video_psc))}
+    return Evaluation(gt, pr, matched, found, correct, frame_psc, counted, nparts, video_psc, video_frames, class_ok,
+                      t, acc, area_left_riemann(acc), float(acc[0]), float(np.mean(video_psc)))
+
+
+def report(r, title, private=False):
+    """The Result of an Evaluation: the scores, top-1 per class, where the points were lost (the accuracy curve
+    whose area is the score, the PSC histogram), the tables; with private, the per-video table."""
+    gt, pr = r.gt, r.pr
+    res = Result(title)
+    res.protocol = list(PROTOCOL)
+    for k, v in (("score", r.score), ("top1", r.top1), ("mean_PSC", r.mean_PSC)):
+        res.set(k, v)
+    nv = gt.n_videos
+    classes, cls = np.unique(np.array(gt.classes, dtype=str), return_inverse=True)
+    cls = cls.reshape(-1)
+    n_cls = np.bincount(cls, minlength=classes.size)
+    top1_cls = np.bincount(cls, weights=r.class_ok, minlength=classes.size) / np.maximum(n_cls, 1)
+    psc_cls = np.bincount(cls, weights=r.video_psc, minlength=classes.size) / np.maximum(n_cls, 1)
+    res.bars.append(Bars("Top-1 accuracy per action class", classes, top1_cls, xlabel="top-1 accuracy",
+                         extra=psc_cls, extra_label="mean PSC", note="Bar: the share of the class's videos given "
+                         "the right class; red mark: the mean PSC of the class's videos."))
+    _where_lost(res.section(LOST), r)
+    rows = [["%.1f" % x, float(r.acc[int(round(x * 10000))])] for x in np.arange(10) / 10.0]
+    res.tables.append(Table("PSC-conditioned accuracy at some thresholds (PSC >= t and right class)",
+                            ["t", "accuracy"], rows))
+    res.tables.append(Table("Per action class", ["class", "videos", "top-1", "mean PSC"],
+                            [[str(c), int(n), float(a), float(m)] for c, n, a, m in zip(classes, n_cls, top1_cls,
+                                                                                         psc_cls)]))
+    res.tables.append(Table("Bookkeeping", ["what", "count"], [
+        ["ground-truth videos", nv],
+        ["frames with ground-truth humans", len(gt.frame_name)],
+        ["frames without ground-truth humans (not counted)", int(gt.empty_frames.sum())],
+        ["frames missing from the prediction (PSC 0, counted)", pr.missing_frames],
+        ["predicted frames whose humans have no parts (not counted)",
+         int((pr.frame_has_pred & (r.frame_parts == 0)).sum())],
+        ["frames counted", int(r.counted.sum())],
+        ["videos without a counted frame (PSC 1.0)", int((r.video_frames == 0).sum())],
+        ["ground-truth humans", gt.human_frame.size],
+        ["ground-truth humans matched (IoU > 0.5)", int((r.matched >= 0).sum())],
+        ["ground-truth parts", gt.part_human.size],
+        ["parts present in the matched prediction", int(r.found.sum())],
+        ["parts correct (IoU >= 0.3 and same state)", int(r.correct.sum())],
+    ]))
+    if pr.extra_videos:
+        res.notes.append("%d predicted video(s) are not test videos: ignored." % pr.extra_videos)
+    if pr.extra_frames:
+        res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
+                         "ground-truth humans): ignored." % pr.extra_frames)
+    if pr.cut_warning:
+        res.warnings.append(pr.cut_warning)
+    if pr.missing_frames:
+        res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
+                            % (pr.missing_frames, PART_FILE))
+    if private:
+        res.private.append(Table("Per video", ["video", "class", "predicted class", "right class", "PSC",
+                                               "counted frames"],
+                                 [[v, c, p, "yes" if ok else "no", psc, n] for v, c, p, ok, psc, n in zip(
+                                     gt.videos, gt.classes, pr.classes, r.class_ok.tolist(), r.video_psc.tolist(),
+                                     r.video_frames.tolist())]))
+    return res
+
+
+def _where_lost(section, r):
+    """The accuracy-vs-threshold curve (its area is the score), the points lost to a wrong class and to a low PSC,
+    and the histogram of the video PSCs."""
+    n = r.video_psc.size
+    lost_class, lost_psc = points_lost(r.video_psc, r.class_ok)
+    n_right = int(np.count_nonzero(r.class_ok))
+    section.add(Table("Points lost, against a perfect submission's %.4f" % ((STEPS - 1) / STEPS),
+                      ["why", "videos", "points lost"],
+                      [["wrong class (the video counts at no threshold)", n - n_right, lost_class],
+                       ["right class, PSC below the threshold t (counts only for t <= its PSC)", n_right, lost_psc]],
+                      note="Each video is worth 1/%d of the area: a wrong class loses it all, a right class with PSC "
+                           "p loses the thresholds t > p." % n))
+    section.add(Plot("acc(t): share of videos with PSC >= t and the right class (shaded area = score %.4f)"
+                     % r.score, "PSC threshold t", "acc(t)",
+                     [Series("acc(t)", np.append(r.t[::10], 1.0), np.append(r.acc[::10], r.acc[-1]), step=True,
+                             fill=True)]))
+    edges = np.arange(11) / 10.0
+    counts, _ = np.histogram(r.video_psc, bins=edges)
+    section.add(Histogram("Video PSC (all %d test videos)" % n, edges, counts, xlabel="video PSC",
+                          ylabel="videos", note="Bins of 0.1, the last one holding PSC 1.0; %d video(s) have the "
+                          "right class. A video without any counted frame has PSC 1.0." % n_right))
 
 
 class KineticsTps(Task):
@@ -114,79 +237,17 @@ class KineticsTps(Task):
         return load_reference(ref_dir)
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
-        with no_cycle_collection():
-            return self._score(str(ref_dir), submission, progress)
-
-    def _score(self, ref, submission, progress):
         clock = Stopwatch()
-        gt = load_reference(ref, clock).data
-        vpath, vlabel = _locate(submission, VID_FILE)
-        ppath, plabel = _locate(submission, PART_FILE)
-        with clock("JSON parsing (json.loads)"):
-            pred_vid = load_json(vpath, vlabel)
-            pred_part = load_json(ppath, plabel)
-        progress(0, 2, "steps")
-        with clock("checks and arrays"):
-            pr = read_predictions(pred_vid, pred_part, gt, vlabel, plabel)
-            del pred_part
-        with clock("metric"):
-            r = evaluate(gt, pr)
-        progress(2, 2, "steps")
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        for k in ("score", "top1", "mean_PSC"):
-            res.set(k, r[k])
-        with clock("report tables"):
-            self._report(res, gt, pr, r)
+        with no_cycle_collection():
+            reference = load_reference(str(ref_dir), clock)       # not self.reference: the clock times its phases
+            sub = read_submission(submission, reference.data, clock, progress)
+            with clock("metric"):
+                evaluation = evaluate(reference.data, sub.predictions)
+            progress(2, 2, "steps")
+            with clock("report tables"):
+                res = report(evaluation, self.title, private)
         res.timings = clock.phases()
         return res
-
-    def _report(self, res, gt, pr, r):
-        nv = gt.n_videos
-        t, acc = r["t"], r["acc"]
-        rows = [["%.1f" % x, float(acc[int(round(x * 10000))])] for x in np.arange(10) / 10.0]
-        res.tables.append(Table("PSC-conditioned accuracy at some thresholds (PSC >= t and right class)",
-                                ["t", "accuracy"], rows))
-        classes = sorted(set(gt.classes))
-        cls = np.array([classes.index(c) for c in gt.classes]) if nv < 200000 else None
-        if cls is not None:
-            crow = []
-            for k, c in enumerate(classes):
-                sel = cls == k
-                crow.append([c, int(sel.sum()), float(r["class_ok"][sel].mean()), float(r["video_psc"][sel].mean())])
-            res.tables.append(Table("Per action class", ["class", "videos", "top-1", "mean PSC"], crow))
-        n_counted = int(r["counted"].sum())
-        nparts = gt.part_human.size
-        res.tables.append(Table("Bookkeeping", ["what", "count"], [
-            ["ground-truth videos", nv],
-            ["frames with ground-truth humans", len(gt.frame_name)],
-            ["frames without ground-truth humans (not counted)", int(gt.empty_frames.sum())],
-            ["frames missing from the prediction (PSC 0, counted)", pr.missing_frames],
-            ["predicted frames whose humans have no parts (not counted)",
-             int((pr.frame_has_pred & (r["frame_parts"] == 0)).sum())],
-            ["frames counted", n_counted],
-            ["videos without a counted frame (PSC 1.0)", int((r["video_frames"] == 0).sum())],
-            ["ground-truth humans", gt.human_frame.size],
-            ["ground-truth humans matched (IoU > 0.5)", int((r["matched"] >= 0).sum())],
-            ["ground-truth parts", nparts],
-            ["parts present in the matched prediction", int(r["found"].sum())],
-            ["parts correct (IoU >= 0.3 and same state)", int(r["correct"].sum())],
-        ]))
-        res.plots.append(Plot("PSC-conditioned accuracy", "PSC threshold t", "accuracy",
-                              [Series("acc(t)", t[::10], acc[::10], step=True)]))
-        vp = np.sort(r["video_psc"])
-        res.plots.append(Plot("Video PSC (cumulative share of videos)", "PSC", "share of videos <= PSC",
-                              [Series("videos", vp, np.arange(1, nv + 1) / nv, step=True)]))
-        if pr.extra_videos:
-            res.notes.append("%d predicted video(s) are not test videos: ignored." % pr.extra_videos)
-        if pr.extra_frames:
-            res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
-                             "ground-truth humans): ignored." % pr.extra_frames)
-        if pr.cut_warning:
-            res.warnings.append(pr.cut_warning)
-        if pr.missing_frames:
-            res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
-                                % (pr.missing_frames, PART_FILE))
 
     def validate(self, submission, ids=None):
         with no_cycle_collection():
