@@ -711,3 +711,69 @@ def test_class_then_descending_order_is_the_lexsort(pairs):
     scores = np.array([s for _, s in pairs], dtype=np.float64).astype(np.float32)
     expected = np.lexsort((np.arange(len(pairs)), -scores, classes))
     assert class_then_descending_order(classes, scores).tolist() == expected.tolist()
+
+
+# ---- what the participant sees (issue 12) ---------------------------------------------------------------------
+
+def test_report_shows_no_per_video_facts(tmp_path):
+    from privacy import only_numbers_differ
+
+    def move_one_box(ref):
+        # the first ground-truth box of the first video moves 30 pixels right: only that video's ground truth changes
+        path = os.path.join(ref, "gt_tubes.csv")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        cells = lines[1].split(",")
+        cells[4], cells[6] = str(int(cells[4]) + 30), str(int(cells[6]) + 30)
+        lines[1] = ",".join(cells)
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    only_numbers_differ("action-tubes", move_one_box, tmp_path, submission="perfect")
+
+
+def test_report_names_no_test_video(root, tmp_path):
+    from privacy import no_item_ids
+    with open(os.path.join(root, "reference_data", "action-tubes", "videos.csv")) as f:
+        ids = [line.split(",")[0] for line in f.read().splitlines()[1:]]
+    assert len(ids) >= 5
+    no_item_ids("action-tubes", ids, tmp_path, submission="perfect")
+    no_item_ids("action-tubes", ids, tmp_path / "random", submission="random")
+
+
+def test_private_per_video_table_only_when_asked(root):
+    ref = os.path.join(root, "reference_data", "action-tubes")
+    sub = Submission(os.path.join(root, "starting_kit", "action-tubes", "submissions", "random"))
+    assert TASK.score(ref, sub).private == []
+    res = TASK.score(ref, sub, private=True)
+    (table,) = res.private
+    with open(os.path.join(ref, "videos.csv")) as f:
+        ids = [line.split(",")[0] for line in f.read().splitlines()[1:]]
+    assert [r[0] for r in table.rows] == ids
+    col = table.header.index
+    frame_table = res.tables[0]                          # class, AP, GT boxes, detections, TP
+    assert sum(r[col("GT boxes")] for r in table.rows) == sum(r[2] for r in frame_table.rows)
+    assert sum(r[col("frame detections")] for r in table.rows) == sum(r[3] for r in frame_table.rows)
+    assert sum(r[col("frame TP")] for r in table.rows) == sum(r[4] for r in frame_table.rows)
+
+
+def test_report_bars_tide_and_curves(root):
+    from scoring_program.report.result import LOST
+    res = TASK.score(os.path.join(root, "reference_data", "action-tubes"),
+                     Submission(os.path.join(root, "starting_kit", "action-tubes", "submissions", "random")))
+    frame_bars, video_bars = res.bars
+    assert frame_bars.values == [r[1] for r in res.tables[0].rows]
+    assert video_bars.values == [r[2] for r in res.tables[1].rows]
+    (section,) = res.sections
+    assert section.title == LOST
+    dap_table = section.blocks[1]
+    assert [r[1] for r in dap_table.rows] == ["%.4f" % r[1] for r in res.tables[0].rows]
+    # the frame-AP curves start at (0, 1) and shade the trapezoid area, which is the AP
+    frame_plots = [p for p in res.plots if p.title.startswith("frame-AP: ")]
+    assert frame_plots
+    for p in frame_plots:
+        s = p.series[0]
+        assert s.fill and s.x[0] == 0.0 and s.y[0] == 1.0
+        ap = float(np.sum(np.diff(s.x) * (s.y[1:] + s.y[:-1]) / 2))
+        # drawn from blocks of >= 10 ranks (report.result.rank_blocks): the area is the AP up to that resolution
+        assert ap == pytest.approx(dict((r[0], r[1]) for r in res.tables[0].rows)[p.title[len("frame-AP: "):]],
+                                   abs=0.02)

@@ -373,3 +373,64 @@ def test_seven_fields_on_every_line_is_an_error_on_every_numpy():
     with pytest.raises(SubmissionError) as e:
         parse_detections(data, "comp3_det_test_car.txt", IDS)
     assert "line 1" in str(e.value) and "expected 6 fields" in str(e.value)
+
+
+# ---- what the participant sees (issue 12) ---------------------------------------------------------------------
+
+def test_report_shows_no_per_image_facts(tmp_path):
+    from privacy import only_numbers_differ
+
+    def relabel_one_object(ref):
+        # 2011_000001's first motorbike becomes a chair: both classes keep objects elsewhere, only that image changes
+        path = os.path.join(ref, "Annotations", "2011_000001.xml")
+        with open(path) as f:
+            text = f.read()
+        assert text.count("<name>motorbike</name>") == 2
+        with open(path, "w") as f:
+            f.write(text.replace("<name>motorbike</name>", "<name>chair</name>", 1))
+    only_numbers_differ("voc2011-detection", relabel_one_object, tmp_path)
+
+
+def test_report_names_no_test_image(root, tmp_path):
+    from privacy import no_item_ids
+    with open(os.path.join(root, "reference_data", "voc2011-detection", "ImageSets", "Main", "test.txt")) as f:
+        ids = f.read().split()
+    assert len(ids) >= 10
+    no_item_ids("voc2011-detection", ids, tmp_path)
+
+
+def test_private_per_image_table_only_when_asked(root):
+    ref = os.path.join(root, "reference_data", "voc2011-detection")
+    sub = Submission(os.path.join(root, "starting_kit", "voc2011-detection", "submissions", "random"))
+    assert TASK.score(ref, sub).private == []
+    res = TASK.score(ref, sub, private=True)
+    (table,) = res.private
+    with open(os.path.join(ref, "ImageSets", "Main", "test.txt")) as f:
+        ids = f.read().split()
+    assert [r[0] for r in table.rows] == ids
+    col = table.header.index
+    rows = np.array([r[1:] for r in table.rows])
+    per_class = res.tables[0].rows                      # class, AP, objects, difficult, detections, TP, FP, ...
+    assert rows[:, col("objects (not difficult)") - 1].sum() == sum(r[2] for r in per_class)
+    assert rows[:, col("detections") - 1].sum() == sum(r[4] for r in per_class)
+    assert rows[:, col("true positives") - 1].sum() == sum(r[5] for r in per_class)
+    assert rows[:, col("false positives") - 1].sum() == sum(r[6] for r in per_class)
+    # every false positive has one TIDE type
+    fp_types = [h for h in table.header if h.startswith("FP: ")]
+    assert rows[:, [col(h) - 1 for h in fp_types]].sum() == rows[:, col("false positives") - 1].sum()
+
+
+def test_report_bars_and_where_the_points_were_lost(root):
+    from scoring_program.report.result import LOST
+    res = TASK.score(os.path.join(root, "reference_data", "voc2011-detection"),
+                     Submission(os.path.join(root, "starting_kit", "voc2011-detection", "submissions", "random")))
+    (bars,) = res.bars
+    assert sorted(bars.labels) == sorted(k[3:] for k in res.scores if k.startswith("AP_"))
+    assert bars.values == [res.scores["AP_" + c] for c in bars.labels]
+    (section,) = res.sections
+    assert section.title == LOST
+    mean_bars, dap_table, count_table = section.blocks
+    # the TIDE table's AP is the metric's AP, class by class
+    assert [(r[0], r[1]) for r in dap_table.rows] == [(c, "%.4f" % res.scores["AP_" + c]) for c in bars.labels]
+    assert len(mean_bars.labels) == 6 and min(mean_bars.values) >= 0
+    assert len(res.plots) == len(bars.labels) and all(p.series[0].envelope for p in res.plots)

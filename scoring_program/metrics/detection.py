@@ -16,6 +16,8 @@ iff it is the first claimant of its candidate. No fallback to a second-best free
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .ap import ap_voc2010, pr_curve
@@ -62,8 +64,20 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups):
     return cand, ovmax
 
 
-def match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5):
-    """tp, fp (bool arrays) for detections already in rank order, VOCevaldet.m's rules (see module doc).
+class DetMatch(NamedTuple):
+    """One class's VOCevaldet.m matching, in rank order: order (result-file index of each rank), tp, fp (bool; a
+    detection whose candidate is difficult has neither) and candidate (the GT index of its first-maximum overlap,
+    -1 when none; for a true positive, the object it matched)."""
+    order: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    candidate: np.ndarray
+
+
+def match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5,
+                 with_candidates=False):
+    """tp, fp (bool arrays) for detections already in rank order, VOCevaldet.m's rules (see module doc);
+    with_candidates: also each detection's candidate (best_candidates).
 
     A detection whose candidate is difficult (ovmax >= min_overlap) is neither TP nor FP; exactly
     min_overlap matches (>=).
@@ -79,7 +93,25 @@ def match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups
         _, first = np.unique(cand[claim], return_index=True)   # first claimant in rank order wins
         tp[claim[first]] = True
     fp = ~tp & ~hit_diff
+    if with_candidates:
+        return tp, fp, cand
     return tp, fp
+
+
+def voc_det_match(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5):
+    """VOCevaldet.m's ranking and matching for one class, detections in result-file order: DetMatch."""
+    order = stable_descending_order(np.asarray(confidence, dtype=np.float64))
+    det_group = np.asarray(det_group, dtype=np.int64)[order]
+    det_boxes = np.asarray(det_boxes, dtype=np.float64).reshape(-1, 4)[order]
+    tp, fp, cand = match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap,
+                                with_candidates=True)
+    return DetMatch(order, tp, fp, cand)
+
+
+def voc_ap_of_flags(tp, fp, npos):
+    """VOCap.m on tp/fp flags in rank order (pr_curve); None when npos is 0 (VOCevaldet.m's AP is undefined)."""
+    rec, prec = pr_curve(tp, fp, npos)
+    return ap_voc2010(rec, prec) if npos else None
 
 
 def voc_det_ap(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5):
@@ -87,12 +119,9 @@ def voc_det_ap(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficul
 
     Returns (ap, rec, prec, tp, fp) with tp/fp in rank order; ap is None when npos (non-difficult GT) is 0.
     """
-    order = stable_descending_order(np.asarray(confidence, dtype=np.float64))
-    det_group = np.asarray(det_group, dtype=np.int64)[order]
-    det_boxes = np.asarray(det_boxes, dtype=np.float64).reshape(-1, 4)[order]
-    tp, fp = match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap)
+    m = voc_det_match(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap)
     npos = int(np.count_nonzero(~np.asarray(gt_difficult, dtype=bool)))
-    rec, prec = pr_curve(tp, fp, npos)
+    rec, prec = pr_curve(m.tp, m.fp, npos)
     if npos == 0:
-        return None, rec, prec, tp, fp
-    return ap_voc2010(rec, prec), rec, prec, tp, fp
+        return None, rec, prec, m.tp, m.fp
+    return ap_voc2010(rec, prec), rec, prec, m.tp, m.fp

@@ -27,10 +27,13 @@ NaN, each a failed comparison, never a NaN in a score:
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .ap import ap_trapezoid_raw
 from .ranking import class_then_descending_order
+from .tide import classify_errors, overlapping_pairs, tide_delta_ap
 
 NMS_THRESHOLD = 0.3
 ROC_MAX_FPR = 0.6
@@ -209,8 +212,9 @@ class GreedyPairs(object):
         self.ndet = ndet
         self.ngt = ngt
 
-    def match(self, th):
-        """tp[d] for every detection at IoU threshold th (>= th is a match, ACT's `ious[amax] >= th`).
+    def match(self, th, with_gt=False):
+        """tp[d] for every detection at IoU threshold th (>= th is a match, ACT's `ious[amax] >= th`); with_gt:
+        also the ground truth each detection took (-1: none).
 
         A detection with a NaN IoU against a ground truth that is still free when its turn comes is "blocked":
         ACT's np.argmax returns that NaN, `nan >= th` is False, so it is a false positive and consumes nothing,
@@ -218,6 +222,7 @@ class GreedyPairs(object):
         its best free ground truth or, blocked, is set aside; the free set is then the sequential one."""
         tp = np.zeros(self.ndet, dtype=bool)
         used = np.zeros(self.ngt, dtype=bool)
+        took = np.full(self.ndet if with_gt else 0, -1, dtype=np.int64)
         with np.errstate(invalid="ignore"):
             keep = self.iou >= th
         d, g, grp = self.det[keep], self.gt[keep], self.grp[keep]
@@ -240,11 +245,13 @@ class GreedyPairs(object):
                 fd, fg = fd[~stop], fg[~stop]
             tp[fd] = True
             used[fg] = True
+            if with_gt:
+                took[fd] = fg
             alive = ~tp[d] & ~used[g]
             if has_nan:
                 alive &= ~aside[d]
             d, g, grp = d[alive], g[alive], grp[alive]
-        return tp
+        return (tp, took) if with_gt else tp
 
 
 def greedy_consume(pair_det, pair_gt, pair_iou, det_rank, det_group, th, ndet=None, ngt=None):
@@ -264,32 +271,45 @@ def class_aps(tp_ranked, class_ranked, npos, nclasses):
     aps = np.zeros(nclasses)
     curves = []
     for c in range(nclasses):
-        t = tp_ranked[ends[c] - counts[c]:ends[c]].astype(np.float64)
+        t = tp_ranked[ends[c] - counts[c]:ends[c]]
         if t.size == 0:
             curves.append((np.zeros(0), np.zeros(0)))
             continue
-        ctp = np.cumsum(t)
-        cfp = np.arange(1, t.size + 1) - ctp
-        prec = ctp / (ctp + cfp)
-        rec = ctp / npos[c] if npos[c] > 0 else np.zeros_like(ctp)
-        if npos[c] == 0:
-            prec = np.zeros_like(ctp)
+        rec, prec = act_pr(t, npos[c])
         aps[c] = ap_trapezoid_raw(rec, prec)
         curves.append((rec, prec))
     return aps, curves
 
 
+def act_pr(tp_ranked, npos):
+    """ACT's precision/recall points of one class from TP flags in rank order (every other detection is a FP)."""
+    ctp = np.cumsum(np.asarray(tp_ranked).astype(np.float64))
+    cfp = np.arange(1, ctp.size + 1) - ctp
+    prec = ctp / (ctp + cfp)
+    rec = ctp / npos if npos > 0 else np.zeros_like(ctp)
+    if npos == 0:
+        prec = np.zeros_like(ctp)
+    return rec, prec
+
+
+def act_ap_of_flags(tp, fp, npos):
+    """ACT's AP (pr_to_ap) of one class from tp flags in rank order (fp = not tp in ACT; for metrics.tide)."""
+    return ap_trapezoid_raw(*act_pr(tp, npos)) if len(tp) else 0.0
+
+
 # ----------------------------------------------------------------------------------------------- frame-AP
 
-def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, nclasses, th=0.5):
-    """ACT frameAP. det_key / gt_key: one int64 per (video, frame); gt rows in ACT's list order within a key.
+class FrameMatch(NamedTuple):
+    """ACT frameAP's matching: order (detections class-major in rank order), score32 (the float32 scores ranked),
+    tp and gt (the ground-truth row each detection took, -1: none), per detection in input order."""
+    order: np.ndarray
+    score32: np.ndarray
+    tp: np.ndarray
+    gt: np.ndarray
 
-    Ranking: descending float32 score (ACT stores detections as float32), ties in input order (stable).
-    Each detection takes the best +1 IoU among the still-unmatched boxes of its class in its (video, frame):
-    >= th is a TP and consumes that box, else FP. AP: trapezoid on the raw PR points from (0, 1).
-    A box with x1 > x2 or y1 > y2 (by a pixel or more) overlaps nothing: IoU 0, -0.0 or NaN (_iou_rows), a FP.
-    Returns (aps, curves, tp flags per detection).
-    """
+
+def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th=0.5):
+    """ACT frameAP's ranking and greedy matching (frame_ap): FrameMatch."""
     det_class = np.asarray(det_class, dtype=np.int64)
     det_key = np.asarray(det_key, dtype=np.int64)
     gt_class = np.asarray(gt_class, dtype=np.int64)
@@ -309,10 +329,46 @@ def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, n
     pd, off = _expand(hi - lo)
     pg = lo[pd] + off
     ious = _iou_rows(_box_columns(det_box), _box_columns(np.asarray(gt_box)[go]), pd, pg)
-    tp = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size).match(th)
+    tp, took = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size).match(th, with_gt=True)
+    return FrameMatch(order, s32, tp, np.where(took >= 0, go[np.maximum(took, 0)] if go.size else -1, -1))
+
+
+def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, nclasses, th=0.5):
+    """ACT frameAP. det_key / gt_key: one int64 per (video, frame); gt rows in ACT's list order within a key.
+
+    Ranking: descending float32 score (ACT stores detections as float32), ties in input order (stable).
+    Each detection takes the best +1 IoU among the still-unmatched boxes of its class in its (video, frame):
+    >= th is a TP and consumes that box, else FP. AP: trapezoid on the raw PR points from (0, 1).
+    A box with x1 > x2 or y1 > y2 (by a pixel or more) overlaps nothing: IoU 0, -0.0 or NaN (_iou_rows), a FP.
+    Returns (aps, curves, tp flags per detection).
+    """
+    m = frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th)
+    npos = np.bincount(np.asarray(gt_class, dtype=np.int64), minlength=nclasses)
+    aps, curves = class_aps(m.tp[m.order], np.asarray(det_class, dtype=np.int64)[m.order], npos, nclasses)
+    return aps, curves, m.tp
+
+
+def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, nclasses):
+    """TIDE's error analysis (metrics.tide) on ACT frameAP's matching, the frames as images: (TideResult,
+    TideErrors with kind/target in class-major rank order, i.e. of detection match.order[i])."""
+    order = match.order
+    det_class = np.asarray(det_class, dtype=np.int64)[order]
+    det_key = np.asarray(det_key, dtype=np.int64)[order]
+    tp = match.tp[order]
+    fp = ~tp
+    gt_class = np.asarray(gt_class, dtype=np.int64)
+    gt_matched = np.zeros(gt_class.size, dtype=bool)
+    gt_matched[match.gt[match.gt >= 0]] = True
+    fps = np.flatnonzero(fp)
+    det_columns = _box_columns(np.asarray(det_box).reshape(-1, 4)[order[fps]])
+    gt_columns = _box_columns(gt_box)
+    pair_fp, pair_gt, ious = overlapping_pairs(det_key[fps], gt_key,
+                                               lambda a, b: _iou_rows(det_columns, gt_columns, a, b))
+    errors = classify_errors(det_class, fp, fps[pair_fp], pair_gt, ious, gt_class, gt_matched)
     npos = np.bincount(gt_class, minlength=nclasses)
-    aps, curves = class_aps(tp[order], det_class[order], npos, nclasses)
-    return aps, curves, tp
+    result = tide_delta_ap(det_class, match.score32[order], tp, fp, errors, gt_class, gt_matched, npos, nclasses,
+                           act_ap_of_flags)
+    return result, errors
 
 
 # ----------------------------------------------------------------------------------------------- video-AP

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
@@ -12,8 +13,9 @@ from ..formats import tubes as fmt
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import decode
 from ..metrics import tubes as M
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..report.result import MAX_POINTS, MIN_BLOCK, Bars, Plot, Result, ScoreKey, Series, Table, rank_blocks
 from .base import Reference, Task, no_progress
+from .voc2011_detection import tide_section
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
               ("video_mAP_50_95", M.video_thresholds_50_95()))
@@ -78,6 +80,266 @@ def _cls(videos):
     return decode(videos.classes.tolist())
 
 
+class Submitted(NamedTuple):
+    """The files read: frame detections and tubes (None: no such file) with their labels (the participant's own
+    file names)."""
+    detections: object
+    detections_label: object
+    tubes: object
+    tubes_label: object
+
+
+def read_submission(submission, reference):
+    """frame_detections.csv and/or tubes.csv (at least one), rows of videos outside the test list dropped."""
+    videos = reference.data[0]
+    det_path = submission.find("frame_detections.csv")
+    tube_path = submission.find("tubes.csv")
+    if det_path is None and tube_path is None:
+        raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
+                              found="%s" % (", ".join(submission.names()[:5]) or "no file"))
+    d = dl = tb = tl = None
+    if det_path is not None:
+        dl = submission.label(det_path)
+        d = fmt.read_frame_detections(det_path, dl, videos)
+    if tube_path is not None:
+        tl = submission.label(tube_path)
+        tb = fmt.read_tubes(tube_path, tl, videos)
+    return Submitted(d, dl, tb, tl)
+
+
+class FrameEvaluation(NamedTuple):
+    """frame-AP: per class AP, (recall, precision), detections, true positives; match: metrics.tubes.FrameMatch;
+    tide: TideResult; errors: TideErrors (kind in match.order)."""
+    aps: np.ndarray
+    curves: list
+    ndet: np.ndarray
+    ntp: np.ndarray
+    match: object
+    tide: object
+    errors: object
+
+
+class VideoEvaluation(NamedTuple):
+    """video-AP: aps (threshold, class), curves per threshold, kept tube indices (3D NMS)."""
+    thresholds: list
+    aps: np.ndarray
+    curves: list
+    kept: np.ndarray
+
+
+class Evaluation(NamedTuple):
+    """classes: the class names; frame / video: None without the file; auc: [(key, threshold, auc_gkioxari
+    result)] or None when AUC is undefined (nbad_auc videos without exactly one ground-truth tube)."""
+    videos: object
+    gt: object
+    classes: list
+    submitted: Submitted
+    frame: object
+    video: object
+    auc: object
+    nbad_auc: int
+
+
+def evaluate(reference, submitted, progress=no_progress):
+    """frame-AP with TIDE's error analysis, video-AP, AUC (metrics.tubes)."""
+    videos, gt = reference.data
+    classes = _cls(videos)
+    C = len(classes)
+    progress(0, 3, "measures")
+    frame = None
+    d = submitted.detections
+    if d is not None:
+        span = int(videos.num_frames.max()) + 1
+        det_key, gt_key = d.video * span + d.frame, gt.video * span + gt.frame
+        gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
+        m = M.frame_match(d.label, det_key, d.score, d.box, gt_class, gt_key, gt.box)
+        aps, curves = M.class_aps(m.tp[m.order], d.label[m.order], np.bincount(gt_class, minlength=C), C)
+        tide, errors = M.frame_tide(d.label, det_key, d.box, gt_class, gt_key, gt.box, m, C)
+        frame = FrameEvaluation(aps, curves, np.bincount(d.label, minlength=C),
+                                np.bincount(d.label[m.tp], minlength=C), m, tide, errors)
+    progress(1, 3, "measures")
+    thresholds = []
+    for _, ths in VIDEO_KEYS:
+        thresholds += ths
+    video = None
+    tb = submitted.tubes
+    if tb is not None:
+        gts = {"video": gt.tube_video, "label": gt.tube_label, "first": gt.tube_first,
+               "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
+        tubes = {"video": tb.tube_video, "label": tb.tube_label, "score": tb.tube_score,
+                 "first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
+        video = VideoEvaluation(thresholds, *M.video_ap(tubes, gts, videos.ids.size, C, thresholds))
+    progress(2, 3, "measures")
+    nbad = auc_exceptions(videos, gt)
+    auc = None if nbad else auc_results(videos, gt, tb, C)
+    progress(3, 3, "measures")
+    return Evaluation(videos, gt, classes, submitted, frame, video, auc, nbad)
+
+
+def auc_results(videos, gt, tb, C):
+    """Gkioxari's AUC at every AUC_KEYS threshold: [(key, threshold, auc_gkioxari result)]."""
+    V = videos.ids.size
+    vrank = np.empty(V, dtype=np.int64)
+    vrank[np.argsort(videos.ids, kind="stable")] = np.arange(V)
+    gt_of_video = np.empty(V, dtype=np.int64)
+    gt_of_video[gt.tube_video] = np.arange(gt.tube_video.size)
+    if tb is not None and tb.tube_video.size:
+        n = tb.tube_video.size
+        iou = np.zeros(n)
+        sel = np.flatnonzero(tb.tube_label == videos.label[tb.tube_video])
+        a = {"first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
+        b = {"first": gt.tube_first, "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
+        video = tb.tube_video[sel]
+        iou[sel] = M.auc_tube_iou(a, b, sel, gt_of_video[video], videos.num_frames[video])
+        tv, tl, ts = tb.tube_video, tb.tube_label, tb.tube_score
+    else:
+        tv = tl = np.zeros(0, dtype=np.int64)
+        ts = iou = np.zeros(0)
+    return [(key, th, M.auc_gkioxari(vrank, tv, tl, ts, iou, videos.label, C, th)) for key, th in AUC_KEYS]
+
+
+def report(evaluation, title, private=False):
+    """The participant's Result (aggregates per class and threshold) and, when private, the per-video table."""
+    ev = evaluation
+    res = Result(title)
+    res.protocol = list(PROTOCOL)
+    classes, gt, sub = ev.classes, ev.gt, ev.submitted
+    C = len(classes)
+    npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)
+    ntubes_gt = np.bincount(gt.tube_label, minlength=C)
+    # ---- frame-AP
+    if ev.frame is not None:
+        d, label = sub.detections, sub.detections_label
+        aps, curves, ndet, ntp = ev.frame.aps, ev.frame.curves, ev.frame.ndet, ev.frame.ntp
+        if d.ignored:
+            res.notes.append("%s: %d row(s) of videos not in the test list were ignored." % (label, d.ignored))
+        if d.inverted:
+            res.warnings.append(inverted_boxes_warning(label, d.inverted))
+        res.notes.append("%s: %d detections read." % (label, d.score.size))
+    else:
+        aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
+        ndet = ntp = np.zeros(C, dtype=np.int64)
+        res.notes.append("No frame_detections.csv: frame-AP is 0 for every class.")
+    res.set("frame_mAP", float(np.mean(aps)))
+    res.bars.append(Bars("frame-AP per class (IoU 0.5)", classes, aps, xlabel="frame-AP (ACT frameAP)"))
+    res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
+                            [[classes[c], aps[c], int(npos_frames[c]), int(ndet[c]), int(ntp[c])]
+                             for c in range(C)]))
+    if ev.frame is not None:
+        tide_section(res, ev.frame.tide, classes, "ACT frameAP's matching (+1 pixel IoU >= 0.5 with a free box of "
+                     "the class in the same video frame, frames as the images)", what="ground-truth boxes")
+    res.plots.extend(act_pr_plots("frame-AP", classes, curves))
+    # ---- video-AP
+    tb, label = sub.tubes, sub.tubes_label
+    if ev.video is not None:
+        thresholds, vaps, vcurves, kept = ev.video
+        res.notes.append("%s: %d tubes read, %d kept by the 3D NMS at 0.3 (%d suppressed; they are not counted)."
+                         % (label, tb.tube_video.size, kept.size, tb.tube_video.size - kept.size))
+        if tb.ignored_tubes:
+            res.notes.append("%s: %d tube(s) of videos not in the test list were ignored." % (label, tb.ignored_tubes))
+        if tb.inverted:
+            res.warnings.append(inverted_boxes_warning(label, tb.inverted))
+        nkept = np.bincount(tb.tube_label[kept], minlength=C)
+    else:
+        thresholds = []
+        for _, ths in VIDEO_KEYS:
+            thresholds += ths
+        vaps = np.zeros((len(thresholds), C))
+        vcurves = [[(np.zeros(0), np.zeros(0))] * C for _ in thresholds]
+        nkept = np.zeros(C, dtype=np.int64)
+        res.notes.append("No tubes.csv: video-AP and AUC are 0 for every class.")
+    i = 0
+    per_key = []
+    for key, ths in VIDEO_KEYS:
+        block = vaps[i:i + len(ths)]
+        per_key.append(block.mean(axis=0))
+        res.set(key, float(np.mean(block.mean(axis=0))))
+        i += len(ths)
+    res.bars.append(Bars("video-AP@0.5 per class (after 3D NMS at 0.3)", classes, per_key[1],
+                         xlabel="video-AP at ST-IoU 0.5 (ACT videoAP)"))
+    res.tables.append(Table("video-AP per class (after 3D NMS at 0.3)",
+                            ["class", "AP@0.2", "AP@0.5", "AP@0.75", "AP@0.5:0.95", "GT tubes", "kept tubes"],
+                            [[classes[c]] + [float(p[c]) for p in per_key] + [int(ntubes_gt[c]), int(nkept[c])]
+                             for c in range(C)]))
+    res.plots.extend(act_pr_plots("video-AP@0.5", classes, vcurves[thresholds.index(0.5)]))
+    # ---- AUC
+    if ev.auc is not None:
+        auc_report(res, ev.auc, classes)
+    else:
+        res.notes.append("AUC is not computed: it is defined only when every test video has exactly one "
+                         "ground-truth tube (J-HMDB / UCF Sports); %d video(s) here have %s." % (
+                             ev.nbad_auc, "none or several"))
+    if private:
+        res.private.append(per_video_table(ev))
+    return res
+
+
+def auc_report(res, auc, classes):
+    C = len(classes)
+    rows = [[classes[c]] for c in range(C)]
+    series = []
+    for key, th, r in auc:
+        res.set(key, r["auc"])
+        for c in range(C):
+            rows[c].append(float(r["class_auc"][c]))
+        series.append(Series("IoU %.1f (AUC %.4f)" % (th, r["auc"]), r["fpr"], r["tpr"]))
+        if th == 0.5:
+            ngt, nneg = r["num_gt"], r["num_neg"]
+    for c in range(C):
+        rows[c] += [int(ngt[c]), int(nneg[c])]
+    res.tables.append(Table("Per-class ROC area up to false-positive rate 0.6 (for reference; the AUC keys are "
+                            "the areas of the mean ROC curve)",
+                            ["class"] + ["AUC@%.1f" % th for _, th in AUC_KEYS] + ["GT videos", "negatives@0.5"],
+                            rows))
+    res.plots.append(Plot("Mean ROC curve (top-3 tubes per class and video)", "false positive rate",
+                          "true positive rate", series, xlim=(0.0, 0.6)))
+
+
+TUBE_CURVES_NOTE = ("Each precision/recall curve is drawn from the points at every k-th rank of your ranked "
+                    "detections (k >= %d, at most %d points), so it shows how many true positives lie in each block of "
+                    "k ranks, never whether one detection is one. The shaded area under the straight segments is the "
+                    "AP (ACT's trapezoid rule, from recall 0 at precision 1) up to that resolution; the exact AP is in "
+                    "the scores." % (MIN_BLOCK, MAX_POINTS))
+
+
+def act_pr_plots(what, classes, curves):
+    """One plot per class with detections: ACT's precision/recall points from (0, 1) at every k-th rank
+    (rank_blocks), the area under the straight segments shaded (the trapezoid AP up to that resolution)."""
+    return [Plot("%s: %s" % (what, classes[c]), "recall", "precision",
+                 [Series(classes[c], np.concatenate(([0.0], x)), np.concatenate(([1.0], y)), fill=True)],
+                 note=TUBE_CURVES_NOTE)
+            for c, (x, y) in ((c, rank_blocks(r, p)) for c, (r, p) in enumerate(curves)) if x.size]
+
+
+def per_video_table(ev):
+    """Organizer only: per test video, its class, ground truth and how the submission fared there."""
+    videos, gt, sub = ev.videos, ev.gt, ev.submitted
+    V = videos.ids.size
+
+    def per_video(index, mask=None):
+        return np.bincount(index if mask is None else index[mask], minlength=V)
+
+    zero = np.zeros(V, dtype=np.int64)
+    gt_matched = np.zeros(gt.box.shape[0], dtype=bool)
+    cols = [per_video(gt.tube_video), per_video(gt.video)]
+    if ev.frame is not None:
+        m, d = ev.frame.match, sub.detections
+        gt_matched[m.gt[m.gt >= 0]] = True
+        cols += [per_video(d.video), per_video(d.video, m.tp), per_video(gt.video, ~gt_matched)]
+    else:
+        cols += [zero, zero, per_video(gt.video)]
+    if ev.video is not None:
+        cols += [per_video(sub.tubes.tube_video), per_video(sub.tubes.tube_video[ev.video.kept])]
+    else:
+        cols += [zero, zero]
+    classes = ev.classes
+    rows = [[v.decode("utf-8", "replace"), classes[int(videos.label[k])], int(videos.num_frames[k])]
+            + [int(c[k]) for c in cols] for k, v in enumerate(videos.ids.tolist())]
+    return Table("Per video: ground truth and detections",
+                 ["video", "class", "frames", "GT tubes", "GT boxes", "frame detections", "frame TP",
+                  "GT boxes not matched", "tubes", "tubes kept (3D NMS)"], rows)
+
+
 class ActionTubes(Task):
     slug = "action-tubes"
     title = "Spatio-temporal action detection: frame-AP, video-AP, AUC"
@@ -118,138 +380,10 @@ class ActionTubes(Task):
                 "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0]
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
-        videos, gt = self.reference(ref_dir).data
-        det_path = submission.find("frame_detections.csv")
-        tube_path = submission.find("tubes.csv")
-        if det_path is None and tube_path is None:
-            raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
-                                  found="%s" % (", ".join(submission.names()[:5]) or "no file"))
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        classes = _cls(videos)
-        C = classes.__len__()
-        V = videos.ids.size
-        npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)
-        ntubes_gt = np.bincount(gt.tube_label, minlength=C)
-        # ---- frame-AP
-        progress(0, 3, "measures")
-        if det_path is not None:
-            d = fmt.read_frame_detections(det_path, submission.label(det_path), videos)
-            span = int(videos.num_frames.max()) + 1
-            aps, curves, tp = M.frame_ap(d.label, d.video * span + d.frame, d.score, d.box,
-                                         gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)],
-                                         gt.video * span + gt.frame, gt.box, C)
-            ndet = np.bincount(d.label, minlength=C)
-            ntp = np.bincount(d.label[tp], minlength=C)
-            if d.ignored:
-                res.notes.append("%s: %d row(s) of videos not in the test list were ignored."
-                                 % (submission.label(det_path), d.ignored))
-            if d.inverted:
-                res.warnings.append(inverted_boxes_warning(submission.label(det_path), d.inverted))
-            res.notes.append("%s: %d detections read." % (submission.label(det_path), d.score.size))
-        else:
-            aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
-            ndet = ntp = np.zeros(C, dtype=np.int64)
-            res.notes.append("No frame_detections.csv: frame-AP is 0 for every class.")
-        res.set("frame_mAP", float(np.mean(aps)))
-        res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
-                                [[classes[c], aps[c], int(npos_frames[c]), int(ndet[c]), int(ntp[c])]
-                                 for c in range(C)]))
-        self._pr_plots(res, "frame-AP", classes, curves)
-        # ---- video-AP
-        progress(1, 3, "measures")
-        thresholds = []
-        for _, ths in VIDEO_KEYS:
-            thresholds += ths
-        gts = {"video": gt.tube_video, "label": gt.tube_label, "first": gt.tube_first,
-               "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
-        tb = None
-        if tube_path is not None:
-            tb = fmt.read_tubes(tube_path, submission.label(tube_path), videos)
-            tubes = {"video": tb.tube_video, "label": tb.tube_label, "score": tb.tube_score,
-                     "first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
-            vaps, vcurves, kept = M.video_ap(tubes, gts, V, C, thresholds)
-            res.notes.append("%s: %d tubes read, %d kept by the 3D NMS at 0.3 (%d suppressed; they are not counted)."
-                             % (submission.label(tube_path), tb.tube_video.size, kept.size,
-                                tb.tube_video.size - kept.size))
-            if tb.ignored_tubes:
-                res.notes.append("%s: %d tube(s) of videos not in the test list were ignored."
-                                 % (submission.label(tube_path), tb.ignored_tubes))
-            if tb.inverted:
-                res.warnings.append(inverted_boxes_warning(submission.label(tube_path), tb.inverted))
-            nkept = np.bincount(tb.tube_label[kept], minlength=C)
-        else:
-            vaps = np.zeros((len(thresholds), C))
-            vcurves = [[(np.zeros(0), np.zeros(0))] * C for _ in thresholds]
-            nkept = np.zeros(C, dtype=np.int64)
-            res.notes.append("No tubes.csv: video-AP and AUC are 0 for every class.")
-        i = 0
-        per_key = []
-        for key, ths in VIDEO_KEYS:
-            block = vaps[i:i + len(ths)]
-            per_key.append(block.mean(axis=0))
-            res.set(key, float(np.mean(block.mean(axis=0))))
-            i += len(ths)
-        res.tables.append(Table("video-AP per class (after 3D NMS at 0.3)",
-                                ["class", "AP@0.2", "AP@0.5", "AP@0.75", "AP@0.5:0.95", "GT tubes", "kept tubes"],
-                                [[classes[c]] + [float(p[c]) for p in per_key] + [int(ntubes_gt[c]), int(nkept[c])]
-                                 for c in range(C)]))
-        self._pr_plots(res, "video-AP@0.5", classes, vcurves[thresholds.index(0.5)])
-        # ---- AUC
-        progress(2, 3, "measures")
-        nbad = auc_exceptions(videos, gt)
-        if not nbad:
-            self._auc(res, videos, gt, tb, classes)
-        else:
-            res.notes.append("AUC is not computed: it is defined only when every test video has exactly one "
-                             "ground-truth tube (J-HMDB / UCF Sports); %d video(s) here have %s." % (
-                                 nbad, "none or several"))
-        progress(3, 3, "measures")
-        return res
-
-    def _auc(self, res, videos, gt, tb, classes):
-        C = len(classes)
-        V = videos.ids.size
-        vrank = np.empty(V, dtype=np.int64)
-        vrank[np.argsort(videos.ids, kind="stable")] = np.arange(V)
-        gt_of_video = np.empty(V, dtype=np.int64)
-        gt_of_video[gt.tube_video] = np.arange(gt.tube_video.size)
-        if tb is not None and tb.tube_video.size:
-            n = tb.tube_video.size
-            iou = np.zeros(n)
-            sel = np.flatnonzero(tb.tube_label == videos.label[tb.tube_video])
-            a = {"first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
-            b = {"first": gt.tube_first, "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
-            video = tb.tube_video[sel]
-            iou[sel] = M.auc_tube_iou(a, b, sel, gt_of_video[video], videos.num_frames[video])
-            tv, tl, ts = tb.tube_video, tb.tube_label, tb.tube_score
-        else:
-            tv = tl = np.zeros(0, dtype=np.int64)
-            ts = iou = np.zeros(0)
-        rows = [[classes[c]] for c in range(C)]
-        series = []
-        for key, th in AUC_KEYS:
-            r = M.auc_gkioxari(vrank, tv, tl, ts, iou, videos.label, C, th)
-            res.set(key, r["auc"])
-            for c in range(C):
-                rows[c].append(float(r["class_auc"][c]))
-            series.append(Series("IoU %.1f (AUC %.4f)" % (th, r["auc"]), r["fpr"], r["tpr"]))
-            if th == 0.5:
-                ngt, nneg = r["num_gt"], r["num_neg"]
-        for c in range(C):
-            rows[c] += [int(ngt[c]), int(nneg[c])]
-        res.tables.append(Table("Per-class ROC area up to false-positive rate 0.6 (for reference; the AUC keys are "
-                                "the areas of the mean ROC curve)",
-                                ["class"] + ["AUC@%.1f" % th for _, th in AUC_KEYS] + ["GT videos", "negatives@0.5"],
-                                rows))
-        res.plots.append(Plot("Mean ROC curve (top-3 tubes per class and video)", "false positive rate",
-                              "true positive rate", series, xlim=(0.0, 0.6)))
-
-    def _pr_plots(self, res, what, classes, curves):
-        series = [Series(classes[c], r, p) for c, (r, p) in enumerate(curves) if r.size]
-        for i in range(0, len(series), 6):
-            res.plots.append(Plot("%s precision/recall (%s)" % (what, ", ".join(s.label for s in series[i:i + 6])),
-                                  "recall", "precision", series[i:i + 6]))
+        reference = self.reference(ref_dir)
+        submitted = read_submission(submission, reference)
+        evaluation = evaluate(reference, submitted, progress)
+        return report(evaluation, self.title, private)
 
     # ------------------------------------------------------------------------------------------- validate
     def validate(self, submission, ids=None):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
@@ -10,8 +11,12 @@ from ..errors import ReferenceDataError
 from ..formats.voc import VOC_CLASSES
 from ..formats.voc_det import check_syntax, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
-from ..metrics.detection import voc_det_ap
-from ..report.result import Result, ScoreKey, Series, Table, precision_recall_plots
+from ..metrics.ap import ap_voc2010, pr_curve
+from ..metrics.detection import voc_ap_of_flags, voc_det_match
+from ..metrics.overlap import iou_columns_plus1
+from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors, overlapping_pairs,
+                            tide_delta_ap)
+from ..report.result import LOST, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 from .voc_common import find_plain_set, infer_set, plain_sets, result_files, validate_result_files
 
@@ -99,6 +104,226 @@ def empty_columns(reference):
     return out
 
 
+class Submitted(NamedTuple):
+    """The result files read: comp, set name, {class: file label}, {class: Detections} (result-file order), the
+    names of the files not read."""
+    comp: int
+    set_name: str
+    labels: dict
+    detections: dict
+    ignored: list
+
+
+def read_submission(submission, reference, comps=(3, 4), progress=no_progress):
+    """Every comp<N>_det_<set>_<class>.txt of the submission, read in class order (the first bad line stops)."""
+    gt = reference.data
+    comp, files, ignored = result_files(submission, "det", comps, reference.set_name, VOC_CLASSES, "det")
+    index = id_index(gt.ids)
+    labels, detections = OrderedDict(), OrderedDict()
+    for k, cls in enumerate(VOC_CLASSES):
+        progress(k, len(VOC_CLASSES), "result files")
+        if cls in files:
+            labels[cls] = submission.label(files[cls])
+            detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
+    return Submitted(comp, reference.set_name, labels, detections, ignored)
+
+
+class ClassRecord(NamedTuple):
+    """One class: AP (None without non-difficult objects), objects, difficult objects, detections, TP, FP, the
+    precision/recall curve, the result file's label (None: missing)."""
+    name: str
+    ap: object
+    npos: int
+    ndifficult: int
+    ndetections: int
+    ntp: int
+    nfp: int
+    recall: np.ndarray
+    precision: np.ndarray
+    file: object
+
+
+class RankedDetections(NamedTuple):
+    """Every detection of every class, class-major in VOCevaldet.m's rank order: class, image, confidence, box,
+    tp, fp; matched: the object (index into GroundTruth) a true positive matched, else -1."""
+    cls: np.ndarray
+    image: np.ndarray
+    confidence: np.ndarray
+    boxes: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    matched: np.ndarray
+
+
+class Evaluation(NamedTuple):
+    """classes: ClassRecord per VOC class; ranked: RankedDetections; gt_matched: per object, matched by a true
+    positive; tide: TideResult over the counted (not difficult) objects; tide_errors: TideErrors."""
+    submitted: Submitted
+    gt: GroundTruth
+    classes: list
+    ranked: RankedDetections
+    gt_matched: np.ndarray
+    tide: TideResult
+    tide_errors: TideErrors
+
+
+def evaluate(reference, submitted, progress=no_progress):
+    """VOCevaldet.m + VOCap.m per class, and TIDE's error analysis on the same matching (metrics.tide)."""
+    gt = reference.data
+    nimg = int(gt.ids.size)
+    records = []
+    gt_matched = np.zeros(gt.cls.size, dtype=bool)
+    n = sum(len(d) for d in submitted.detections.values())
+    ranked = RankedDetections(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n),
+                              np.zeros((n, 4)), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool),
+                              np.full(n, -1, dtype=np.int64))
+    end = 0
+    for k, cls in enumerate(VOC_CLASSES):
+        progress(k, len(VOC_CLASSES), "classes")
+        g = gt.cls == k
+        npos = int(np.count_nonzero(g & ~gt.difficult))
+        ndiff = int(np.count_nonzero(g & gt.difficult))
+        det = submitted.detections.get(cls)
+        if det is None:
+            records.append(ClassRecord(cls, 0.0 if npos else None, npos, ndiff, 0, 0, 0, np.zeros(0), np.zeros(0),
+                                       None))
+            continue
+        m = voc_det_match(det.confidence, det.image, det.boxes, gt.img[g], gt.boxes[g], gt.difficult[g], nimg)
+        rec, prec = pr_curve(m.tp, m.fp, npos)
+        at = slice(end, end + len(det))             # this class's place in the class-major ranked arrays
+        end += len(det)
+        ranked.cls[at] = k
+        ranked.image[at] = det.image[m.order]
+        ranked.confidence[at] = det.confidence[m.order]
+        ranked.boxes[at] = det.boxes[m.order]
+        ranked.tp[at] = m.tp
+        ranked.fp[at] = m.fp
+        ranked.matched[at][m.tp] = np.flatnonzero(g)[m.candidate[m.tp]]
+        records.append(ClassRecord(cls, ap_voc2010(rec, prec) if npos else None, npos, ndiff, len(det),
+                                   int(m.tp.sum()), int(m.fp.sum()), rec, prec, submitted.labels[cls]))
+    progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
+    gt_matched[ranked.matched[ranked.tp]] = True
+    tide, errors = tide_analysis(gt, ranked, gt_matched)
+    return Evaluation(submitted, gt, records, ranked, gt_matched, tide, errors)
+
+
+def tide_analysis(gt, ranked, gt_matched):
+    """TIDE on VOCevaldet.m's matching: the counted objects (VOC class, not difficult) are the ground truth; a
+    detection whose candidate is difficult is neither TP nor FP and stays where it is."""
+    counted = np.flatnonzero((gt.cls >= 0) & ~gt.difficult)
+    fp = np.flatnonzero(ranked.fp)
+    det_columns = [np.ascontiguousarray(ranked.boxes[fp, k]) for k in range(4)]
+    gt_columns = [np.ascontiguousarray(gt.boxes[counted, k]) for k in range(4)]
+
+    def iou_of(pair_det, pair_gt):
+        return iou_columns_plus1(*[c[pair_det] for c in det_columns] + [c[pair_gt] for c in gt_columns])
+
+    pair_fp, pair_gt, iou = overlapping_pairs(ranked.image[fp], gt.img[counted], iou_of)
+    errors = classify_errors(ranked.cls, ranked.fp, fp[pair_fp], pair_gt, iou, gt.cls[counted], gt_matched[counted])
+    npos = np.bincount(gt.cls[counted], minlength=len(VOC_CLASSES))
+    result = tide_delta_ap(ranked.cls, ranked.confidence, ranked.tp, ranked.fp, errors, gt.cls[counted],
+                           gt_matched[counted], npos, len(VOC_CLASSES), voc_ap_of_flags)
+    return result, errors
+
+
+def report(evaluation, title, private=False):
+    """The participant's Result (aggregates per class) and, when private, the per-image table."""
+    sub, gt = evaluation.submitted, evaluation.gt
+    res = Result(title)
+    res.protocol = list(PROTOCOL)
+    nimg = int(gt.ids.size)
+    rows, aps, series = [], [], []
+    for r in evaluation.classes:
+        if r.file is None:
+            if r.npos:
+                res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0."
+                                 % (r.name, sub.comp, sub.set_name, r.name))
+        elif r.ndetections == 0:
+            res.notes.append("%s: empty result file: AP 0." % r.file)
+        if r.ap is None:
+            res.notes.append("n/a: no non-difficult %s object in the ground truth; AP_%s is not written and the "
+                             "class is left out of the mean." % (r.name, r.name))
+        else:
+            res.set("AP_" + r.name, r.ap)
+            aps.append(r.ap)
+            if r.recall.size:
+                series.append(Series(r.name, r.recall, r.precision))
+        rows.append([r.name, float("nan") if r.ap is None else r.ap, r.npos, r.ndifficult, r.ndetections, r.ntp,
+                     r.nfp, r.ndetections - r.ntp - r.nfp, "missing" if r.file is None else r.file])
+    res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+    res.scores.move_to_end("mAP", last=False)
+    scored = [r for r in evaluation.classes if r.ap is not None]
+    res.bars.append(Bars("AP per class (comp%d, set '%s')" % (sub.comp, sub.set_name), [r.name for r in scored],
+                         [r.ap for r in scored], xlabel="average precision (VOCevaldet.m + VOCap.m)"))
+    tide_section(res, evaluation.tide, VOC_CLASSES, "VOCevaldet.m's matching (+1 pixel IoU >= 0.5, difficult "
+                 "objects ignored, first claimant by rank)")
+    res.tables.append(Table("Per-class average precision (comp%d, set '%s', %d images)" % (sub.comp, sub.set_name,
+                                                                                          nimg),
+                            ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
+                             "true positives", "false positives", "ignored (difficult)", "file"], rows))
+    res.plots.extend(precision_recall_plots(series))
+    if sub.ignored:
+        res.notes.append("Files not read: %s." % ", ".join(sub.ignored[:10]))
+    if private:
+        res.private.append(per_image_table(evaluation))
+    return res
+
+
+TIDE_LABELS = ("localization", "wrong class", "both (class and loc.)", "duplicate", "background", "missed GT")
+TIDE_SHORT = ("Loc", "Cls", "Both", "Dupe", "Bkg", "Miss")        # TIDE's short names
+TIDE_KEY = ("Loc: localization, Cls: wrong class, Both: class and localization, Dupe: duplicate, Bkg: background, "
+            "Miss: missed ground truth (GT).")
+TIDE_INTRO = (
+    "Where the AP was lost, in the style of TIDE (Bolya et al., ECCV 2020): each false positive gets one error type, "
+    "tested in this order: localization (best IoU with a ground truth (GT) of its class in [0.1, 0.5)), wrong class "
+    "(IoU >= 0.5 with a GT of another class), duplicate (IoU >= 0.5 with a GT of its class already matched by a "
+    "higher-ranked detection), background (IoU < 0.1 with every GT), both (none of these). A missed GT is one that "
+    "no detection matched or came near (no localization or wrong-class error aims at it). dAP: the AP a class would "
+    "gain if ONE error type were fixed by TIDE's oracle, every other result unchanged: a localization error takes "
+    "its GT's box and becomes a true positive (only the best-scored error aiming at a free GT is fixed, the others "
+    "are removed); a wrong-class detection moves to the GT's class as a true positive (same rule); duplicates, "
+    "background and 'both' errors are removed; missed GTs leave the number of positives. Computed with %s.")
+
+
+def tide_section(res, tide, names, matching, what="objects"):
+    """The "Where the points were lost" section from a TideResult: the mean dAP per error type (bars), dAP and
+    error counts per class (tables); only the classes with an AP."""
+    scored = np.flatnonzero(~np.isnan(tide.ap))
+    section = res.section(LOST, TIDE_INTRO % matching)
+    if not scored.size:
+        section.add("No class has an AP: nothing to analyse.")
+        return
+    mean = tide.dap[:, scored].mean(axis=1)
+    top = max(0.04, float(np.ceil(mean.max() / 0.04 - 1e-9)) * 0.04)        # ticks at multiples of 0.01
+    section.add(Bars("Mean AP gained over the %d classes if one error type were fixed (TIDE oracles)" % scored.size,
+                     TIDE_LABELS, mean, xlabel="mean dAP over classes", xlim=(0.0, top)))
+    section.add(Table("AP gained per class if each error type were fixed (dAP)", ["class", "AP"] + list(TIDE_SHORT),
+                      [[names[c], "%.4f" % tide.ap[c]] + ["%.4f" % v for v in tide.dap[:, c]] for c in scored],
+                      note=TIDE_KEY))
+    section.add(Table("Errors per class (false positives of each type; missed: %s)" % what,
+                      ["class"] + list(TIDE_SHORT), [[names[c]] + [int(v) for v in tide.count[:, c]]
+                                                     for c in scored], note=TIDE_KEY))
+
+
+def per_image_table(evaluation):
+    """Organizer only: per test image, its objects and how the submission's detections fared there."""
+    gt, ranked, errors = evaluation.gt, evaluation.ranked, evaluation.tide_errors
+    n = int(gt.ids.size)
+    counted = (gt.cls >= 0) & ~gt.difficult
+
+    def per_image(index, mask=None):
+        return np.bincount(index if mask is None else index[mask], minlength=n)
+
+    cols = [per_image(gt.img, counted), per_image(gt.img, (gt.cls >= 0) & gt.difficult),
+            per_image(gt.img, counted & ~evaluation.gt_matched), per_image(ranked.image),
+            per_image(ranked.image, ranked.tp), per_image(ranked.image, ranked.fp)]
+    cols += [per_image(ranked.image, errors.kind == t) for t in range(len(ERROR_TYPES) - 1)]
+    rows = [[i.decode("utf-8", "replace")] + [int(c[k]) for c in cols] for k, i in enumerate(gt.ids.tolist())]
+    return Table("Per image: objects and detections (all classes)",
+                 ["image", "objects (not difficult)", "difficult objects", "objects not matched", "detections",
+                  "true positives", "false positives"] + ["FP: %s" % t for t in ERROR_TYPES[:-1]], rows)
+
+
 class Voc2011Detection(Task):
     slug = "voc2011-detection"
     title = "PASCAL VOC2011 detection (comp3/comp4)"
@@ -127,54 +352,9 @@ class Voc2011Detection(Task):
 
     def score(self, ref_dir, submission, progress=no_progress, private=False):
         reference = self.reference(ref_dir, progress)
-        set_name, gt = reference.set_name, reference.data
-        comp, files, ignored = result_files(submission, "det", self.comps, set_name, VOC_CLASSES, "det")
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        nimg = int(gt.ids.size)
-        index = id_index(gt.ids)
-        rows, aps, series = [], [], []
-        for k, cls in enumerate(VOC_CLASSES):
-            progress(k, len(VOC_CLASSES), "classes")
-            g = gt.cls == k
-            npos = int(np.count_nonzero(g & ~gt.difficult))
-            ndiff = int(np.count_nonzero(g & gt.difficult))
-            path = files.get(cls)
-            ndet = ntp = nfp = 0
-            rec = prec = np.zeros(0)
-            if path is None:
-                ap = 0.0 if npos else None
-                if npos:
-                    res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0." % (cls, comp, set_name, cls))
-            else:
-                label = submission.label(path)
-                det = read_detections(path, label, gt.ids, index)
-                ndet = len(det)
-                if ndet == 0:
-                    res.notes.append("%s: empty result file: AP 0." % label)
-                ap, rec, prec, tp, fp = voc_det_ap(det.confidence, det.image, det.boxes, gt.img[g], gt.boxes[g],
-                                                   gt.difficult[g], nimg)
-                ntp, nfp = int(tp.sum()), int(fp.sum())
-            if ap is None:
-                res.notes.append("n/a: no non-difficult %s object in the ground truth; AP_%s is not written and the "
-                                 "class is left out of the mean." % (cls, cls))
-            else:
-                res.set("AP_" + cls, ap)
-                aps.append(ap)
-                if rec.size:
-                    series.append(Series(cls, rec, prec))
-            rows.append([cls, float("nan") if ap is None else ap, npos, ndiff, ndet, ntp, nfp, ndet - ntp - nfp,
-                         "missing" if path is None else submission.label(path)])
-        progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
-        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
-        res.scores.move_to_end("mAP", last=False)
-        res.tables.append(Table("Per-class average precision (comp%d, set '%s', %d images)" % (comp, set_name, nimg),
-                                ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
-                                 "true positives", "false positives", "ignored (difficult)", "file"], rows))
-        res.plots.extend(precision_recall_plots(series))
-        if ignored:
-            res.notes.append("Files not read: %s." % ", ".join(ignored[:10]))
-        return res
+        submitted = read_submission(submission, reference, self.comps, progress)
+        evaluation = evaluate(reference, submitted, progress)
+        return report(evaluation, self.title, private)
 
     def validate(self, submission, ids=None):
         set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)

@@ -1,0 +1,223 @@
+"""Where the AP was lost: the error types and oracles of TIDE (Bolya et al., ECCV 2020, "TIDE: A General Toolbox
+for Identifying Object Detection Errors"; github dbolya/tide, tidecv/quantify.py and tidecv/errors/), computed on
+the metric's OWN matching and AP, vectorized.
+
+The caller gives, per detection (class-major, in the metric's rank order inside a class): its class, the score the
+metric ranks by, and its true/false-positive flags from the metric's matching (a detection with neither, e.g. VOC's
+difficult match, stays where it is in every oracle); per counted ground truth (VOC: not difficult): its class and
+whether the metric matched it; and the metric's IoU of the (detection, ground truth) pairs of the same image (frame),
+every class, at IoU >= 0.1 (overlapping_pairs). A NaN IoU (a degenerate box, see metrics.tubes) fails every test: the
+box overlaps nothing.
+
+Error types (TIDERun._eval_image): each false positive gets ONE, tested in this order:
+  1. background if its image holds no counted ground truth at all;
+  2. localization: its best IoU with a ground truth of its class (matched or not; the first of equal IoUs in ground
+     truth order, np.argmax) is in [0.1, 0.5);
+  3. class: its best IoU with a ground truth of another class is >= 0.5;
+  4. duplicate: its best IoU with an already matched ground truth of its class is >= 0.5;
+  5. background: its IoU with every ground truth is < 0.1;
+  6. both: none of these (e.g. an IoU in [0.1, 0.5) with another class's ground truth only).
+TIDE writes `0.1 <= iou <= 0.5` and `iou <= 0.1`; the metrics here match at IoU >= 0.5, so the intervals are taken
+half-open ([0.1, 0.5) and < 0.1): an IoU of exactly 0.5 with a free ground truth is a match, not an error.
+A missed ground truth is a counted one that the metric did not match and that no localization or class error
+targets while it is unmatched (TIDE's `usable`).
+
+Oracles (main_errors.py, error.py BestGTMatch, TIDERun.fix_errors), each applied alone to the original results,
+dAP = AP(fixed) - AP(original) per class, clamped at 0 as fix_main_errors does (here no fix can lower the AP):
+  localization: each localization error targeting an unmatched ground truth takes its box and becomes a true
+    positive if it is the best claimant of that ground truth: the highest score among ALL localization and class
+    errors targeting it (one fix per ground truth; ties: the earlier in class-major rank order); every other
+    localization error is removed (suppressed). So a localization error loses its ground truth to a better-scored
+    class error, as in TIDE;
+  class: every class error leaves its class; the best claimant (same rule) is added to its ground truth's class as
+    a true positive with its score (ranked after that class's own detections of equal score), the others are
+    removed;
+  both, duplicate, background: the errors of that type are removed;
+  missed: the missed ground truths are removed from the number of positives (MissedError.fix returns -1 positive);
+    a class left without positives has AP 0 (APDataObject.get_ap).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+LOC, CLS, BOTH, DUPE, BKG, MISSED = range(6)
+ERROR_TYPES = ("localization", "class", "both", "duplicate", "background", "missed")
+NO_ERROR = -1
+POS_THRESHOLD = 0.5
+BG_THRESHOLD = 0.1
+
+
+class TideErrors(NamedTuple):
+    """kind: per detection, an index of ERROR_TYPES (NO_ERROR for a true positive or an ignored detection);
+    target: per detection, the ground truth a localization or class error aims at (-1 otherwise);
+    missed: per ground truth, True for a missed one."""
+    kind: np.ndarray
+    target: np.ndarray
+    missed: np.ndarray
+
+
+class TideResult(NamedTuple):
+    """ap: (nclasses,) the AP of the original results (NaN where ap_of gives None); dap: (6, nclasses) the AP
+    gained per class by each oracle of ERROR_TYPES (NaN where the class has no AP); count: (6, nclasses) detections
+    of each type per class (missed: ground truths)."""
+    ap: np.ndarray
+    dap: np.ndarray
+    count: np.ndarray
+
+
+def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1 << 18):
+    """The (detection, ground truth) pairs of the same group (image, frame) whose IoU is >= min_iou: (pair_det,
+    pair_gt, iou), detection-major, ground truths in index order inside a detection's pairs. iou_of(pair_det,
+    pair_gt) -> the metric's IoU of those pairs (a NaN fails the test). Only these pairs can make a detection
+    anything but a background error (classify_errors); they are built about `chunk` pairs at a time, so memory
+    stays bounded."""
+    det_group = np.asarray(det_group, dtype=np.int64)
+    gt_group = np.asarray(gt_group, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    if not det_group.size or not gt_group.size:
+        return empty, empty, np.zeros(0)
+    ngroups = int(max(det_group.max(), gt_group.max())) + 1
+    gt_order = np.argsort(gt_group, kind="stable")
+    per_group = np.bincount(gt_group, minlength=ngroups)
+    first = np.cumsum(per_group) - per_group
+    counts = per_group[det_group]
+    ends = np.cumsum(counts)
+    out = []
+    lo = 0
+    while lo < det_group.size:
+        hi = max(int(np.searchsorted(ends, ends[lo] - counts[lo] + chunk, side="right")), lo + 1)
+        n = counts[lo:hi]
+        pair_det = np.repeat(np.arange(lo, hi, dtype=np.int64), n)
+        offset = np.arange(pair_det.size, dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+        pair_gt = gt_order[first[det_group[pair_det]] + offset]
+        iou = np.asarray(iou_of(pair_det, pair_gt), dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            keep = iou >= min_iou
+        out.append((pair_det[keep], pair_gt[keep], iou[keep]))
+        lo = hi
+    return tuple(np.concatenate([o[k] for o in out]) for k in range(3))
+
+
+def _segment_max_first(values, starts):
+    """Per segment (consecutive, non-empty, starting at starts): the maximum and the index of its first
+    occurrence."""
+    top = np.maximum.reduceat(values, starts)
+    seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
+    idx = np.where(values == top[seg], np.arange(values.size), values.size)
+    return top, np.minimum.reduceat(idx, starts)
+
+
+def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt_matched,
+                    pos_threshold=POS_THRESHOLD, bg_threshold=BG_THRESHOLD):
+    """TIDE's error type of every false positive and the missed ground truths (module docstring): TideErrors.
+
+    pair_det, pair_gt, pair_iou: the same-image pairs, detection-major with ground truths in index order inside a
+    detection (overlapping_pairs order); pairs with an IoU below bg_threshold may be left out (they change nothing:
+    a false positive without a pair at or above it is a background error); gt_class, gt_matched: per counted ground
+    truth."""
+    det_class = np.asarray(det_class, dtype=np.int64)
+    det_fp = np.asarray(det_fp, dtype=bool)
+    gt_class = np.asarray(gt_class, dtype=np.int64)
+    gt_matched = np.asarray(gt_matched, dtype=bool)
+    pair_det = np.asarray(pair_det, dtype=np.int64)
+    kind = np.where(det_fp, BKG, NO_ERROR).astype(np.int8)        # no ground truth at >= bg_threshold: background
+    target = np.full(det_class.size, -1, dtype=np.int64)
+    iou = np.asarray(pair_iou, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        keep = det_fp[pair_det] & (iou >= bg_threshold)
+    pd, pg, iou = pair_det[keep], np.asarray(pair_gt, dtype=np.int64)[keep], iou[keep]
+    if pd.size:
+        starts = np.flatnonzero(np.concatenate(([True], pd[1:] != pd[:-1])))
+        dets = pd[starts]
+        same = gt_class[pg] == det_class[pd]
+        best_same, arg_same = _segment_max_first(np.where(same, iou, -1.0), starts)
+        best_other, arg_other = _segment_max_first(np.where(same, -1.0, iou), starts)
+        best_dupe = np.maximum.reduceat(np.where(same & gt_matched[pg], iou, -1.0), starts)
+        loc = best_same < pos_threshold                           # and >= bg_threshold when of its class
+        loc &= best_same >= bg_threshold
+        cls = ~loc & (best_other >= pos_threshold)
+        dupe = ~loc & ~cls & (best_dupe >= pos_threshold)
+        kind[dets] = np.select([loc, cls, dupe], [LOC, CLS, DUPE], BOTH)    # an IoU >= bg_threshold: not background
+        target[dets[loc]] = pg[arg_same[loc]]
+        target[dets[cls]] = pg[arg_other[cls]]
+    aimed = target[target >= 0]
+    usable = np.zeros(gt_class.size, dtype=bool)
+    usable[aimed[~gt_matched[aimed]]] = True
+    return TideErrors(kind, target, ~gt_matched & ~usable)
+
+
+def best_claimants(det_score, errors, gt_matched):
+    """Per detection: True for the localization or class error that TIDE's BestGTMatch fixes, the highest score
+    among the errors aiming at the same unmatched ground truth (ties: the earlier detection)."""
+    n = errors.kind.size
+    claim = np.flatnonzero(errors.target >= 0)
+    claim = claim[~np.asarray(gt_matched, dtype=bool)[errors.target[claim]]]
+    best = np.zeros(n, dtype=bool)
+    if claim.size:
+        aim = errors.target[claim]
+        order = np.lexsort((claim, -np.asarray(det_score, dtype=np.float64)[claim], aim))
+        first = np.concatenate(([True], aim[order][1:] != aim[order][:-1]))
+        best[claim[order[first]]] = True
+    return best
+
+
+def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_matched, npos, nclasses, ap_of):
+    """TIDE's dAP per error type and class (module docstring): TideResult.
+
+    det_*: class-major, in the metric's rank order inside a class (det_score non-increasing there); npos: the
+    metric's number of positives per class; ap_of(tp, fp, npos) -> the metric's AP (None: the class has none)
+    from flags in rank order. Only the classes an oracle changes are recomputed (a loop over classes)."""
+    det_class = np.asarray(det_class, dtype=np.int64)
+    det_score = np.asarray(det_score, dtype=np.float64)
+    det_tp = np.asarray(det_tp, dtype=bool)
+    det_fp = np.asarray(det_fp, dtype=bool)
+    gt_class = np.asarray(gt_class, dtype=np.int64)
+    npos = np.asarray(npos, dtype=np.int64)
+    bounds = np.searchsorted(det_class, np.arange(nclasses + 1))
+    kind = errors.kind
+
+    def aps(tp, fp, keep, pos, classes, moved=None):
+        out = {}
+        for c in classes:
+            b0, b1 = bounds[c], bounds[c + 1]
+            k = keep[b0:b1]
+            t, f = tp[b0:b1][k], fp[b0:b1][k]
+            if moved is not None and np.any(moved[0] == c):
+                s = np.concatenate((det_score[b0:b1][k], moved[1][moved[0] == c]))
+                order = np.lexsort((np.arange(s.size), -s))          # own detections first among equal scores
+                t = np.concatenate((t, np.ones(s.size - t.size, dtype=bool)))[order]
+                f = np.concatenate((f, np.zeros(t.size - f.size, dtype=bool)))[order]
+            ap = ap_of(t, f, int(pos[c])) if pos[c] > 0 or npos[c] == 0 else 0.0   # no positive left: 0 (get_ap)
+            out[c] = np.nan if ap is None else ap
+        return out
+
+    everything = np.ones(det_class.size, dtype=bool)
+    ap = aps(det_tp, det_fp, everything, npos, range(nclasses))
+    base = np.array([ap[c] for c in range(nclasses)], dtype=np.float64)
+    dap = np.zeros((len(ERROR_TYPES), nclasses))
+    count = np.zeros((len(ERROR_TYPES), nclasses), dtype=np.int64)
+    best = best_claimants(det_score, errors, gt_matched)
+    for t in (LOC, CLS, BOTH, DUPE, BKG):
+        of_type = kind == t
+        count[t] = np.bincount(det_class[of_type], minlength=nclasses)
+        tp, fp, keep, moved = det_tp, det_fp, ~of_type, None
+        touched = set(np.flatnonzero(count[t]).tolist())
+        if t == LOC:
+            keep = ~of_type | best
+            tp = det_tp | (of_type & best)
+            fp = det_fp & ~(of_type & best)
+        elif t == CLS:
+            fixed = np.flatnonzero(of_type & best)
+            moved = (gt_class[errors.target[fixed]], det_score[fixed])     # (new class, score) in rank order
+            touched |= set(moved[0].tolist())
+        for c, v in aps(tp, fp, keep, npos, sorted(touched), moved).items():
+            dap[t, c] = v - base[c]
+    count[MISSED] = np.bincount(gt_class[errors.missed], minlength=nclasses)
+    touched = np.flatnonzero(count[MISSED])
+    for c, v in aps(det_tp, det_fp, everything, npos - count[MISSED], touched).items():
+        dap[MISSED, c] = v - base[c]
+    with np.errstate(invalid="ignore"):
+        dap = np.where(np.isnan(base)[None, :], np.nan, np.maximum(dap, 0.0))
+    return TideResult(base, dap, count)
