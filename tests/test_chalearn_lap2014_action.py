@@ -8,10 +8,13 @@ from hypothesis import given, settings, strategies as st
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.chalearn import parse_intervals, read_frame_count
 from scoring_program.formats.files import Submission
-from scoring_program.metrics.jaccard import frame_masks, jaccard_2014, jaccard_actor
-from scoring_program.tasks.chalearn_lap2014_action import TASK
+from scoring_program.metrics.jaccard import (actor_action_keys, frame_errors, frame_masks, interval_jaccard, jaccard_2014,
+                                             jaccard_actor, key_masks, mask_runs, matched_offsets)
+from scoring_program.report.result import LOST, Bars, Histogram, Table
+from scoring_program.tasks.chalearn_lap2014_action import OFFSET_EDGES, TASK
 
-from conftest import read_scores, run_score
+from conftest import ROOT, read_scores, run_score
+from privacy import no_item_ids, only_numbers_differ
 
 SLUG = "chalearn-lap2014-action"
 
@@ -22,7 +25,7 @@ def write(path, text):
         f.write(text)
 
 
-def run(tmp_path, gt, pred, nframes=100):
+def run(tmp_path, gt, pred, nframes=100, private=False):
     """gt: {seq: labels text}; pred: {seq: prediction text or None}; nframes an int or {seq: int}."""
     ref, res = tmp_path / "ref", tmp_path / "res"
     for seq, text in gt.items():
@@ -33,7 +36,7 @@ def run(tmp_path, gt, pred, nframes=100):
     for seq, text in pred.items():
         if text is not None:
             write(res / ("%s_prediction.csv" % seq), text)
-    return TASK.score(str(ref), Submission(str(res)))
+    return TASK.score(str(ref), Submission(str(res)), private=private)
 
 
 # ---------------------------------------------------------------- the seed's worked example
@@ -385,6 +388,28 @@ def test_perfect_prediction_scores_one_unless_gt_empty(gt, n):
     assert (j[~flagged] == 1.0).all() and (j[flagged] == 0.0).all()
 
 
+@settings(max_examples=60, deadline=None)
+@given(gt=rows, pred=rows, n=st.integers(1, 60))
+def test_frame_errors_add_up_to_the_metric_union_and_pairs_share_frames(gt, pred, n):
+    g = np.array(gt, dtype=np.int64).reshape(-1, 3)
+    p = np.array(pred, dtype=np.int64).reshape(-1, 3)
+    args = (g[:, 0], g[:, 1], g[:, 2], p[:, 0], p[:, 1], p[:, 2], n)
+    keys, inter, union = interval_jaccard(*args)
+    _, gm, pm = key_masks(*args)
+    gt_frames, pr_frames, common = frame_errors(gm, pm)
+    assert (common == inter).all() and (gt_frames + pr_frames - common == union).all()
+    # every matched pair shares a frame of one row, and every GT/prediction run overlap is a pair
+    row, start, end = matched_offsets(gm, pm)
+    gs, ge = mask_runs(gm)
+    ps, pe = mask_runs(pm)
+    brute = sorted((int(a), int(c) - int(a), int(d) - int(b)) for a, b in zip(gs, ge) for c, d in zip(ps, pe)
+                   if c < b and d > a)
+    width = n + 2
+    assert len(brute) == row.size
+    assert sorted((int(r), int(s_), int(e)) for r, s_, e in zip(row, start, end)) == sorted(
+        (a // width, so, eo) for a, so, eo in brute)
+
+
 def test_ground_truth_facts_in_warnings_are_counts_not_names(tmp_path):
     """A sequence with nothing to score, and actor-aware pairs with an empty union, are facts of the hidden ground
     truth: the participant sees how many, never which (issue 12)."""
@@ -396,3 +421,133 @@ def test_ground_truth_facts_in_warnings_are_counts_not_names(tmp_path):
             "original skips them.") in res.notes
     seen = " ".join(res.warnings + res.notes)
     assert "Seq02" not in seen and "Seq03" not in seen
+
+
+# ---------------------------------------------------------------- where the points were lost (issue 12)
+def lost_blocks(res):
+    blocks = [s for s in res.sections if s.title == LOST][0].blocks
+    return ([b for b in blocks if isinstance(b, Bars)], [b for b in blocks if isinstance(b, Table)][0],
+            [b for b in blocks if isinstance(b, Histogram)])
+
+
+def test_seed_figure_frames_missed_and_outside():
+    # walk: GT 1..40 (40 frames), pred 5..50 (46): 36 common, 4 missed (1..4), 10 outside (41..50); J = 36/50
+    # fight: GT 31..60 and 71..90 (50), pred 31..53 (23): 23 common, 27 missed, 0 outside; J = 23/50
+    keys, gt, pr = key_masks([6, 11, 11], [1, 31, 71], [41, 61, 91], [6, 11], [5, 31], [51, 54], 100)
+    gt_frames, pr_frames, common = frame_errors(gt, pr)
+    assert keys.tolist() == [6, 11]
+    assert gt_frames.tolist() == [40, 50] and pr_frames.tolist() == [46, 23] and common.tolist() == [36, 23]
+    union = gt_frames + pr_frames - common                      # the metric's union: 50 and 50
+    assert (common / union).tolist() == pytest.approx([0.72, 0.46], abs=1e-12)
+
+
+def test_seed_figure_offsets_of_matched_intervals():
+    # walk: GT [1, 41) and pred [5, 51): start +4, end +10. fight: GT [31, 61) and pred [31, 54) share frames 31..53:
+    # start 0, end -7; GT [71, 91) overlaps no prediction: not matched
+    _, gt, pr = key_masks([6, 11, 11], [1, 31, 71], [41, 61, 91], [6, 11], [5, 31], [51, 54], 100)
+    row, start, end = matched_offsets(gt, pr)
+    assert row.tolist() == [0, 1] and start.tolist() == [4, 0] and end.tolist() == [10, -7]
+
+
+def test_seed_figure_in_the_report(tmp_path):
+    res = run(tmp_path, {"Seq01": SEED_GT}, {"Seq01": SEED_PRED})
+    (missed, outside), table, (hstart, hend) = lost_blocks(res)
+    assert dict(zip(missed.labels, missed.values)) == {"Walk": 4 / 40, "Fight": 27 / 50}
+    assert dict(zip(outside.labels, outside.values)) == {"Walk": 10 / 46, "Fight": 0.0}
+    assert table.rows == [["Walk", 40, 4, 0.1, 46, 10, 10 / 46, 1], ["Fight", 50, 27, 0.54, 23, 0, 0.0, 1]]
+    # start offsets 4 and 0 both fall in the bin [0, 5); end offsets 10 in [10, 15), -7 in [-10, -5)
+    assert hstart.edges == OFFSET_EDGES.tolist() and hstart.edges[12:14] == [0, 5]
+    assert hstart.counts == [0] * 12 + [2] + [0] * 11
+    assert hend.counts == [0] * 10 + [1, 0, 0, 0, 1] + [0] * 9
+    assert [b.title for b in res.bars] == ["Mean Jaccard per action (jaccard_<Action>)"]
+    assert dict(zip(res.bars[0].labels, res.bars[0].values)) == pytest.approx({"Walk": 0.72, "Fight": 0.46})
+
+
+def test_touching_rows_are_one_interval_and_one_gt_interval_can_match_two_predictions():
+    # GT rows [10, 20) and [20, 30) of one action touch: one interval, frames 10..29. Prediction [5, 12) and
+    # [15, 40), the latter clipped to the 35 frames of the sequence: [15, 36). Two pairs: start 5-10 = -5, end
+    # 12-30 = -18; start 15-10 = +5, end 36-30 = +6. The other action's prediction [10, 30) matches nothing: its
+    # GT is elsewhere ([1, 5)); its missed frames are 4 and outside frames 20
+    _, gt, pr = key_masks([1, 1, 2], [10, 20, 1], [20, 30, 5], [1, 1, 2], [5, 15, 10], [12, 40, 30], 35)
+    starts, ends = mask_runs(gt)
+    assert (ends - starts).tolist() == [20, 4]                  # 2 GT intervals, not 3
+    row, start, end = matched_offsets(gt, pr)
+    assert row.tolist() == [0, 0] and start.tolist() == [-5, 5] and end.tolist() == [-18, 6]
+    gt_frames, pr_frames, common = frame_errors(gt, pr)
+    assert gt_frames.tolist() == [20, 4] and pr_frames.tolist() == [7 + 21, 20] and common.tolist() == [2 + 15, 0]
+
+
+def test_no_interval_no_pair():
+    _, gt, pr = key_masks([1], [5], [5], [1], [1], [3], 10)       # GT marks nothing
+    assert [v.tolist() for v in matched_offsets(gt, pr)] == [[], [], []]
+    _, gt, pr = key_masks([], [], [], [1], [1], [3], 10)          # no GT row at all
+    assert gt.shape == (0, 10) and [v.size for v in matched_offsets(gt, pr)] == [0, 0, 0]
+
+
+def test_actor_aware_intervals_match_only_within_one_actor(tmp_path):
+    # Point (2): actor 1 GT frames 10..19, actor 2 GT 30..39; the prediction puts actor 2 at 10..19. No pair
+    # matches (actor 2's prediction overlaps actor 1's GT only); Point pooled: 20 GT frames, all missed, 10
+    # predicted frames, all outside
+    gk = actor_action_keys([1, 2], [2, 2], 11)
+    _, gt, pr = key_masks(gk, [10, 30], [20, 40], actor_action_keys([2], [2], 11), [10], [20], 100)
+    assert matched_offsets(gt, pr)[0].size == 0
+    res = run(tmp_path, {"Seq01": "1,2,10,20\n2,2,30,40"}, {"Seq01": "2,2,10,20"})
+    (missed, outside), table, (hstart, _) = lost_blocks(res)
+    assert table.rows == [["Point", 20, 20, 1.0, 10, 10, 1.0, 0]]
+    assert sum(hstart.counts) == 0
+
+
+def test_missing_prediction_file_misses_every_frame_and_predictions_for_other_actions_are_ignored(tmp_path):
+    # Seq01: Walk 1..40 predicted exactly, plus Wave 1..50 (not in Seq01's GT: ignored, as by the metric).
+    # Seq02: no file, Walk 1..10 all missed
+    res = run(tmp_path, {"Seq01": "6,1,41", "Seq02": "6,1,11"}, {"Seq01": "6,1,41\n1,1,51", "Seq02": None})
+    _, table, (hstart, hend) = lost_blocks(res)
+    assert table.rows == [["Walk", 50, 10, 0.2, 40, 0, 0.0, 1]]
+    assert hstart.counts[12] == 1 and hend.counts[12] == 1 and sum(hstart.counts) == 1
+
+
+def test_offsets_beyond_the_bins_count_in_the_outer_bins(tmp_path):
+    # GT 100..199 of 300 frames, prediction 20..279: start -80, end +80
+    res = run(tmp_path, {"Seq01": "6,100,200"}, {"Seq01": "6,20,280"}, nframes=300)
+    _, _, (hstart, hend) = lost_blocks(res)
+    assert hstart.counts[0] == 1 and hend.counts[-1] == 1
+
+
+def test_private_tables_only_when_private(tmp_path):
+    gt = {"Seq01": SEED_GT, "Seq02": "1,2,10,20\n2,2,30,40"}
+    pred = {"Seq01": SEED_PRED, "Seq02": None}
+    assert run(tmp_path, gt, pred).private == []
+    res = run(tmp_path / "b", gt, pred, private=True)
+    per_seq, per_row = res.private
+    assert per_seq.title == "Per sequence"
+    assert per_seq.rows == [["Seq01", pytest.approx(0.59), "2014 (3 columns)", 100, 3, 2, 0, "Seq01_prediction.csv"],
+                            ["Seq02", 0.0, "actor-aware (4 columns)", 100, 2, 0, 0, "missing"]]
+    assert per_row.rows == [["Seq01", "-", "Walk", 40, 46, 36, 4, 10, pytest.approx(0.72)],
+                            ["Seq01", "-", "Fight", 50, 23, 23, 27, 0, pytest.approx(0.46)],
+                            ["Seq02", 1, "Point", 10, 0, 0, 10, 0, 0.0],
+                            ["Seq02", 2, "Point", 10, 0, 0, 10, 0, 0.0]]
+
+
+def test_private_rows_say_skipped_and_nan_cases(tmp_path):
+    # Seq01 (2014 rule): Walk's only row marks nothing and nothing is predicted: 0/0, NaN in the original.
+    # Seq02 (actor-aware): actor 2's Walk row marks nothing, no prediction: empty union, skipped
+    res = run(tmp_path, {"Seq01": "6,5,5\n1,1,11", "Seq02": "1,6,1,11\n2,6,50,50"},
+              {"Seq01": "1,1,11", "Seq02": "1,6,1,11"}, private=True)
+    js = [r[-1] for r in res.private[1].rows]
+    assert js == [1.0, "0 (NaN in the original)", 1.0, "skipped (empty union)"]
+
+
+def test_report_shows_no_per_sequence_fact_when_one_sequence_gains_an_action(tmp_path):
+    # Seq03 gains a Kiss instance (Kiss is already in Seq04, so the set's actions stay the same): the old
+    # per-sequence table showed 'Kiss' in Seq03's row; the organizer's private table still does
+    def add_kiss(ref):
+        with open(os.path.join(ref, "Seq03_labels.csv"), "a") as f:
+            f.write("10,300,350\n")
+    only_numbers_differ(SLUG, add_kiss, tmp_path)
+
+
+def test_random_report_names_no_present_test_sequence(tmp_path):
+    # the random submission has no Seq04 file: the notes may name it (the participant's own input lacks it)
+    ids = sorted(n.split("_")[0] for n in os.listdir(os.path.join(ROOT, "reference_data", SLUG))
+                 if n.endswith("_labels.csv") and not n.startswith("Seq04"))
+    no_item_ids(SLUG, ids, tmp_path)

@@ -12,10 +12,12 @@ from hypothesis import given, settings, strategies as st
 from PIL import Image
 
 from conftest import ROOT
+from privacy import no_item_ids
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.chalearn_pose import LIMBS, read_panorama
 from scoring_program.formats.files import Submission
 from scoring_program.metrics.hit_rate import (is_hit, jaccard, limb_hits, limb_overlaps)
+from scoring_program.report.result import LOST
 from scoring_program.tasks.chalearn_lap2014_pose import TASK
 
 from bench.synth.chalearn_lap2014_pose import png_bytes
@@ -39,7 +41,7 @@ def save(arr, path, mode=None):
     img.save(str(path), format="PNG")
 
 
-def score(tmp_path, gts, preds):
+def score(tmp_path, gts, preds, private=False):
     """gts: {stem: array}; preds: {file name: array or bytes}. Returns the Result."""
     ref, res = tmp_path / "ref", tmp_path / "res"
     ref.mkdir(parents=True, exist_ok=True)
@@ -51,7 +53,7 @@ def score(tmp_path, gts, preds):
             (res / name).write_bytes(arr)
         else:
             save(arr, res / name)
-    return TASK.score(str(ref), Submission(str(res)))
+    return TASK.score(str(ref), Submission(str(res)), private=private)
 
 
 # ---------------------------------------------------------------- the per-limb rule
@@ -423,3 +425,60 @@ def test_baseline_writes_a_valid_submission(tmp_path):
     r = TASK.score(ref, Submission(str(out)))
     assert 0.0 < r.scores["mean_hit_rate"] < 1.0
     assert set(r.scores) == set(["mean_hit_rate"] + ["hit_rate_" + l for l in LIMBS])
+
+
+# ---------------------------------------------------------------- where the points were lost (issue 12)
+def curve_case(tmp_path, private=False):
+    """Head J = 0.5 (A), 0.75 (B) and a miss (C: no prediction); torso J = 1 (A), 1/3 (B), empty in C."""
+    a, pa, b, pb, c = blank(), blank(), blank(), blank(), blank()
+    a[:, cols(1, 0, 10)] = 255
+    pa[:, cols(1, 0, 5)] = 255                 # head 20 / 40 px: J = 0.5, a miss (J > 0.5 strictly)
+    a[:, cols(2, 0, 10)] = 255
+    pa[:, cols(2, 0, 10)] = 255                # torso J = 1
+    b[:, cols(1, 0, 12)] = 255
+    pb[:, cols(1, 0, 9)] = 255                 # head 36 / 48: J = 0.75
+    b[:, cols(2, 0, 10)] = 255
+    pb[:, cols(2, 5, 15)] = 255                # torso 5 columns common / 15: J = 1/3
+    c[:, cols(1, 0, 10)] = 255                 # head only, no prediction
+    return score(tmp_path, {"01_0001_1": a, "01_0002_1": b, "01_0003_1": c},
+                 {"01_0001_1_prediction.png": pa, "01_0002_1_prediction.png": pb}, private=private)
+
+
+def test_hit_rate_against_the_threshold_per_limb(tmp_path):
+    r = curve_case(tmp_path)
+    plots = [s for s in r.sections if s.title == LOST][0].blocks[0]
+    assert [p.title for p in plots] == ["Head and torso"]      # the other limbs are never evaluated
+    head, torso = plots[0].series
+    assert head.label == "Head" and torso.label == "Torso"
+    assert np.asarray(head.x).tolist() == [k / 20.0 for k in range(21)]
+    # head, 3 evaluations: J > t for 0.5 and 0.75 below t = 0.5; only 0.75 from t = 0.5 (0.5 > 0.5 is false)
+    # to 0.7; none from t = 0.75; the panorama without a prediction is a miss at every t
+    assert np.asarray(head.y).tolist() == pytest.approx([2 / 3.0] * 10 + [1 / 3.0] * 5 + [0.0] * 6, abs=1e-15)
+    # torso, 2 evaluations: J = 1 and 1/3; both up to t = 0.30, one from 0.35, none at t = 1 (1 > 1 is false)
+    assert np.asarray(torso.y).tolist() == [1.0] * 7 + [0.5] * 13 + [0.0]
+    assert head.y[10] == r.scores["hit_rate_head"] and torso.y[10] == r.scores["hit_rate_torso"]
+    # the pooled curve keeps mean_hit_rate's rule: 5 evaluations (2 + 2 + ONE for the missing prediction)
+    assert r.scores["mean_hit_rate"] == 0.4
+    pooled = r.plots[0].series[0].y
+    assert np.asarray(pooled).tolist() == pytest.approx([0.8] * 7 + [0.6] * 3 + [0.4] * 5 + [0.2] * 5 + [0.0],
+                                                        abs=1e-15)
+    assert [b.title for b in r.bars] == ["Hit rate per limb (hit_rate_<limb>: J > 0.5)"]
+    assert dict(zip(r.bars[0].labels, r.bars[0].values)) == {"Head": 1 / 3.0, "Torso": 0.5}
+
+
+def test_private_tables_only_when_private(tmp_path):
+    assert curve_case(tmp_path).private == []
+    r = curve_case(tmp_path / "b", private=True)
+    groups, panoramas = r.private
+    assert groups.rows == [["01", "1", 3, 2, 5, 2, 0.4]]
+    rows = panoramas.rows
+    assert [row[:5] for row in rows] == [["01_0001_1", "01_0001_1_prediction.png", 2, 2, 1],
+                                         ["01_0002_1", "01_0002_1_prediction.png", 2, 2, 1],
+                                         ["01_0003_1", "missing", 1, 1, 0]]
+    assert rows[0][5] == 0.75 and rows[1][5] == pytest.approx((0.75 + 1 / 3.0) / 2) and rows[2][5] != rows[2][5]
+
+
+def test_report_names_no_test_panorama(tmp_path):
+    ref = os.path.join(ROOT, "reference_data", "chalearn-lap2014-pose")
+    stems = sorted(n[:-4] for n in os.listdir(ref) if n.endswith(".png"))
+    no_item_ids("chalearn-lap2014-pose", stems, tmp_path, submission="perfect")

@@ -42,12 +42,12 @@ def jaccard_counts(gt, pred):
     return inter.astype(np.int64), union.astype(np.int64)
 
 
-def interval_jaccard(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):
-    """Jaccard of every row key present in the ground truth.
+def key_masks(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):
+    """The frame masks the metric compares: (keys, gt_masks, pr_masks), one row per distinct GT key, sorted.
 
-    gt_keys / pr_keys: integer row keys (an action id, or an (actor, action) code) of each interval. Rows are the
-    distinct GT keys, sorted; prediction intervals whose key is not a GT key are dropped (the 2014 code only
-    loops over the ground truth's actions). Returns (keys, inter, union); J = inter / union where union > 0.
+    gt_keys / pr_keys: integer row keys (an action id, or an (actor, action) code) of each interval. Prediction
+    intervals whose key is not a GT key are dropped (the 2014 code only loops over the ground truth's actions).
+    gt_masks / pr_masks: boolean (len(keys), nframes), built by frame_masks (clipping, exclusive end, OR).
     """
     gt_keys = np.asarray(gt_keys, dtype=np.int64)
     pr_keys = np.asarray(pr_keys, dtype=np.int64)
@@ -65,8 +65,22 @@ def interval_jaccard(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nfram
                         np.concatenate((np.asarray(gt_start, dtype=np.int64), np.asarray(pr_start)[used])),
                         np.concatenate((np.asarray(gt_end, dtype=np.int64), np.asarray(pr_end)[used])),
                         2 * k, nframes)
-    inter, union = jaccard_counts(masks[:k], masks[k:])
+    return keys, masks[:k], masks[k:]
+
+
+def interval_jaccard(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):
+    """Jaccard of every row key present in the ground truth (rows and masks: key_masks).
+
+    Returns (keys, inter, union); J = inter / union where union > 0.
+    """
+    keys, gt, pr = key_masks(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes)
+    inter, union = jaccard_counts(gt, pr)
     return keys, inter, union
+
+
+def actor_action_keys(actor, action, nactions):
+    """The row key of an (actor, action) pair (1-based ids): (actor - 1) * nactions + (action - 1)."""
+    return (np.asarray(actor, dtype=np.int64) - 1) * nactions + (np.asarray(action, dtype=np.int64) - 1)
 
 
 def jaccard_2014(gt_action, gt_start, gt_end, pr_action, pr_start, pr_end, nframes):
@@ -79,11 +93,15 @@ def jaccard_2014(gt_action, gt_start, gt_end, pr_action, pr_start, pr_end, nfram
 
     Returns (actions, J, nan_rows, score); score is 0.0 (and every row flagged) when the GT has no interval.
     """
-    keys, inter, union = interval_jaccard(gt_action, gt_start, gt_end, pr_action, pr_start, pr_end, nframes)
+    return rule_2014(*interval_jaccard(gt_action, gt_start, gt_end, pr_action, pr_start, pr_end, nframes))
+
+
+def rule_2014(actions, inter, union):
+    """jaccard_2014 from the per-action frame counts (inter, union: int64 per action)."""
     nan_rows = union == 0
     j = np.where(nan_rows, 0.0, inter / np.maximum(union, 1).astype(np.float64))
     score = float(j.mean()) if j.size else 0.0
-    return keys, j, nan_rows, score
+    return actions, j, nan_rows, score
 
 
 def jaccard_actor(gt_actor, gt_action, gt_start, gt_end, pr_actor, pr_action, pr_start, pr_end, nframes,
@@ -96,10 +114,62 @@ def jaccard_actor(gt_actor, gt_action, gt_start, gt_end, pr_actor, pr_action, pr
 
     Returns (actors, actions, J, skipped, score); J is NaN where skipped; score is 0.0 if every pair is skipped.
     """
-    gk = (np.asarray(gt_actor, dtype=np.int64) - 1) * nactions + (np.asarray(gt_action, dtype=np.int64) - 1)
-    pk = (np.asarray(pr_actor, dtype=np.int64) - 1) * nactions + (np.asarray(pr_action, dtype=np.int64) - 1)
-    keys, inter, union = interval_jaccard(gk, gt_start, gt_end, pk, pr_start, pr_end, nframes)
+    keys, inter, union = interval_jaccard(actor_action_keys(gt_actor, gt_action, nactions), gt_start, gt_end,
+                                          actor_action_keys(pr_actor, pr_action, nactions), pr_start, pr_end,
+                                          nframes)
+    return rule_actor(keys, inter, union, nactions)
+
+
+def rule_actor(keys, inter, union, nactions=11):
+    """jaccard_actor from the per-(actor, action) frame counts (keys: actor_action_keys)."""
     skipped = union == 0
     j = np.where(skipped, np.nan, inter / np.maximum(union, 1).astype(np.float64))
     score = float(np.mean(j[~skipped])) if np.any(~skipped) else 0.0
     return keys // nactions + 1, keys % nactions + 1, j, skipped, score
+
+
+# ---------------------------------------------------------------- where the points were lost (report only)
+def frame_errors(gt_masks, pr_masks):
+    """Per row of key_masks: (gt_frames, pr_frames, common) int64 counts. The metric's union is
+    gt_frames + pr_frames - common, so J = common / (common + missed + outside) with missed = gt_frames - common
+    (GT frames no prediction covers) and outside = pr_frames - common (predicted frames outside every GT interval
+    of the row)."""
+    common = np.count_nonzero(gt_masks & pr_masks, axis=1).astype(np.int64)
+    return (np.count_nonzero(gt_masks, axis=1).astype(np.int64),
+            np.count_nonzero(pr_masks, axis=1).astype(np.int64), common)
+
+
+def mask_runs(masks):
+    """The intervals of boolean (rows, nframes) masks: every maximal run of marked frames, in row-major order, as
+    (start, end) positions in a flat layout where each row is padded by an unmarked frame on both sides (width
+    nframes + 2): runs of different rows never touch, and row = start // (nframes + 2), the 0-based first frame
+    = start % (nframes + 2) - 1, end exclusive."""
+    rows, n = masks.shape
+    padded = np.zeros((rows, n + 2), dtype=np.int8)
+    padded[:, 1:-1] = masks
+    step = np.diff(padded.ravel())
+    return np.flatnonzero(step == 1) + 1, np.flatnonzero(step == -1) + 1
+
+
+def matched_offsets(gt_masks, pr_masks):
+    """Start and end offsets of the matched intervals: (row, start_offset, end_offset), one per matched pair.
+
+    Intervals are the runs of the metric's masks (mask_runs: after clipping to the sequence, exclusive end, and
+    the OR of one row's intervals, so touching or overlapping rows of one key are one interval). A GT interval
+    and a predicted interval of the same row are matched iff they share at least one frame; a GT interval
+    overlapping two predicted intervals gives two pairs. start_offset = predicted start - GT start, end_offset =
+    predicted end - GT end, in frames (negative: earlier than the GT).
+
+    Vectorized: the runs of each mask set are disjoint and sorted, so the predicted runs overlapping a GT run
+    [gs, ge) are a contiguous range, from the first whose end is > gs to the last whose start is < ge.
+    """
+    width = gt_masks.shape[1] + 2
+    gs, ge = mask_runs(gt_masks)
+    ps, pe = mask_runs(pr_masks)
+    lo = np.searchsorted(pe, gs, side="right")
+    hi = np.searchsorted(ps, ge, side="left")
+    count = np.maximum(hi - lo, 0)
+    g = np.repeat(np.arange(gs.size), count)
+    first = np.cumsum(count) - count
+    p = lo[g] + np.arange(g.size) - first[g]
+    return gs[g] // width, ps[p] - gs[g], pe[p] - ge[g]

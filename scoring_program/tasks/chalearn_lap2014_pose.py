@@ -8,15 +8,16 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
-                                     PanoramaHeader, read_panorama, read_reference_size)
+                                     PanoramaHeader, read_panorama, read_reference_size, split_name)
 from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps
-from ..report.result import Plot, Result, ScoreKey, Series, Table
+from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Task, no_progress
 
 PROTOCOL = [
@@ -58,16 +59,6 @@ THRESHOLDS = np.arange(21)   # J > k/20, k = 0..20, for the hit-rate-vs-threshol
 
 def _more(count, shown):
     return " and %d more" % (count - shown) if count > shown else ""
-
-
-class _Counts(object):
-    """Pooled counters (flat memory whatever the number of frames)."""
-
-    def __init__(self):
-        self.evaluations = 0
-        self.hits = 0
-        self.panoramas = 0
-        self.predicted = 0
 
 
 def reference_panoramas(ref_dir):
@@ -136,6 +127,219 @@ def find_prediction(submission, stem):
     return plain, None
 
 
+class PoseSubmission(NamedTuple):
+    """Per ground-truth panorama (reference order) the prediction file's path or None; the stems without one,
+    the labels of the XX_YYYY_W.png files shadowed by an XX_YYYY_W_prediction.png, and the submitted names that
+    match no panorama (ignored)."""
+    paths: list
+    missing: list
+    shadowed: list
+    ignored: list
+
+
+def read_submission(submission, reference):
+    """Which file predicts each ground-truth panorama (the PNGs are decoded one at a time by evaluate)."""
+    paths, missing, shadowed, used = [], [], [], set()
+    for stem, _ in reference.data.names:
+        path, shadow = find_prediction(submission, stem)
+        paths.append(path)
+        if path is None:
+            missing.append(stem)
+            continue
+        used.add(os.path.basename(path))
+        if shadow is not None:
+            used.add(os.path.basename(shadow))
+            shadowed.append(submission.label(shadow))
+    return PoseSubmission(paths, missing, shadowed, [nm for nm in submission.names() if nm not in used])
+
+
+class PanoramaResult(NamedTuple):
+    """One ground-truth panorama: its prediction's label (None: missing), the limbs non-empty in its ground truth,
+    its evaluations and hits under mean_hit_rate's rule (a missing prediction: 1 and 0) and the sum of J over its
+    evaluated limbs."""
+    stem: str
+    file: object
+    limbs: int
+    evaluations: int
+    hits: int
+    jaccard_sum: float
+
+
+class PoseEvaluation(NamedTuple):
+    """Per-panorama records and the pooled counts: per limb (14,) evaluations (a missing prediction's non-empty
+    limbs included, as misses), hits, evaluations from missing predictions, sum of J over the predicted ones;
+    curve (21, 14): hits at J > k/20 per limb, k = 0..20 (THRESHOLDS); evaluations and hits: mean_hit_rate's."""
+    panoramas: list
+    limb_eval: np.ndarray
+    limb_hit: np.ndarray
+    limb_missing: np.ndarray
+    limb_jsum: np.ndarray
+    curve: np.ndarray
+    evaluations: int
+    hits: int
+    submission: PoseSubmission
+
+
+def evaluate(reference, sub, label, progress=no_progress):
+    """evalPose over every ground-truth panorama, decoded one at a time (flat memory). label(path): the
+    prediction file's name in messages."""
+    names, sizes = reference.data.names, reference.data.sizes
+    limb_eval = np.zeros(N_LIMBS, dtype=np.int64)
+    limb_hit = np.zeros(N_LIMBS, dtype=np.int64)
+    limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
+    limb_jsum = np.zeros(N_LIMBS, dtype=np.float64)      # sum of J over evaluated limbs with a prediction
+    curve = np.zeros((THRESHOLDS.size, N_LIMBS), dtype=np.int64)
+    evaluations = hits_total = 0
+    records = []
+    n = len(names)
+    for i, ((stem, name), size, path) in enumerate(zip(names, sizes, sub.paths)):
+        progress(i, n, "panoramas")
+        gt = read_ground_truth(reference.root, name, size)
+        if path is None:
+            # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
+            evaluations += 1
+            ev = evaluated_limbs(gt)
+            limb_eval += ev
+            limb_missing += ev
+            records.append(PanoramaResult(stem, None, int(ev.sum()), 1, 0, 0.0))
+            continue
+        file = label(path)
+        pred = read_panorama(path, file, SubmissionError, expected_size=size,
+                             max_pixels=BOMB_FACTOR * size[0] * size[1])
+        ev, inter, union = limb_overlaps(gt, pred)
+        del gt, pred
+        hits = ev & is_hit(inter, union)
+        ne, nh = int(ev.sum()), int(hits.sum())
+        evaluations += ne
+        hits_total += nh
+        limb_eval += ev
+        limb_hit += hits
+        jaccard = np.where(ev, inter / np.maximum(union, 1), 0.0)
+        limb_jsum += jaccard
+        # J > k/20 <=> 20 * inter > k * union (exact), per threshold and limb
+        curve += ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)
+        records.append(PanoramaResult(stem, file, ne, ne, nh, float(jaccard.sum())))
+    progress(n, n, "panoramas")
+    reference.data.limbs_present = limb_eval > 0     # every panorama was decoded: score_keys needs no 2nd pass
+    return PoseEvaluation(records, limb_eval, limb_hit, limb_missing, limb_jsum, curve, evaluations, hits_total,
+                          sub)
+
+
+LIMB_GROUPS = [(title, (2 * g, 2 * g + 1)) for g, title in enumerate(
+    ("Head and torso", "Hands", "Forearms", "Upper arms", "Feet", "Lower legs", "Thighs"))]   # LIMBS' order
+
+
+def report(title, ev, private=False):
+    """The Result: scores, per-limb bars and table, the hit rate against the Jaccard threshold per limb; the
+    per-sequence-and-actor and per-panorama tables only when private (they hold each panorama's annotation)."""
+    res = Result(title)
+    res.protocol = list(PROTOCOL)
+    sub = ev.submission
+    n = len(ev.panoramas)
+    predicted = n - len(sub.missing)
+    rate = hit_rate(ev.hits, ev.evaluations)
+    if rate is None:
+        res.notes.append("n/a: no limb was evaluated (every ground-truth limb is empty and every panorama "
+                         "has a prediction); the original divides by zero. mean_hit_rate is written as 0.")
+        rate = 0.0
+    res.set("mean_hit_rate", rate)
+    rows, labels, rates = [], [], []
+    for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)):
+        r = hit_rate(ev.limb_hit[k], ev.limb_eval[k])
+        if r is None:
+            res.notes.append("n/a: %s is empty in every ground-truth panorama; hit_rate_%s is not written."
+                             % (lab, limb))
+        else:
+            res.set("hit_rate_" + limb, r)
+            labels.append(lab)
+            rates.append(r)
+        with_pred = int(ev.limb_eval[k] - ev.limb_missing[k])
+        rows.append([lab, int(ev.limb_eval[k]), int(ev.limb_missing[k]), int(ev.limb_hit[k]),
+                     float("nan") if r is None else r,
+                     float(ev.limb_jsum[k] / with_pred) if with_pred else float("nan")])
+    res.bars.append(Bars("Hit rate per limb (hit_rate_<limb>: J > 0.5)", labels, rates, xlabel="hit rate",
+                         note="Limbs empty in every ground-truth panorama are not drawn (never evaluated)."))
+    res.tables.append(Table("Per-limb hit rate", ["limb", "evaluations", "missing predictions", "hits", "hit rate",
+                                                  "mean J (predicted)"], rows,
+                            note="A limb is evaluated where its ground-truth slice is non-empty. For a "
+                                 "panorama without a prediction, its non-empty limbs count as misses here "
+                                 "(missing predictions: how many); mean_hit_rate counts that panorama as ONE "
+                                 "evaluation instead. mean J: over the evaluations of panoramas with a "
+                                 "prediction."))
+    _lost(res, ev)
+    _notes(res, ev, n, predicted)
+    if predicted and ev.evaluations:
+        y = ev.curve.sum(axis=1) / float(ev.evaluations)
+        res.plots.append(Plot("Hit rate as a function of the Jaccard threshold (hit iff J > t)",
+                              "threshold t", "hit rate", [Series("all limbs", THRESHOLDS / 20.0, y)]))
+    if private:
+        _private_tables(res, ev)
+    return res
+
+
+def _lost(res, ev):
+    """Per limb: the hit rate against the Jaccard threshold t (hit iff J > t), one small plot per limb group."""
+    x = THRESHOLDS / 20.0
+    plots = []
+    for title, limbs in LIMB_GROUPS:
+        series = [Series(LIMB_LABELS[k], x, ev.curve[:, k] / float(ev.limb_eval[k]))
+                  for k in limbs if ev.limb_eval[k]]
+        if series:
+            plots.append(Plot(title, "Jaccard threshold t", "hit rate (J > t)", series))
+    if plots:
+        res.section(LOST, "Hit rate of each limb against the Jaccard threshold t (hit iff J > t, as the metric "
+                          "with t = 0.5), from the same per-limb J the metric computes, t = 0, 0.05, ..., 1. At "
+                          "t = 0.5 the curve is hit_rate_<limb>; a limb of a panorama without a prediction is a "
+                          "miss at every t. A curve that drops just before 0.5 means near misses (boundaries); "
+                          "a low curve from t = 0 means limbs not found at all.").add(plots)
+
+
+def _notes(res, ev, n, predicted):
+    sub = ev.submission
+    nmissing, nshadowed = len(sub.missing), len(sub.shadowed)
+    nno_eval = sum(1 for p in ev.panoramas if p.file is not None and p.evaluations == 0)
+    if nmissing:
+        res.notes.append("%d of %d ground-truth panoramas have no prediction (each counts as one evaluation "
+                         "with no hit): %s%s." % (nmissing, n, quote_some(sub.missing[:5]), _more(nmissing, 5)))
+    if nshadowed:
+        res.notes.append("Both XX_YYYY_W_prediction.png and XX_YYYY_W.png were submitted for %d panorama(s); "
+                         "the _prediction file was used, these were ignored: %s%s."
+                         % (nshadowed, quote_some(sub.shadowed[:5]), _more(nshadowed, 5)))
+    if nno_eval:
+        res.notes.append("%d predicted panorama(s) add no evaluation: their ground truth has no non-empty limb "
+                         "(which ones is not said: it is a fact of the hidden ground truth)." % nno_eval)
+    if sub.ignored:
+        res.notes.append("%d submitted file(s) match no ground-truth panorama and were ignored: %s."
+                         % (len(sub.ignored), quote_some(sub.ignored)))
+    res.notes.append("%d ground-truth panoramas, %d with a prediction, %d evaluations, %d hits."
+                     % (n, predicted, ev.evaluations, ev.hits))
+
+
+def _private_tables(res, ev):
+    """Organizer-only: per sequence and actor (mean_hit_rate's rule), and per panorama."""
+    groups = OrderedDict()
+    for p in ev.panoramas:
+        seq, _, actor = split_name(p.stem)
+        g = groups.setdefault((seq, actor), [0, 0, 0, 0])
+        g[0] += 1
+        g[1] += p.file is not None
+        g[2] += p.evaluations
+        g[3] += p.hits
+    res.private.append(Table("Per sequence and actor",
+                             ["sequence", "actor", "panoramas", "with prediction", "evaluations", "hits",
+                              "hit rate"],
+                             [[seq, actor] + g + [g[3] / float(g[2]) if g[2] else float("nan")]
+                              for (seq, actor), g in groups.items()],
+                             note="Evaluations follow mean_hit_rate's rule (one per missing prediction)."))
+    res.private.append(Table("Per panorama", ["panorama", "prediction file", "limbs annotated", "evaluations",
+                                              "hits", "mean J"],
+                             [[p.stem, "missing" if p.file is None else p.file, p.limbs, p.evaluations, p.hits,
+                               p.jaccard_sum / p.limbs if p.file is not None and p.limbs else float("nan")]
+                              for p in ev.panoramas],
+                             note="limbs annotated: limbs non-empty in the ground truth; mean J over them (n/a: "
+                                  "no prediction, or no annotated limb)."))
+
+
 class ChalearnLap2014Pose(Task):
     slug = "chalearn-lap2014-pose"
     title = "ChaLearn LAP 2014 Track 1: multi-limb pose recovery (mean hit rate)"
@@ -154,107 +358,9 @@ class ChalearnLap2014Pose(Task):
     def score(self, ref_dir, submission, progress=no_progress, private=False):
         # reference headers first: a broken reference is reported as such, whatever the submission
         reference = self.reference(ref_dir)
-        refs, sizes = reference.data.names, reference.data.sizes
-        res = Result(self.title)
-        res.protocol = list(PROTOCOL)
-        total = _Counts()
-        limb_eval = np.zeros(N_LIMBS, dtype=np.int64)
-        limb_hit = np.zeros(N_LIMBS, dtype=np.int64)
-        limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
-        limb_jsum = np.zeros(N_LIMBS, dtype=np.float64)      # sum of J over evaluated limbs with a prediction
-        curve = np.zeros(THRESHOLDS.size, dtype=np.int64)    # hits at J > k/20
-        missing, shadowed = [], []                          # first five of each (+ counts) for the notes
-        nmissing = nshadowed = nno_eval = 0
-        used = set()
-        n = len(refs)
-        for i, ((stem, name), size) in enumerate(zip(refs, sizes)):
-            progress(i, n, "panoramas")
-            total.panoramas += 1
-            path, shadow = find_prediction(submission, stem)
-            gt = read_ground_truth(ref_dir, name, size)
-            if path is None:
-                nmissing += 1
-                if len(missing) < 5:
-                    missing.append(stem)
-                # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
-                total.evaluations += 1
-                ev = evaluated_limbs(gt)
-                limb_eval += ev
-                limb_missing += ev
-                continue
-            used.add(os.path.basename(path))
-            if shadow is not None:
-                used.add(os.path.basename(shadow))
-                nshadowed += 1
-                if len(shadowed) < 5:
-                    shadowed.append(submission.label(shadow))
-            total.predicted += 1
-            label = submission.label(path)
-            pred = read_panorama(path, label, SubmissionError, expected_size=size,
-                                 max_pixels=BOMB_FACTOR * size[0] * size[1])
-            ev, inter, union = limb_overlaps(gt, pred)
-            del gt, pred
-            hits = ev & is_hit(inter, union)
-            ne, nh = int(ev.sum()), int(hits.sum())
-            if ne == 0:
-                nno_eval += 1
-            total.evaluations += ne
-            total.hits += nh
-            limb_eval += ev
-            limb_hit += hits
-            limb_jsum += np.where(ev, inter / np.maximum(union, 1), 0.0)
-            # J > k/20 <=> 20 * inter > k * union (exact)
-            curve += (ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)).sum(axis=1)
-        progress(n, n, "panoramas")
-        reference.data.limbs_present = limb_eval > 0     # every panorama was decoded: score_keys needs no 2nd pass
-
-        rate = hit_rate(total.hits, total.evaluations)
-        if rate is None:
-            res.notes.append("n/a: no limb was evaluated (every ground-truth limb is empty and every panorama "
-                             "has a prediction); the original divides by zero. mean_hit_rate is written as 0.")
-            rate = 0.0
-        res.set("mean_hit_rate", rate)
-        rows = []
-        for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)):
-            r = hit_rate(limb_hit[k], limb_eval[k])
-            if r is None:
-                res.notes.append("n/a: %s is empty in every ground-truth panorama; hit_rate_%s is not written."
-                                 % (lab, limb))
-            else:
-                res.set("hit_rate_" + limb, r)
-            with_pred = int(limb_eval[k] - limb_missing[k])
-            rows.append([lab, int(limb_eval[k]), int(limb_missing[k]), int(limb_hit[k]),
-                         float("nan") if r is None else r,
-                         float(limb_jsum[k] / with_pred) if with_pred else float("nan")])
-        res.tables.append(Table("Per-limb hit rate", ["limb", "evaluations", "of which missing predictions",
-                                                      "hits", "hit rate", "mean J (predicted panoramas)"], rows,
-                                note="A limb is evaluated where its ground-truth slice is non-empty. For a "
-                                     "panorama without a prediction, its non-empty limbs count as misses here; "
-                                     "mean_hit_rate counts that panorama as ONE evaluation instead."))
-        # No per-sequence-and-actor table: the report is shown to the participant, and its evaluation counts give
-        # away how many limbs each test panorama has annotated (issue 12).
-        if nmissing:
-            res.notes.append("%d of %d ground-truth panoramas have no prediction (each counts as one evaluation "
-                             "with no hit): %s%s." % (nmissing, n, quote_some(missing),
-                                                      _more(nmissing, len(missing))))
-        if nshadowed:
-            res.notes.append("Both XX_YYYY_W_prediction.png and XX_YYYY_W.png were submitted for %d panorama(s); "
-                             "the _prediction file was used, these were ignored: %s%s."
-                             % (nshadowed, quote_some(shadowed), _more(nshadowed, len(shadowed))))
-        if nno_eval:
-            res.notes.append("%d predicted panorama(s) add no evaluation: their ground truth has no non-empty limb "
-                             "(which ones is not said: it is a fact of the hidden ground truth)." % nno_eval)
-        ignored = [nm for nm in submission.names() if nm not in used]
-        if ignored:
-            res.notes.append("%d submitted file(s) match no ground-truth panorama and were ignored: %s."
-                             % (len(ignored), quote_some(ignored)))
-        if total.predicted and total.evaluations:
-            y = curve / float(total.evaluations)
-            res.plots.append(Plot("Hit rate as a function of the Jaccard threshold (hit iff J > t)",
-                                  "threshold t", "hit rate", [Series("all limbs", THRESHOLDS / 20.0, y)]))
-        res.notes.append("%d ground-truth panoramas, %d with a prediction, %d evaluations, %d hits."
-                         % (n, total.predicted, total.evaluations, total.hits))
-        return res
+        sub = read_submission(submission, reference)
+        evaluation = evaluate(reference, sub, submission.label, progress)
+        return report(self.title, evaluation, private)
 
     def validate(self, submission, ids=None):
         notes = []
