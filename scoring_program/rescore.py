@@ -131,7 +131,6 @@ def score_one(slug, ref, name, path, out_dir, timeout):
     """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process."""
     from .cli import run
     from .errors import ScoringError
-    from .report.write import remove_stale
     from .safezip import UnsafeZip, materialize
 
     dest = os.path.join(out_dir, name)
@@ -168,11 +167,16 @@ def score_one(slug, ref, name, path, out_dir, timeout):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if record["status"] == "failed":
-        os.makedirs(dest, exist_ok=True)
-        remove_stale(dest)
-        with open(os.path.join(dest, ERROR_FILE), "w", encoding="utf-8") as f:
-            f.write("exit %d\n%s\n" % (record["exit"], record["error"]))
+        _write_failure(dest, record)
     return record
+
+
+def _write_failure(dest, record):
+    """DIR/<name>/ of a failed submission: no scores (an earlier run's are removed), error.txt instead."""
+    from .report.write import atomic_write, remove_stale
+    os.makedirs(dest, exist_ok=True)
+    remove_stale(dest)
+    atomic_write(os.path.join(dest, ERROR_FILE), "exit %d\n%s\n" % (record["exit"], record["error"]))
 
 
 def _replace(dest, staging):
@@ -307,14 +311,10 @@ def _isolated(slug, ref, name, path, out_dir, timeout):
         try:
             return pool.submit(score_one, slug, ref, name, path, out_dir, timeout).result()
         except concurrent.futures.process.BrokenProcessPool:
-            dest = os.path.join(out_dir, name)
-            os.makedirs(dest, exist_ok=True)
-            from .report.write import remove_stale
-            remove_stale(dest)
-            error = "internal error: the scoring process died (a crash in native code or out of memory)"
-            with open(os.path.join(dest, ERROR_FILE), "w", encoding="utf-8") as f:
-                f.write("exit 3\n%s\n" % error)
-            return {"name": name, "status": "failed", "exit": 3, "error": error, "scores": {}}
+            record = {"name": name, "status": "failed", "exit": 3, "scores": {},
+                      "error": "internal error: the scoring process died (a crash in native code or out of memory)"}
+            _write_failure(os.path.join(out_dir, name), record)
+            return record
 
 
 # ------------------------------------------------------------------ leaderboard files
