@@ -35,11 +35,13 @@ compat: venv
 bench: venv
 	$(VPY) -m bench.run $(if $(STACK),--stack $(STACK))
 
-# regenerate the committed synthetic samples (reference_data/, starting_kit/*/submissions|malformed, logos)
+# regenerate the committed synthetic samples (reference_data/, starting_kit/*/submissions|malformed, logos) and the
+# README's picture of rescore's ranking page (bench/ranking-example.png; needs chromium, skipped without)
 samples: venv
 	$(VPY) -m bench.synth
 	$(VPY) -m scoring_program.bundle --sync-yaml
 	$(VPY) -m scoring_program.bundle --sync-pages
+	$(VPY) -m bench.ranking_example
 
 sync-yaml: venv
 	$(VPY) -m scoring_program.bundle --sync-yaml

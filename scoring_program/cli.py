@@ -81,9 +81,10 @@ def inside(path, folder):
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def run(slug, input_dir, output_dir, progress=None, private_report=None):
+def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False):
     """Score one submission; returns the Result. Raises ScoringError subclasses for bad input. private_report: a
-    path outside output_dir for the organizer's per-item tables."""
+    path outside output_dir for the organizer's per-item tables. decompose: also Result.decomposition (the
+    bootstrap's per-item view of the same evaluation; the files written are the same)."""
     from .report.html import render, render_private
     from .report.write import atomic_write, write_outputs
 
@@ -98,7 +99,8 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None):
         raise SubmissionError("res", message="no submission was found (INPUT/res is missing)")
     if private_report and inside(private_report, output_dir):
         raise PrivateReportInsideOutput(private_report)
-    result = task.score(ref_dir, Submission(res_dir), progress or (lambda *a: None), private=bool(private_report))
+    result = task.score(ref_dir, Submission(res_dir), progress or (lambda *a: None), private=bool(private_report),
+                        decompose=decompose)
     keys = task.score_keys(ref_dir)
     columns = [k.key for k in keys]
     extra = [k for k in result.scores if k not in columns]

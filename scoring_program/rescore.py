@@ -1,6 +1,7 @@
 """Re-score many submissions at once against one reference (the organizer's desk, issue 13).
 
     python -m scoring_program.rescore SLUG --ref REF SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
+                                      [--bootstrap B] [--seed S]
 
 SUBMISSION: a submission .zip or folder, or a .zip or folder that holds only submission .zip files (a bulk
 download); each submission is named by its file name without .zip. Per submission, DIR/<name>/ holds exactly what
@@ -13,6 +14,13 @@ same code as score.py (cli.run). One submission's failure (a bad submission, a c
 never stops the run. Resumable: DIR/.rescore/<name>.json keeps the submission's content hash and the reference's;
 a rerun skips a submission whose hashes are unchanged and whose DIR/<name>/ is intact. Progress (done/total, rate,
 ETA, failures) goes to stderr.
+
+Ranking robustness (--bootstrap B, default 1000; 0 turns it off): the test items (images, persons, sequences,
+panoramas or videos) are resampled with replacement B times, the same resamples for every submission (seeded,
+--seed). Each worker decomposes the evaluation it has just made into per-item records (Task.decompose) and
+recomputes the ranking score on all B resamples as weighted sums (metrics.bootstrap): nothing is parsed or scored
+again. DIR/bootstrap.csv holds the per-resample scores, DIR/ranking.html the 95% intervals, the rank blob plot, the
+significance map and Kendall's tau against the official ranking.
 """
 from __future__ import annotations
 
@@ -31,6 +39,8 @@ import tempfile
 import time
 import traceback
 import zipfile
+
+import numpy as np
 
 from . import runtime
 from .errors import ReferenceDataError
@@ -127,8 +137,9 @@ def _alarm(signum, frame):
     raise Timeout()
 
 
-def score_one(slug, ref, name, path, out_dir, timeout):
-    """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process."""
+def score_one(slug, ref, name, path, out_dir, timeout, resamples=0, seed=0):
+    """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process. With
+    resamples, the record also holds the ranking score on each of the seeded bootstrap resamples."""
     from .cli import run
     from .errors import ScoringError
     from .safezip import UnsafeZip, materialize
@@ -149,8 +160,11 @@ def score_one(slug, ref, name, path, out_dir, timeout):
             else:
                 materialize(path, os.path.join(inp, "res"))
             staging = os.path.join(work, "output")
-            result = run(slug, inp, staging)
+            result = run(slug, inp, staging, decompose=bool(resamples))
             record["scores"] = dict(result.scores)
+            if resamples:
+                record["bootstrap"] = _bootstrap(result.decomposition, resamples, seed)
+                result = None
         finally:
             if timeout:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -169,6 +183,16 @@ def score_one(slug, ref, name, path, out_dir, timeout):
     if record["status"] == "failed":
         _write_failure(dest, record)
     return record
+
+
+def _bootstrap(decomposition, resamples, seed):
+    from .metrics.bootstrap import bootstrap_scores
+    try:
+        scores = bootstrap_scores(decomposition, resamples, seed)
+    except Exception:
+        return {"error": "internal error in the bootstrap: %s" % traceback.format_exc().strip().splitlines()[-1]}
+    return {"resamples": resamples, "seed": seed, "unit": decomposition.unit, "items": len(decomposition.items),
+            "items_hash": decomposition.items_hash(), "scores": [float(v) for v in scores]}
 
 
 def _write_failure(dest, record):
@@ -243,9 +267,17 @@ class Progress(object):
             self.stream.flush()
 
 
-def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=None):
+def _bootstrap_current(record, resamples, seed):
+    """Whether a stored record's bootstrap is the one asked for (none asked: any)."""
+    if not resamples or record.get("status") != "scored":
+        return True
+    boot = record.get("bootstrap") or {}
+    return boot.get("resamples") == resamples and boot.get("seed") == seed
+
+
+def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=None, resamples=0, seed=0):
     """Score every submission; returns the records in the given order. Writes DIR/<name>/, the state, the
-    leaderboard files."""
+    leaderboard files, and with resamples the bootstrap's (bootstrap.csv, ranking.html)."""
     ref = os.path.abspath(ref)
     if not os.path.isdir(ref):
         raise RescoreError("no reference data folder: %s" % ref)
@@ -258,7 +290,8 @@ def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=N
         for name, path in items:
             sub_hash = content_hash(path)
             old = _load_state(out_dir, name)
-            if old and old.get("sub_hash") == sub_hash and old.get("ref_hash") == ref_hash and _intact(out_dir, old):
+            if (old and old.get("sub_hash") == sub_hash and old.get("ref_hash") == ref_hash and _intact(out_dir, old)
+                    and _bootstrap_current(old, resamples, seed)):
                 records[name] = old
             else:
                 todo.append((name, path, sub_hash))
@@ -269,23 +302,26 @@ def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=N
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
         if todo:
             registry.get(slug).reference(ref)    # a broken reference stops the run here (ReferenceDataError)
-            _run_pool(slug, ref, todo, out_dir, jobs, timeout, ref_hash, records, progress)
+            _run_pool(slug, ref, todo, out_dir, jobs, timeout, ref_hash, records, progress, resamples, seed)
         ordered = [records[name] for name, _ in items]
         keys = [k for k in registry.get(slug).score_keys(ref)]
         write_leaderboard(out_dir, slug, keys, ordered)
+        if resamples:
+            write_ranking(out_dir, slug, keys, ordered, resamples, seed)
         return ordered
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _run_pool(slug, ref, pending, out_dir, jobs, timeout, ref_hash, records, progress):
+def _run_pool(slug, ref, pending, out_dir, jobs, timeout, ref_hash, records, progress, resamples=0, seed=0):
     """Score pending in a process pool. A worker that dies (a crash in native code, out of memory) breaks the
     pool: what it had not finished is then scored one at a time, so the submission that kills its worker is
     identified and recorded as crashed."""
     left = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                                                 initargs=(slug, ref)) as pool:
-        futures = {pool.submit(score_one, slug, ref, name, path, out_dir, timeout): (name, path, sub_hash)
+        futures = {pool.submit(score_one, slug, ref, name, path, out_dir, timeout, resamples, seed):
+                   (name, path, sub_hash)
                    for name, path, sub_hash in pending}
         for fut in concurrent.futures.as_completed(futures):
             name, path, sub_hash = futures[fut]
@@ -296,7 +332,8 @@ def _run_pool(slug, ref, pending, out_dir, jobs, timeout, ref_hash, records, pro
                 continue
             _finish(out_dir, record, sub_hash, ref_hash, records, progress)
     for name, path, sub_hash in left:
-        _finish(out_dir, _isolated(slug, ref, name, path, out_dir, timeout), sub_hash, ref_hash, records, progress)
+        _finish(out_dir, _isolated(slug, ref, name, path, out_dir, timeout, resamples, seed), sub_hash, ref_hash,
+                records, progress)
 
 
 def _finish(out_dir, record, sub_hash, ref_hash, records, progress):
@@ -306,10 +343,10 @@ def _finish(out_dir, record, sub_hash, ref_hash, records, progress):
     progress(record)
 
 
-def _isolated(slug, ref, name, path, out_dir, timeout):
+def _isolated(slug, ref, name, path, out_dir, timeout, resamples=0, seed=0):
     with concurrent.futures.ProcessPoolExecutor(max_workers=1) as pool:
         try:
-            return pool.submit(score_one, slug, ref, name, path, out_dir, timeout).result()
+            return pool.submit(score_one, slug, ref, name, path, out_dir, timeout, resamples, seed).result()
         except concurrent.futures.process.BrokenProcessPool:
             record = {"name": name, "status": "failed", "exit": 3, "scores": {},
                       "error": "internal error: the scoring process died (a crash in native code or out of memory)"}
@@ -363,6 +400,38 @@ def write_leaderboard(out_dir, slug, keys, records):
     atomic_write(os.path.join(out_dir, "leaderboard.html"), "\n".join(out))
 
 
+def write_ranking(out_dir, slug, keys, records, resamples, seed):
+    """DIR/bootstrap.csv and DIR/ranking.html from the scored records' bootstrap scores (official order)."""
+    from .report.ranking import Ranking, bootstrap_csv, render_ranking
+    from .report.write import atomic_write
+    scored, failed = _ranked(keys, records)
+    with_boot, missing = [], []
+    hashes = set()
+    for r in scored:
+        boot = r.get("bootstrap") or {}
+        if "scores" in boot:
+            with_boot.append(r)
+            hashes.add((boot["items_hash"], boot["items"], boot["unit"]))
+        else:
+            missing.append((r["name"], boot.get("error", "no bootstrap")))
+    if len(hashes) > 1:
+        raise RescoreError("the submissions were decomposed over different item lists (%s): a bug in the "
+                           "competition's decompose" % ", ".join(sorted(str(h[1]) for h in hashes)))
+    first = keys[0]
+    names = [r["name"] for r in with_boot]
+    official = [r["scores"].get(first.key, float("nan")) for r in with_boot]
+    boot = np.array([r["bootstrap"]["scores"] for r in with_boot], dtype=np.float64).T.reshape(resamples,
+                                                                                            len(with_boot))
+    ranking = Ranking(names, official, boot, descending=first.sorting == "desc")
+    unit, n_items = (list(hashes)[0][2], list(hashes)[0][1]) if hashes else ("item", 0)
+    atomic_write(os.path.join(out_dir, "bootstrap.csv"), bootstrap_csv(ranking))
+    title = "%s: ranking robustness" % registry.get(slug).title
+    atomic_write(os.path.join(out_dir, "ranking.html"),
+                 render_ranking(title, ranking, first, unit, n_items, resamples, seed,
+                                failed=[r["name"] for r in failed], missing=missing))
+    return ranking
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m scoring_program.rescore", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", choices=registry.available())
@@ -372,13 +441,20 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="the output folder (created; reused to resume)")
     ap.add_argument("--jobs", type=int, default=None, help="worker processes (default: the number of cores)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per submission (default: none)")
+    ap.add_argument("--bootstrap", type=int, default=1000, metavar="B",
+                    help="bootstrap resamples of the test items for ranking.html and bootstrap.csv (default 1000; "
+                         "0: none)")
+    ap.add_argument("--seed", type=int, default=0, help="the resamples' random seed (default 0)")
     a = ap.parse_args(argv)
     problem = runtime.problem(registry.libraries(a.slug), local=True)
     if problem:
         sys.stderr.write(problem + "\n")
         return 3
     try:
-        records = rescore(a.slug, a.ref, a.submissions, a.out, a.jobs, a.timeout)
+        if a.bootstrap < 0:
+            raise RescoreError("--bootstrap must be 0 or more")
+        records = rescore(a.slug, a.ref, a.submissions, a.out, a.jobs, a.timeout, resamples=a.bootstrap,
+                          seed=a.seed)
     except RescoreError as e:
         sys.stderr.write("error: %s\n" % e)
         return 2
@@ -388,6 +464,9 @@ def main(argv=None):
     failed = sum(r["status"] == "failed" for r in records)
     print("%d submission(s): %d scored, %d failed; %s" % (len(records), len(records) - failed, failed,
                                                          os.path.join(a.out, "leaderboard.html")))
+    if a.bootstrap:
+        print("ranking robustness (%d resamples, seed %d): %s" % (a.bootstrap, a.seed,
+                                                                  os.path.join(a.out, "ranking.html")))
     return 0
 
 

@@ -115,3 +115,70 @@ def test_two_submissions_with_one_name_are_refused(tmp_path):
     with pytest.raises(rescore.RescoreError, match="two submissions are named 'team'"):
         rescore.rescore(slug, os.path.join(ROOT, "reference_data", slug), [str(a / "team.zip"), str(b / "team.zip")],
                         str(tmp_path / "out"))
+
+
+# ------------------------------------------------------------------ --bootstrap (ranking robustness)
+def test_bootstrap_files_are_the_decomposition_s_scores_on_the_seeded_resamples(tmp_path):
+    import numpy as np
+    from scoring_program.formats.files import Submission
+    from scoring_program.metrics.bootstrap import bootstrap_scores
+    from scoring_program.tasks import registry
+    slug = "voc2011-classification"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    subs = sorted(glob.glob(os.path.join(ROOT, "starting_kit", slug, "submissions", "*")))
+    out = tmp_path / "out"
+    records = rescore.rescore(slug, ref, subs, str(out), jobs=2, progress=lambda r: None, resamples=120, seed=7)
+    with open(str(out / "bootstrap.csv")) as f:
+        rows = list(csv.reader(f))
+    names = rows[0][1:]
+    assert rows[0][0] == "resample" and sorted(names) == sorted(r["name"] for r in records)
+    assert [r[0] for r in rows[1:]] == [str(i) for i in range(1, 121)]
+    table = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+    task = registry.get(slug)
+    for j, name in enumerate(names):
+        res = task.score(ref, Submission(os.path.join(ROOT, "starting_kit", slug, "submissions", name)),
+                         decompose=True)
+        want = bootstrap_scores(res.decomposition, 120, seed=7)
+        assert np.array_equal(table[:, j], want)
+    # official order: the first column is the best submission
+    assert names[0] == "perfect"
+    page = (out / "ranking.html").read_text()
+    assert "Kendall" in page and "Significance map" in page and "<svg" in page
+    assert "http" not in page.replace("http://www.w3.org/2000/svg", "") and "<script" not in page
+
+
+def test_bootstrap_rerun_skips_same_params_and_rescores_new_seed(tmp_path):
+    slug = "voc2011-classification"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    subs = sorted(glob.glob(os.path.join(ROOT, "starting_kit", slug, "submissions", "*")))
+    out = tmp_path / "out"
+    seen = []
+    rescore.rescore(slug, ref, subs, str(out), jobs=1, progress=lambda r: seen.append(r["name"]), resamples=30,
+                    seed=1)
+    first = (out / "bootstrap.csv").read_text()
+    assert len(seen) == len(subs)
+    seen.clear()
+    rescore.rescore(slug, ref, subs, str(out), jobs=1, progress=lambda r: seen.append(r["name"]), resamples=30,
+                    seed=1)
+    assert seen == [] and (out / "bootstrap.csv").read_text() == first
+    rescore.rescore(slug, ref, subs, str(out), jobs=1, progress=lambda r: seen.append(r["name"]), resamples=30,
+                    seed=2)
+    assert len(seen) == len(subs) and (out / "bootstrap.csv").read_text() != first
+
+
+def test_bootstrap_command_line(tmp_path):
+    import subprocess
+    import sys
+    slug = "voc2011-action"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    subs = sorted(glob.glob(os.path.join(ROOT, "starting_kit", slug, "submissions", "*")))
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "scoring_program.rescore", slug, "--ref", ref] + subs +
+                       ["--out", str(out), "--jobs", "1", "--bootstrap", "50", "--seed", "3"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "ranking.html" in p.stdout
+    assert len((out / "bootstrap.csv").read_text().splitlines()) == 51
+    p = subprocess.run([sys.executable, "-m", "scoring_program.rescore", slug, "--ref", ref] + subs +
+                       ["--out", str(tmp_path / "o2"), "--bootstrap", "0"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0 and not (tmp_path / "o2" / "ranking.html").exists()

@@ -136,10 +136,34 @@ class Task(object):
         self._cached = (key, reference_fingerprint(reference), reference)
         return reference
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def score(self, ref_dir, submission, progress=no_progress, private=False, decompose=False):
         """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result: aggregates only in what
         the participant sees; with private, also Result.private, the per-item tables for the organizer
-        (score.py --private-report)."""
+        (score.py --private-report); with decompose, also Result.decomposition (metrics.bootstrap.Decomposition:
+        the ranking score as a function of item weights, for rescore --bootstrap).
+
+        The task pipeline: evaluate (the reference, then the submission read against it, then the per-item records
+        and aggregates), report, and, on request, decompose the same evaluation: nothing is parsed or scored twice.
+        """
+        evaluation = self.evaluate(ref_dir, submission, progress, per_item=private or decompose)
+        result = self.report(evaluation, private)
+        if decompose:
+            result.decomposition = self.decompose(evaluation)
+        return result
+
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
+        """The reference (first: a broken reference is reported as such, whatever the submission), the submission
+        read against it, and the evaluation (per-item records plus aggregates). per_item: keep the per-item records
+        that only the private report and the bootstrap need."""
+        raise NotImplementedError
+
+    def report(self, evaluation, private=False):
+        """The evaluation -> report.Result."""
+        raise NotImplementedError
+
+    def decompose(self, evaluation):
+        """The evaluation -> metrics.bootstrap.Decomposition: the ranking score (the first column) on weighted test
+        items; with every weight 1 it equals the official score to 1e-12."""
         raise NotImplementedError
 
     def validate(self, submission, ids=None):

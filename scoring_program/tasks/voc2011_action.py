@@ -16,8 +16,8 @@ from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt
 from ..report.result import ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
-                         ranked_list_empty_columns, ranked_list_warnings, read_ranked_lists, report_ranked_lists,
-                         result_files, validate_result_files)
+                         ranked_list_decomposition, ranked_list_empty_columns, ranked_list_warnings,
+                         read_ranked_lists, report_ranked_lists, result_files, validate_result_files)
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
@@ -124,11 +124,16 @@ class Voc2011Action(Task):
     def reference_warnings(self, reference):
         return ranked_list_warnings(reference, "Action", ACTIONS, WORDS, also_known=("other",))
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir)
         sub, other = read_submission(submission, reference, progress)
-        evaluation = evaluate_ranked_lists(reference, ACTIONS, sub)
-        return report(evaluation, other, private)
+        return evaluate_ranked_lists(reference, ACTIONS, sub), other
+
+    def report(self, evaluation, private=False):
+        return report(evaluation[0], evaluation[1], private)
+
+    def decompose(self, evaluation):
+        return ranked_list_decomposition(evaluation[0], "person")
 
     def validate(self, submission, ids=None):
         set_name = infer_set(submission, "action", ACTIONS + ("other",), self.comps)

@@ -10,8 +10,8 @@ from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
 from ..report.result import ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
-                         ranked_list_empty_columns, ranked_list_warnings, read_ranked_lists, report_ranked_lists,
-                         result_files, validate_result_files)
+                         ranked_list_decomposition, ranked_list_empty_columns, ranked_list_warnings,
+                         read_ranked_lists, report_ranked_lists, result_files, validate_result_files)
 
 PROTOCOL = [
     "PASCAL VOC2011 classification (comp1: VOC training data only; comp2: any training data), scored as the "
@@ -80,12 +80,15 @@ class Voc2011Classification(Task):
     def reference_warnings(self, reference):
         return ranked_list_warnings(reference, "Main", VOC_CLASSES, WORDS)
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
-        # reference first: a broken reference is reported as such, whatever the submission
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir)
-        sub = read_submission(submission, reference, progress)
-        evaluation = evaluate_ranked_lists(reference, VOC_CLASSES, sub)
+        return evaluate_ranked_lists(reference, VOC_CLASSES, read_submission(submission, reference, progress))
+
+    def report(self, evaluation, private=False):
         return report(evaluation, private)
+
+    def decompose(self, evaluation):
+        return ranked_list_decomposition(evaluation, "image")
 
     def validate(self, submission, ids=None):
         notes = []

@@ -332,6 +332,49 @@ def evaluate_ranked_lists(reference, names, sub):
     return RankedListEvaluation(sub.comp, sub.set_name, records, float(np.mean(aps)) if aps else 0.0, sub.ignored)
 
 
+def item_index(key_lists):
+    """The union of several id arrays in order of first appearance, and each array's indices into it."""
+    allkeys = np.concatenate([np.asarray(k) for k in key_lists]) if key_lists else np.zeros(0, dtype="S1")
+    uniq, first, inverse = np.unique(allkeys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    position = np.empty(len(uniq), dtype=np.intp)
+    position[order] = np.arange(len(uniq))
+    inverse = position[inverse]
+    out, start = [], 0
+    for k in key_lists:
+        out.append(inverse[start:start + len(k)])
+        start += len(k)
+    return uniq[order], out
+
+
+def ranked_list_decomposition(evaluation, unit):
+    """The mAP of the ranked lists on weighted items (the items are the union of the GT lists' ids): per name,
+    VOCap.m on the weighted ranking (metrics.bootstrap.weighted_ap_voc2010); a name without a file scores 0, or
+    n/a when its weighted positives are 0; the mean is over the names with an AP (0 when none has)."""
+    from ..metrics.bootstrap import Decomposition, weighted_ap_voc2010
+    items, index = item_index([r.keys for r in evaluation.records])
+    n = len(items)
+
+    def score(weights):
+        aps = np.full((weights.shape[0], len(evaluation.records)), np.nan)
+        for k, (r, idx) in enumerate(zip(evaluation.records, index)):
+            pos = r.labels > 0
+            npos = np.bincount(idx[pos], minlength=n)
+            if r.file is None:
+                aps[:, k] = np.where(weights @ npos > 0, 0.0, np.nan)
+            else:
+                lab = r.labels[r.order]
+                aps[:, k] = weighted_ap_voc2010(weights, idx[r.order], lab > 0, lab < 0, npos)
+        counted = ~np.isnan(aps)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(counted, aps, 0.0).sum(axis=1) / counted.sum(axis=1)
+        mean[counted.sum(axis=1) == 0] = 0.0
+        return mean
+
+    return Decomposition(unit, [i.decode("utf-8", "surrogateescape") if isinstance(i, bytes) else str(i)
+                                for i in items], score)
+
+
 def ranked_list_lost_intro(words):
     return ("Per %s, from the ranking the AP is computed on (stable order, %ss missing from the file at -inf in "
             "list order, label 0 neither a true nor a false positive). Precision at 50%% recall: the precision of "

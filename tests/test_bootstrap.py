@@ -1,0 +1,138 @@
+"""The bootstrap's building blocks and the identity every competition must meet (issue 13): the ranking score on
+weighted items, with every weight 1, is the official score to 1e-12."""
+import glob
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, competition_slugs
+from scoring_program.formats.files import Submission
+from scoring_program.metrics import bootstrap
+from scoring_program.metrics.ap import ap_voc2010, pr_curve
+from scoring_program.tasks import registry
+
+
+def kit_submissions(slug):
+    return sorted(f for f in glob.glob(os.path.join(ROOT, "starting_kit", slug, "submissions", "*"))
+                  if os.path.isdir(f))
+
+
+def decomposed(slug, folder):
+    task = registry.get(slug)
+    ref = os.path.join(ROOT, "reference_data", slug)
+    result = task.score(ref, Submission(folder), decompose=True)
+    first = task.score_keys(ref)[0].key
+    return result, result.scores[first], result.decomposition
+
+
+@pytest.mark.parametrize("slug", competition_slugs())
+def test_every_weight_one_gives_the_official_score(slug):
+    folders = kit_submissions(slug)
+    assert len(folders) >= 2
+    for folder in folders:
+        result, official, d = decomposed(slug, folder)
+        assert d is not None and len(d.items) > 1
+        ones = d.score(np.ones((3, len(d.items))))
+        assert np.all(np.abs(ones - official) <= 1e-12), (folder, ones, official)
+
+
+@pytest.mark.parametrize("slug", competition_slugs())
+def test_items_are_the_reference_s_and_the_resamples_move_the_score(slug):
+    folders = kit_submissions(slug)
+    hashes = set()
+    spread = []
+    for folder in folders:
+        _, official, d = decomposed(slug, folder)
+        hashes.add(d.items_hash())
+        boot = bootstrap.bootstrap_scores(d, 50, seed=1)
+        assert boot.shape == (50,)
+        spread.append(np.nanstd(boot))
+    assert len(hashes) == 1                   # one item list per reference, whatever the submission
+    assert max(spread) > 0                    # some submission's score moves with the resample
+
+
+def test_decompose_leaves_the_files_alone(tmp_path):
+    """decompose=True (rescore --bootstrap) writes what score.py writes."""
+    from scoring_program.cli import run
+    for slug in ("voc2011-classification", "voc2011-action"):
+        ref = os.path.join(ROOT, "reference_data", slug)
+        for folder in kit_submissions(slug):
+            outs = []
+            for flag in (False, True):
+                inp = tmp_path / ("in-%s-%s-%d" % (slug, os.path.basename(folder), flag))
+                inp.mkdir()
+                os.symlink(ref, str(inp / "ref"))
+                os.symlink(folder, str(inp / "res"))
+                out = tmp_path / ("out-%s-%s-%d" % (slug, os.path.basename(folder), flag))
+                run(slug, str(inp), str(out), decompose=flag)
+                outs.append({f: (out / f).read_bytes() for f in sorted(os.listdir(str(out)))})
+            assert outs[0] == outs[1]
+
+
+# ------------------------------------------------------------------ building blocks
+def test_resample_weights_are_seeded_multinomial_counts():
+    a = np.concatenate(list(bootstrap.resample_weights(7, 250, seed=3)))
+    b = np.concatenate(list(bootstrap.resample_weights(7, 250, seed=3)))
+    c = np.concatenate(list(bootstrap.resample_weights(7, 250, seed=4)))
+    assert a.shape == (250, 7) and np.array_equal(a, b) and not np.array_equal(a, c)
+    assert np.all(a.sum(axis=1) == 7) and np.all(a == np.round(a)) and a.min() >= 0
+    # every item is drawn with probability 1/n: mean count 1
+    assert abs(a.mean() - 1.0) < 1e-12
+    assert 0.5 < a[:, 0].mean() < 1.5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([1, -1, 0]), st.integers(0, 3)), min_size=1,
+                max_size=30))
+def test_weighted_ap_is_vocap_on_the_list_with_copies(entries):
+    """An item of weight k is k adjacent copies of its entries (a stable sort keeps copies together)."""
+    n = 6
+    weights = np.zeros(n)
+    for item, _, w in entries:
+        weights[item] = w
+    item = np.array([e[0] for e in entries])
+    lab = np.array([e[1] for e in entries])
+    # one entry per item here (as in a ranked list): keep the first entry of each item
+    _, first = np.unique(item, return_index=True)
+    keep = np.sort(first)
+    item, lab = item[keep], lab[keep]
+    npos = np.bincount(item[lab > 0], minlength=n)
+    expanded = np.repeat(lab, weights[item].astype(int))
+    got = bootstrap.weighted_ap_voc2010(weights[None, :], item, lab > 0, lab < 0, npos)[0]
+    if (expanded > 0).sum() == 0:
+        assert np.isnan(got)
+    else:
+        rec, prec = pr_curve(expanded > 0, expanded < 0, (expanded > 0).sum())
+        assert abs(got - ap_voc2010(rec, prec)) <= 1e-12
+
+
+def test_weighted_ap_by_hand():
+    # ranks: A+ B- C+ ; weights A=2, B=1, C=0 -> list A+ A+ B- : AP 1; weights A=0,B=1,C=1 -> B- C+ : AP 1/2
+    item, tp, fp = np.array([0, 1, 2]), np.array([1, 0, 1], bool), np.array([0, 1, 0], bool)
+    npos = np.array([1, 0, 1])
+    got = bootstrap.weighted_ap_voc2010(np.array([[2., 1, 0], [0, 1, 1], [1, 1, 1]]), item, tp, fp, npos)
+    assert np.allclose(got, [1.0, 0.5, (1 + 2 / 3.) / 2])
+
+
+def test_ranks_beats_and_kendall_tau_by_hand():
+    scores = np.array([[0.9, 0.5, 0.5], [0.1, 0.7, 0.3]])
+    assert bootstrap.ranks(scores).tolist() == [[1, 2, 2], [3, 1, 2]]
+    assert bootstrap.ranks(scores, descending=False).tolist() == [[3, 1, 1], [1, 3, 2]]
+    assert bootstrap.beats(scores).tolist() == [[0, .5, .5], [.5, 0, .5], [.5, 0, 0]]
+    ref = np.array([1, 2, 3])
+    tau = bootstrap.kendall_tau(ref, np.array([[1, 2, 3], [3, 2, 1], [1, 3, 2], [1, 2, 2]]))
+    assert np.allclose(tau[:3], [1, -1, 1 / 3.])
+    assert abs(tau[3] - 2 / np.sqrt(6)) < 1e-12          # tau-b with one tie: (2 - 0) / sqrt(3 * 2)
+
+
+def test_kendall_tau_matches_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = np.random.RandomState(0)
+    ref = rng.randint(1, 6, size=9)
+    samples = rng.randint(1, 6, size=(20, 9))
+    got = bootstrap.kendall_tau(ref, samples)
+    want = [scipy_stats.kendalltau(ref, s)[0] for s in samples]
+    assert np.allclose(got, want, equal_nan=True)
