@@ -187,6 +187,8 @@ def score_one(slug, ref, name, path, out_dir, timeout, resamples=0, seed=0):
 
 def _bootstrap(decomposition, resamples, seed):
     from .metrics.bootstrap import bootstrap_scores
+    if isinstance(decomposition, str):
+        return {"error": "internal error in the decomposition: %s" % decomposition}
     try:
         scores = bootstrap_scores(decomposition, resamples, seed)
     except Exception:

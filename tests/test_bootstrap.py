@@ -136,3 +136,25 @@ def test_kendall_tau_matches_scipy():
     got = bootstrap.kendall_tau(ref, samples)
     want = [scipy_stats.kendalltau(ref, s)[0] for s in samples]
     assert np.allclose(got, want, equal_nan=True)
+
+
+def test_ranking_page_numbers_by_hand():
+    from scoring_program.report.ranking import Ranking, bootstrap_csv, render_ranking
+    from scoring_program.report.result import ScoreKey
+    # three submissions, four resamples; official order a > b > c
+    boot = np.array([[0.9, 0.5, 0.1], [0.4, 0.6, 0.2], [0.8, 0.7, 0.3], [0.9, 0.2, 0.25]])
+    r = Ranking(["a", "b", "c"], [0.8, 0.5, 0.2], boot)
+    assert r.official_rank.tolist() == [1, 2, 3]
+    assert r.ranks.tolist() == [[1, 2, 3], [2, 1, 3], [1, 2, 3], [1, 3, 2]]
+    assert r.rank_median.tolist() == [1, 2, 3]
+    assert r.beats[0, 1] == 0.75 and r.beats[1, 2] == 0.75 and r.beats[0, 2] == 1.0
+    assert np.allclose(r.tau, [1, 1 / 3., 1, 1 / 3.])
+    assert np.allclose(r.low, np.percentile(boot, 2.5, axis=0))
+    text = bootstrap_csv(r).splitlines()
+    assert text[0] == "resample,a,b,c" and text[2] == "2,0.4,0.6,0.2" and len(text) == 5
+    page = render_ranking("t", r, ScoreKey("mAP", "mAP"), "image", 10, 4, 0, failed=["x"], missing=[("y", "why")])
+    # a: sorted 0.4, 0.8, 0.9, 0.9; the 2.5th percentile sits at 0.075 of the first gap: 0.4 + 0.075 * 0.4
+    assert "[0.4300, 0.9000]" in page
+    assert "y: why" in page and "x (see leaderboard.html)" in page
+    lower = Ranking(["a", "b"], [0.1, 0.2], np.array([[0.1, 0.2], [0.3, 0.2]]), descending=False)
+    assert lower.ranks.tolist() == [[1, 2], [2, 1]] and lower.beats[0, 1] == 0.5

@@ -174,7 +174,7 @@ class Result(object):
         self.warnings = []            # things the participant should fix (duplicates, skipped lines)
         self.timings = []             # (phase, seconds): printed by the command line, kept out of the report
         self.private = []             # Table: per-item diagnostics, written only by --private-report (organizer)
-        self.decomposition = None     # metrics.bootstrap.Decomposition, on request (rescore --bootstrap)
+        self.decomposition = None     # metrics.bootstrap.Decomposition on request (rescore --bootstrap); a str: why not
 
     def set(self, key, value):
         self.scores[key] = float(value)

@@ -148,7 +148,11 @@ class Task(object):
         evaluation = self.evaluate(ref_dir, submission, progress, per_item=private or decompose)
         result = self.report(evaluation, private)
         if decompose:
-            result.decomposition = self.decompose(evaluation)
+            try:
+                result.decomposition = self.decompose(evaluation)
+            except Exception:   # the scores stand; rescore lists the submission as scored without a bootstrap
+                import traceback
+                result.decomposition = traceback.format_exc().strip().splitlines()[-1]
         return result
 
     def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
