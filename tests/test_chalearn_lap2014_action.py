@@ -551,3 +551,104 @@ def test_random_report_names_no_present_test_sequence(tmp_path):
     ids = sorted(n.split("_")[0] for n in os.listdir(os.path.join(ROOT, "reference_data", SLUG))
                  if n.endswith("_labels.csv") and not n.startswith("Seq04"))
     no_item_ids(SLUG, ids, tmp_path)
+
+
+# ---------------------------------------------------------------- the ranking score on weighted sequences (issue 13)
+def decomposed(tmp_path, gt, pred, nframes=100):
+    """run() with decompose: (Result, Decomposition)."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    for seq, text in gt.items():
+        n = nframes[seq] if isinstance(nframes, dict) else nframes
+        write(ref / ("%s_labels.csv" % seq), text)
+        write(ref / ("%s_data.csv" % seq), "%d,20,2000\n" % n)
+    os.makedirs(str(res), exist_ok=True)
+    for seq, text in pred.items():
+        if text is not None:
+            write(res / ("%s_prediction.csv" % seq), text)
+    result = TASK.score(str(ref), Submission(str(res)), decompose=True)
+    return result, result.decomposition
+
+
+def test_weighted_sequences_by_hand(tmp_path):
+    # Seq01: walk GT 1..10, predicted 1..5: J = 5/10                                  -> sequence score 1/2
+    # Seq02: GT actions 1, 2, 3 on frames 1..10; predicted 1 and 2 exactly: J 1, 1, 0 -> sequence score 2/3
+    # Seq03: no prediction file                                                        -> 0
+    # all weights 1: (1/2 + 2/3 + 0) / 3 = 7/18 (the official mean over sequences; pooling the 5 actions would
+    # give (1/2 + 1 + 1 + 0 + 0) / 5 = 1/2 instead: evalAction weighs sequences, not actions)
+    # weights (2, 1, 0): (2 * 1/2 + 2/3) / 3 = 5/9; (0, 3, 1): (3 * 2/3 + 0) / 4 = 1/2; (0, 0, 0): no sequence, NaN
+    gt = {"Seq01": "1,1,11", "Seq02": "1,1,11\n2,1,11\n3,1,11", "Seq03": "4,1,11"}
+    pred = {"Seq01": "1,1,6", "Seq02": "1,1,11\n2,1,11", "Seq03": None}
+    result, d = decomposed(tmp_path, gt, pred)
+    assert d.unit == "sequence" and d.items == ["Seq01", "Seq02", "Seq03"]
+    assert result.scores["mean_jaccard"] == pytest.approx(7 / 18., abs=1e-15)
+    got = d.score(np.array([[1., 1, 1], [2, 1, 0], [0, 3, 1], [0, 0, 0]]))
+    assert got[:3] == pytest.approx([7 / 18., 5 / 9., 1 / 2.], abs=1e-15)
+    assert np.isnan(got[3])
+
+
+def test_weighted_actor_aware_sequence_pools_both_actors(tmp_path):
+    # Seq01 (4 columns): actor 1 walk J 1, actor 2 walk J 0, actor 2 fight J 1/2: the sequence score is the mean
+    # over the three pairs, 1/2 (not the mean of the actors' means, (1 + 1/4) / 2 = 5/8); Seq02 (3 columns)
+    # scores 0. All weights 1: (1/2 + 0) / 2 = 1/4; weights (3, 1): (3 * 1/2 + 0) / 4 = 3/8
+    gt = {"Seq01": "1,6,1,11\n2,6,1,11\n2,11,1,11", "Seq02": "1,1,11"}
+    pred = {"Seq01": "1,6,1,11\n2,11,1,6", "Seq02": "2,1,11"}
+    result, d = decomposed(tmp_path, gt, pred)
+    assert result.scores["mean_jaccard"] == pytest.approx(1 / 4., abs=1e-15)
+    assert d.score(np.array([[3., 1]]))[0] == pytest.approx(3 / 8., abs=1e-15)
+
+
+def random_intervals(rng, nframes, actor_aware):
+    rows = []
+    for _ in range(rng.randint(0, 5)):
+        s = rng.randint(1, nframes + 10)
+        row = [rng.randint(1, 12), s, s + rng.randint(0, 40)]
+        rows.append(([rng.randint(1, 3)] if actor_aware else []) + row)
+    return "\n".join(",".join(map(str, r)) for r in rows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weight_zero_is_the_sequence_removed_and_weight_two_its_copy(tmp_path, seed):
+    """Against the scorer itself on edited references: weight 0 == the sequence (and its prediction) removed,
+    weight 2 == the sequence scored twice (a copy under another name); 2014 and actor-aware sequences mixed."""
+    rng = np.random.RandomState(seed)
+    gt, pred, nframes = {}, {}, {}
+    for k in range(6):
+        seq = "Seq%02d" % (k + 1)
+        nframes[seq] = int(rng.randint(20, 120))
+        actor_aware = k % 3 == 2
+        gt[seq] = random_intervals(rng, nframes[seq], actor_aware) or ("1,1,1,11" if actor_aware else "1,1,11")
+        pred[seq] = None if rng.rand() < 0.2 else random_intervals(rng, nframes[seq], True)
+    if all(p is None for p in pred.values()):
+        pred["Seq01"] = "1,1,1,5"
+    full, d = decomposed(tmp_path / "full", gt, pred, nframes)
+    weights = np.ones((1, 6))
+    drop, double = rng.choice(6, 2, replace=False)
+    weights[0, drop] = 0
+    weights[0, double] = 2
+    edited_gt, edited_pred, edited_frames = dict(gt), dict(pred), dict(nframes)
+    seq_drop, seq_double = d.items[drop], d.items[double]
+    for m in (edited_gt, edited_pred, edited_frames):
+        del m[seq_drop]
+        m["Seq99"] = m[seq_double]
+    if all(p is None for p in edited_pred.values()):
+        pytest.skip("the edited submission has no prediction file (a submission error)")
+    edited, _ = decomposed(tmp_path / "edited", edited_gt, edited_pred, edited_frames)
+    assert abs(d.score(weights)[0] - edited.scores["mean_jaccard"]) <= 1e-12
+    assert abs(d.score(np.ones((1, 6)))[0] - full.scores["mean_jaccard"]) <= 1e-12
+
+
+def test_decompose_leaves_the_files_alone(tmp_path):
+    """decompose=True (rescore --bootstrap) writes what score.py writes."""
+    from scoring_program.cli import run as cli_run
+    ref = os.path.join(ROOT, "reference_data", SLUG)
+    folder = os.path.join(ROOT, "starting_kit", SLUG, "submissions", "random")
+    outs = []
+    for flag in (False, True):
+        inp = tmp_path / ("in%d" % flag)
+        inp.mkdir()
+        os.symlink(ref, str(inp / "ref"))
+        os.symlink(folder, str(inp / "res"))
+        out = tmp_path / ("out%d" % flag)
+        cli_run(SLUG, str(inp), str(out), decompose=flag)
+        outs.append({f: (out / f).read_bytes() for f in sorted(os.listdir(str(out)))})
+    assert outs[0] == outs[1]

@@ -482,3 +482,85 @@ def test_report_names_no_test_panorama(tmp_path):
     ref = os.path.join(ROOT, "reference_data", "chalearn-lap2014-pose")
     stems = sorted(n[:-4] for n in os.listdir(ref) if n.endswith(".png"))
     no_item_ids("chalearn-lap2014-pose", stems, tmp_path, submission="perfect")
+
+
+# ---------------------------------------------------------------- the ranking score on weighted panoramas (issue 13)
+def decomposed(tmp_path, gts, preds):
+    """score() with decompose: (Result, Decomposition)."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    ref.mkdir(parents=True, exist_ok=True)
+    res.mkdir(exist_ok=True)
+    for stem, arr in gts.items():
+        save(arr, ref / (stem + ".png"))
+    for name, arr in preds.items():
+        save(arr, res / name)
+    result = TASK.score(str(ref), Submission(str(res)), decompose=True)
+    return result, result.decomposition
+
+
+def test_weighted_panoramas_by_hand(tmp_path):
+    # 01_0001_1: 3 limbs, predicted exactly             -> 3 evaluations, 3 hits
+    # 01_0001_2: 3 limbs, no prediction                 -> 1 evaluation (evalPose's one for a missing file), 0 hits
+    # 01_0002_1: 1 limb (head), predicted blank         -> 1 evaluation, 0 hits
+    # 01_0002_2: all limbs empty, predicted             -> 0 evaluations, 0 hits
+    # all weights 1: 3 / (3 + 1 + 1 + 0) = 3/5; (2, 1, 0, 5): 6 / (6 + 1) = 6/7; (0, 2, 1, 0): 0 / 3 = 0;
+    # (0, 0, 0, 4): no evaluation, 0 as the scorer writes it; (0, 0, 0, 0): no panorama, NaN
+    head = blank()
+    head[:, cols(1, 0, 10)] = 255
+    gts = {"01_0001_1": three_limbs(), "01_0001_2": three_limbs(), "01_0002_1": head, "01_0002_2": blank()}
+    preds = {"01_0001_1_prediction.png": three_limbs(), "01_0002_1_prediction.png": blank(),
+             "01_0002_2_prediction.png": blank()}
+    result, d = decomposed(tmp_path, gts, preds)
+    assert d.unit == "panorama" and d.items == ["01_0001_1", "01_0001_2", "01_0002_1", "01_0002_2"]
+    assert result.scores["mean_hit_rate"] == 3 / 5.
+    got = d.score(np.array([[1., 1, 1, 1], [2, 1, 0, 5], [0, 2, 1, 0], [0, 0, 0, 4], [0, 0, 0, 0]]))
+    assert got[:4].tolist() == [3 / 5., 6 / 7., 0.0, 0.0]
+    assert np.isnan(got[4])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weight_zero_is_the_panorama_removed_and_weight_two_its_copy(tmp_path, seed):
+    """Against the scorer itself on edited references: weight 0 == the panorama (and its prediction) removed,
+    weight 2 == the panorama scored twice (a copy under another name)."""
+    rng = np.random.RandomState(seed)
+    gts, preds = {}, {}
+    for f in range(4):
+        for a in (1, 2):
+            stem = "01_%04d_%d" % (f + 1, a)
+            gts[stem] = random_panorama(rng, 5)
+            if rng.rand() < 0.8:
+                p = gts[stem].copy() if rng.rand() < 0.5 else random_panorama(rng, 5)
+                p[:, rng.randint(0, W, 40)] = rng.choice([0, 255])
+                preds[stem] = p
+    full, d = decomposed(tmp_path / "full", gts, {s + "_prediction.png": p for s, p in preds.items()})
+    n = len(d.items)
+    drop, double = rng.choice(n, 2, replace=False)
+    weights = np.ones((1, n))
+    weights[0, drop] = 0
+    weights[0, double] = 2
+    stem_drop, stem_double = d.items[drop], d.items[double]
+    for m in (gts, preds):
+        m.pop(stem_drop, None)
+        if stem_double in m:
+            m["02_0001_1"] = m[stem_double]
+    edited, _ = decomposed(tmp_path / "edited", gts, {s + "_prediction.png": p for s, p in preds.items()})
+    assert abs(d.score(weights)[0] - edited.scores["mean_hit_rate"]) <= 1e-12
+    assert abs(d.score(np.ones((1, n)))[0] - full.scores["mean_hit_rate"]) <= 1e-12
+
+
+def test_decompose_leaves_the_files_alone(tmp_path):
+    """decompose=True (rescore --bootstrap) writes what score.py writes."""
+    from scoring_program.cli import run
+    slug = "chalearn-lap2014-pose"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    folder = os.path.join(ROOT, "starting_kit", slug, "submissions", "random")
+    outs = []
+    for flag in (False, True):
+        inp = tmp_path / ("in%d" % flag)
+        inp.mkdir()
+        os.symlink(ref, str(inp / "ref"))
+        os.symlink(folder, str(inp / "res"))
+        out = tmp_path / ("out%d" % flag)
+        run(slug, str(inp), str(out), decompose=flag)
+        outs.append({f: (out / f).read_bytes() for f in sorted(os.listdir(str(out)))})
+    assert outs[0] == outs[1]

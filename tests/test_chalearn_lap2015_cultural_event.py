@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.cultural import CATEGORIES, reference_categories
 from scoring_program.formats.files import Submission
-from scoring_program.tasks.chalearn_lap2015_cultural_event import TASK, category_ap
+from scoring_program.metrics.event_recognition import category_ap
+from scoring_program.tasks.chalearn_lap2015_cultural_event import TASK
 
 
 def write(path, text):
@@ -357,3 +358,119 @@ def test_category_files_listing_different_images(tmp_path, small_groups):
     assert table.rows == [["Falles -> Obon", 1, "100.0%"]]
     assert res.private[0].rows == [["a.jpg", "Falles", "Obon", "no"], ["b.jpg", "(not exactly one)", "Falles", "no"],
                                    ["c.jpg", "Obon", "Obon", "yes"]]
+
+
+# ---------------------------------------------------------------- the bootstrap's decomposition (issue 13)
+
+def decomposed(tmp_path, gt, sub):
+    """TASK.score with decompose=True on the reference gt and the submission sub (as run)."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    for cat, rows in gt.items():
+        write(ref / ("%s_val.txt" % cat), "".join("%s %d\n" % r for r in rows))
+    os.makedirs(str(res), exist_ok=True)
+    for name, text in sub.items():
+        write(res / name, text)
+    return TASK.score(str(ref), Submission(str(res)), decompose=True)
+
+
+def test_weighted_map_by_hand(tmp_path):
+    # Falles: a+ b- c+ d-, ranked a b c d by the file; Obon: only b positive, and no Obon.txt (AP 0 while it has a
+    # positive). Items: a b c d (the reference's order).
+    #   weights 1 1 1 1: Falles a+ b- c+ d-: AP .5 * 1 + .5 * 2/3 = 5/6; Obon 0 -> mAP 5/12 (the official score)
+    #   weights 2 1 0 1: Falles a+ a+ b- d-: both positives at precision 1, AP 1; Obon (b once) 0 -> mAP 1/2
+    #   weights 1 0 1 1: Falles a+ c+ d-: AP 1; Obon without positives: no AP, left out -> mAP 1
+    #   weights 1 2 1 0: Falles a+ b- b- c+: AP .5 * 1 + .5 * 2/4 = 3/4; Obon 0 -> mAP 3/8
+    #   weights 0 3 0 1: Falles b- b- b- d-: no positive, no AP; Obon 0 -> mAP 0
+    #   weights 0 0 0 1: no category has a positive: 0, as the official mean of no AP
+    gt = {"Falles": GT, "Obon": [("a.jpg", -1), ("b.jpg", 1), ("c.jpg", -1), ("d.jpg", -1)]}
+    res = decomposed(tmp_path, gt, {"Falles.txt": "a.jpg 4\nb.jpg 3\nc.jpg 2\nd.jpg 1\n"})
+    d = res.decomposition
+    assert d.unit == "image" and d.items == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"]
+    assert res.scores["mAP"] == pytest.approx(5 / 12., abs=1e-15)
+    got = d.score(np.array([[1., 1, 1, 1], [2, 1, 0, 1], [1, 0, 1, 1], [1, 2, 1, 0], [0, 3, 0, 1], [0, 0, 0, 1]]))
+    assert got == pytest.approx([5 / 12., 1 / 2., 1., 3 / 8., 0., 0.], abs=1e-15)
+
+
+def copies(rows, weights):
+    """Each (id, value) row k times (weight k), the copies right after the original under new ids."""
+    return [(i if k == 0 else "%s_copy%d.jpg" % (i[:-4], k), v) for i, v in rows for k in range(int(weights[i]))]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weight_k_is_the_image_k_times_and_0_removes_it(tmp_path, seed):
+    """Against the official scorer on the set with copies: an image of weight k is listed k times in every
+    reference file and in every submitted file that lists it (the copies next to each other, with the same
+    confidence: the stable sort keeps them adjacent), weight 0 removes it. Ties, unlisted images, a missing file
+    and a category that loses its positives are all in play."""
+    rng = np.random.RandomState(seed)
+    cats = ["Falles", "Obon", "Holi", "La_Tomatina"]
+    ids = ["%03d.jpg" % i for i in range(12)]
+    event = rng.randint(0, 3, size=len(ids))                 # La_Tomatina: no positive; Holi: no file
+    gt = {c: [(i, 1 if event[k] == n else -1) for k, i in enumerate(ids)] for n, c in enumerate(cats)}
+    sub = {c: [(i, "%.1f" % rng.rand()) for i in ids if rng.rand() > 0.2] for c in cats if c != "Holi"}
+    text = {c: "".join("%s %s\n" % r for r in rows) for c, rows in sub.items()}
+    d = decomposed(tmp_path / "ones", gt, {c + ".txt": t for c, t in text.items()}).decomposition
+    assert d.items == ids
+    weights = rng.randint(0, 4, size=(5, len(ids))).astype(float)
+    weights[0, event == 0] = 0                              # Falles loses every positive
+    weights[:, 0] = np.maximum(weights[:, 0], 1)
+    got = d.score(weights)
+    for r, w in enumerate(weights):
+        wi = dict(zip(ids, w))
+        res = decomposed(tmp_path / str(r), {c: copies(rows, wi) for c, rows in gt.items()},
+                         {c + ".txt": "".join("%s %s\n" % x for x in copies(rows, wi)) for c, rows in sub.items()})
+        assert abs(got[r] - res.scores["mAP"]) <= 1e-12, (r, w)
+
+
+def test_segment_sums_by_hand_and_in_every_lane_width():
+    # (Tests metrics.bootstrap.SegmentSums, which weighted_mean_ap brought; its place is tests/test_bootstrap.py.)
+    from scoring_program.metrics.bootstrap import SegmentSums
+    # columns 2 0 | (empty) | 1 1 3: segment sums w2 + w0, 0, 2 * w1 + w3
+    sums = SegmentSums([2, 0, 1, 1, 3], [0, 2, 2])
+    assert sums.max_repeat == 2
+    w = np.array([[1., 2, 3, 4], [0, 0, 0, 0], [5, 1, 0, 2], [1, 1, 1, 1], [7, 0, 0, 9]])
+    assert sums(w).tolist() == [[4, 0, 8], [0, 0, 0], [5, 0, 4], [2, 0, 3], [7, 0, 9]]
+    rng = np.random.RandomState(0)
+    columns = rng.randint(0, 50, size=400)
+    starts = np.sort(rng.randint(0, 400, size=60))
+    sums = SegmentSums(columns, starts)
+    ends = np.append(starts[1:], 400)
+    for w in (rng.randint(0, 4, size=(7, 50)).astype(float),              # 16-bit lanes
+              rng.randint(0, 40000, size=(5, 50)).astype(float),          # 32-bit lanes
+              rng.randint(0, 2 ** 40, size=(3, 50)).astype(float),        # float64
+              rng.rand(6, 50)):                                           # not whole: float64
+        want = [[w[r, columns[a:e]].sum() for a, e in zip(starts, ends)] for r in range(w.shape[0])]
+        assert np.allclose(sums(w), want, rtol=1e-15, atol=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_weighted_mean_ap_is_the_mean_of_weighted_ap_voc2010(seed):
+    """The segment form against bootstrap.weighted_ap_voc2010 category by category (missing files, a category
+    without positives, lines labelled 0, unlisted images, weights from 0 to large)."""
+    from scoring_program.metrics.bootstrap import weighted_ap_voc2010
+    from scoring_program.metrics.event_recognition import weighted_mean_ap
+    rng = np.random.RandomState(seed)
+    n, n_cat = rng.randint(1, 12), rng.randint(1, 5)
+    labels = rng.choice([1, -1, -1, 0], size=(n_cat, n))
+    labels[rng.randint(n_cat)] = -1
+    positives = [np.flatnonzero(labels[c] > 0) for c in range(n_cat)]
+    rankings = []
+    for c in range(n_cat):
+        listed = rng.permutation(n)[:rng.randint(0, n + 1)]
+        rankings.append(None if rng.rand() < 0.2 else (listed, labels[c, listed]))
+    weights = rng.randint(0, 4, size=(6, n)).astype(float)
+    weights[0] = 1
+    weights[1] *= rng.choice([1, 70000, 2 ** 33])
+    aps = np.full((6, n_cat), np.nan)
+    for c in range(n_cat):
+        npos = np.bincount(positives[c], minlength=n)
+        if rankings[c] is None:
+            aps[:, c] = np.where(weights @ npos > 0, 0.0, np.nan)
+        else:
+            item, label = rankings[c]
+            aps[:, c] = weighted_ap_voc2010(weights, item, label > 0, label < 0, npos)
+    counted = ~np.isnan(aps)
+    want = np.where(counted, aps, 0).sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
+    got = weighted_mean_ap(rankings, positives, n)(weights)
+    assert np.allclose(got, want, rtol=0, atol=1e-12)

@@ -675,3 +675,60 @@ def test_report_names_no_test_video(tmp_path, root):
         ids = sorted(json.load(f))
     assert len(ids) == 12
     no_item_ids(KIN, ids, tmp_path, submission="perfect")
+
+
+# ---------------------------------------------------------------- the bootstrap's decomposition (issue 13)
+
+def test_weighted_score_by_hand():
+    from scoring_program.metrics.psc import weighted_area_left_riemann
+    # 10 steps (t = 0.1 .. 0.9) to work by hand. Videos: PSC 1.0 right class, 0.5 right, 0.25 WRONG class, 0.8 right.
+    # Weights 1, 2, 0, 1: n = 4 copies; acc(t) = (weight of right-class videos with PSC >= t) / 4:
+    #   t = .1 .. .5 (5 steps): 1 + 2 + 1 = 4 -> 1;  t = .6, .7, .8 (3 steps): 1 + 1 -> 1/2;  t = .9: 1 -> 1/4
+    #   score = (5 * 1 + 3 * 1/2 + 1/4) / 10 = 0.675
+    # Weights 0, 0, 3, 0: the wrong-class video thrice: 0.  Weights all 0: no video, NaN.
+    # Weights 1, 1, 1, 1: (5 * 3/4 + 3 * 2/4 + 1/4) / 10 = 0.55
+    score = weighted_area_left_riemann([1.0, 0.5, 0.25, 0.8], [True, True, False, True], steps=10)
+    got = score(np.array([[1., 2, 0, 1], [0, 0, 3, 0], [0, 0, 0, 0], [1, 1, 1, 1]]))
+    assert got[:2] == pytest.approx([0.675, 0.0], abs=1e-15) and np.isnan(got[2])
+    assert got[3] == pytest.approx(0.55, abs=1e-15)
+
+
+def test_decomposition_is_the_official_score_with_every_weight_one(tmp_path):
+    from scoring_program.tasks.kinetics_tps import decompose
+    ev = four_videos(tmp_path)
+    d = decompose(ev)
+    assert d.unit == "video" and d.items == ["v1", "v2", "v3", "v4"]
+    assert d.score(np.ones((2, 4))).tolist() == [ev.score, ev.score]       # bit for bit, not only to 1e-12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weight_k_is_the_video_k_times_and_0_removes_it(tmp_path, seed):
+    """Against the official scorer on the set with copies: a video of weight k is written k times (under new
+    names, with its frames and predictions), weight 0 leaves it out. Equal bit for bit: the counts are whole."""
+    from bench.synth.kinetics_tps import make_gt, noisy
+    from scoring_program.tasks.kinetics_tps import decompose
+    gv, gp = make_gt(8, 3, (0, 3), (0, 4), seed=seed, quirks=True)
+    pv, pp = noisy(gv, gp, seed=seed + 100, proposals=2, p_missing=0.2, jitter=40)
+    d = decompose(run(tmp_path, gv, gp, pv, pp))
+    assert d.items == list(gv)
+    weights = np.random.RandomState(seed).randint(0, 4, size=(4, len(gv))).astype(float)
+    weights[0] = 1
+    got = d.score(weights)
+    for w, value in zip(weights, got):
+        names = [(v, "%s_copy%d" % (v, k)) for v, n in zip(gv, w.astype(int)) for k in range(n)]
+        sub = tmp_path / ("w%s" % "".join(str(int(x)) for x in w))
+        sub.mkdir()
+        expanded = run(sub, {c: gv[v] for v, c in names}, {c: gp[v] for v, c in names},
+                       {c: pv[v] for v, c in names}, {c: pp[v] for v, c in names if v in pp})
+        assert value == expanded.score
+
+
+def test_score_with_decompose_sets_the_decomposition(root):
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.kinetics_tps import TASK
+    ref = os.path.join(root, "reference_data", KIN)
+    sub = Submission(os.path.join(root, "starting_kit", KIN, "submissions", "random"))
+    assert TASK.score(ref, sub).decomposition is None
+    res = TASK.score(ref, sub, decompose=True)
+    assert len(res.decomposition.items) == 12
+    assert res.decomposition.score(np.ones((1, 12)))[0] == res.scores["score"]

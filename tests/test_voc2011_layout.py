@@ -15,6 +15,7 @@ from bench.synth.voc2011_layout import layouts_xml
 from scoring_program.errors import SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.voc_xml import parse_layout_results
+from scoring_program.metrics.ap import pr_curve
 from scoring_program.metrics.layout import PartErrors, layout_errors, select_layouts, voc_layout_ap
 from scoring_program.report.result import LOST
 from scoring_program.tasks.voc2011_layout import TASK
@@ -413,3 +414,112 @@ def test_participant_sees_no_test_person_id(tmp_path):
         ids = sorted(set(line.split()[0] for line in f if line.strip()))
     assert len(ids) >= 20
     no_item_ids(SLUG, ids, tmp_path, submission="perfect")
+
+
+# ---- the bootstrap's weighted persons (issue 13) --------------------------------------------------------------
+
+def test_weighted_layout_ap_by_hand():
+    """Hand class. Person A: 1 GT hand, a layout (rank 1) with 2 hands on it: TP then FP (taken). Person B: 1 GT
+    hand, a layout (rank 2) with 1 right hand: TP. Ranked list A+ A- B+.
+    weights (1, 1): A+ A- B+, npos 2: precision at the TPs 1, 2/3 -> AP (1 + 2/3) / 2 = 5/6.
+    weights (2, 1): A's layout twice, the copy right after it: A+ A- A+ A- B+, npos 3: precision at the TPs 1, 2/3,
+    3/5, envelope the same -> AP (1 + 2/3 + 3/5) / 3 = 34/45. (Part by part copies A+ A+ A- A- B+ would give
+    (1 + 1 + 3/5) / 3 = 13/15: the block is copied whole.)
+    weights (0, 1): B+ alone -> 1. weights (1, 0): A+ A-, npos 1 -> 1. weights (0, 0): no GT hand -> NaN.
+    weights (3, 0): (A+ A-) x 3, npos 3: precision 1, 2/3, 3/5 -> 34/45 as well."""
+    from scoring_program.metrics.layout import WeightedLayoutAP
+    ap = WeightedLayoutAP([0, 0, 1], [True, False, True], [False, True, False], [1, 1])
+    got = ap(np.array([[1., 1], [2, 1], [0, 1], [1, 0], [0, 0], [3, 0]]))
+    assert np.allclose(got[[0, 1, 2, 3, 5]], [5 / 6., 34 / 45., 1.0, 1.0, 34 / 45.], rtol=0, atol=1e-15)
+    assert np.isnan(got[4])
+
+
+def _block_repeat_vocap(person, lab, weights):
+    """VOCap on the list where each person's block (its consecutive parts) is written weights[person] times in a
+    row: the oracle of WeightedLayoutAP."""
+    expanded, k = [], 0
+    while k < len(person):
+        end = k
+        while end < len(person) and person[end] == person[k]:
+            end += 1
+        expanded += list(lab[k:end]) * int(weights[person[k]])
+        k = end
+    return expanded
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.lists(st.sampled_from([1, -1]), min_size=1, max_size=4)),
+                min_size=1, max_size=6),
+       st.lists(st.integers(0, 4), min_size=6, max_size=6), st.lists(st.integers(0, 2), min_size=6, max_size=6))
+def test_weighted_layout_ap_is_vocap_on_the_list_with_copied_blocks(blocks, weights, extra_gt):
+    from scoring_program.metrics.layout import WeightedLayoutAP
+    person, lab = [], []
+    for p, (_, labels) in enumerate(blocks):
+        person += [p] * len(labels)
+        lab += labels
+    n = 6
+    npos = np.array([sum(1 for x in b[1] if x > 0) for b in blocks] + [0] * (n - len(blocks))) + extra_gt
+    w = np.array(weights, dtype=float)
+    got = WeightedLayoutAP(person, np.array(lab) > 0, np.array(lab) < 0, npos)(np.vstack([w, np.ones(n)]))
+    for row, wr in zip(got, (w, np.ones(n))):
+        expanded = np.array(_block_repeat_vocap(person, lab, wr))
+        total = float(wr @ npos)
+        if total == 0:
+            assert np.isnan(row)
+        else:
+            rec, prec = pr_curve(expanded > 0, expanded < 0, total)
+            assert abs(row - oracle_vocap(rec.tolist(), prec.tolist())) <= 1e-12
+
+
+def _write_layout_case(root, objs, listed, layouts):
+    """ref/ (ImageSets/Layout/test.txt listing `listed` [(image, object)], Annotations of every image in objs) and
+    res/comp7_layout_test.xml of `layouts`."""
+    ref = os.path.join(root, "ref")
+    os.makedirs(os.path.join(ref, "ImageSets", "Layout"))
+    os.makedirs(os.path.join(ref, "Annotations"))
+    with open(os.path.join(ref, "ImageSets", "Layout", "test.txt"), "w") as f:
+        f.write("".join("%s %d\n" % p for p in listed))
+    for image_id, lst in objs.items():
+        with open(os.path.join(ref, "Annotations", image_id + ".xml"), "w") as f:
+            f.write(annotation_xml(image_id, lst))
+    res = os.path.join(root, "res")
+    os.makedirs(res)
+    with open(os.path.join(res, "comp7_layout_test.xml"), "w") as f:
+        f.write(layouts_xml(layouts))
+    return ref, Submission(res)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1))
+def test_weight_k_is_the_person_copied_k_times_by_the_scorer(tmp_path_factory, seed):
+    """A person of weight k == the same person listed k times (copies of its image, and of each of its layouts
+    written right after the original); weight 0 == the person left out of the list. Checked against the official
+    score of the rewritten reference and submission."""
+    from bench.synth.voc2011_layout import make_persons, predictions
+    rng = np.random.RandomState(seed)
+    ids, objs, persons = make_persons(6, seed)
+    layouts = predictions(objs, persons, rng, jitter=1.0)
+    layouts = [(i, o, float(rng.choice([0.25, 0.5, 0.75])), parts) for i, o, _, parts in layouts]   # ties
+    layouts.append(layouts[0][:2] + (0.1, layouts[-1][3]))                                          # a later one
+    root = str(tmp_path_factory.mktemp("layout"))
+    task = TASK.__class__()
+    ref, sub = _write_layout_case(os.path.join(root, "orig"), objs, persons, layouts)
+    d = task.score(ref, sub, decompose=True).decomposition
+    assert d.items == ["%s %d" % p for p in persons]
+    weights = rng.randint(0, 4, size=len(persons))
+    weights[rng.randint(1, len(persons))] = 0          # one person left out
+    weights[0] = max(weights[0], 2)                    # one person copied (and the list never empty)
+    # the copies: image <id>c<r> holds the same objects; person (id, o) of weight k is listed as itself and k-1
+    # copies, each of its layouts followed by the layouts of its copies
+    objs2, listed, layouts2 = dict(objs), [], []
+    for (image_id, o), k in zip(persons, weights):
+        listed += [(image_id if r == 0 else "%sc%d" % (image_id, r), o) for r in range(k)]
+        for r in range(1, k):
+            objs2["%sc%d" % (image_id, r)] = objs[image_id]
+    weight_of = dict(zip(persons, weights))
+    for image_id, o, conf, parts in layouts:
+        k = weight_of[(image_id, o)]
+        layouts2 += [(image_id if r == 0 else "%sc%d" % (image_id, r), o, conf, parts) for r in range(max(k, 1))]
+    ref2, sub2 = _write_layout_case(os.path.join(root, "copied"), objs2, listed, layouts2)
+    official = task.score(ref2, sub2).scores["mAP"]
+    assert abs(d.score(weights[None, :].astype(float))[0] - official) <= 1e-12

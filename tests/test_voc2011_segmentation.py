@@ -515,3 +515,50 @@ def test_word_level_histogram_equals_plain_bincount_on_regions(h, w, seed):
     gt, pred = gt.astype(np.uint8), pred.astype(np.uint8)
     plain = np.bincount(gt.ravel().astype(np.intp) * 21 + pred.ravel(), minlength=256 * 21).reshape(256, 21)
     assert np.array_equal(joint_histogram(gt, pred, 21), plain)
+
+
+# ---- the bootstrap's weighted images (issue 13) ---------------------------------------------------------------
+
+def test_weighted_mean_iou_by_hand():
+    """Two images, classes 0..2. Image 1: 3 pixels of class 0 labelled 0, 1 pixel of class 1 labelled 0.
+    Image 2: 2 pixels of class 1 labelled 1; 1 pixel of class 2 labelled 1.
+    weights (1, 1): C = [[3,0,0],[1,2,0],[0,1,0]]: IoU_0 = 3/(3+4-3) = 3/4, IoU_1 = 2/(3+3-2) = 1/2,
+    IoU_2 = 0/(1+0-0) = 0 -> mIoU (3/4 + 1/2 + 0) / 3 = 5/12.
+    weights (2, 0): C = 2 x image 1: IoU_0 = 6/8, IoU_1 = 0/2 = 0, class 2 has no pixel: left out -> 3/8.
+    weights (0, 3): IoU_1 = 6/(6+9-6) = 2/3, IoU_2 = 0/3 = 0, class 0 left out -> 1/3.
+    weights (0, 0): no class has an IoU -> NaN (the task writes 0, as report does)."""
+    from scoring_program.metrics.confusion import per_image_iou_counts, weighted_mean_iou
+    conf = np.array([[[3, 0, 0], [1, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 2, 0], [0, 1, 0]]])
+    got = weighted_mean_iou(np.array([[1., 1], [2, 0], [0, 3], [0, 0]]), per_image_iou_counts(conf))
+    assert np.allclose(got[:3], [5 / 12., 3 / 8., 1 / 3.], rtol=0, atol=1e-15) and np.isnan(got[3])
+    assert got[0] == mean_iou(iou_per_class(conf.sum(axis=0)))
+
+
+def test_decomposition_of_an_image_without_labelled_pixels_alone_is_zero(tmp_path):
+    ref, res, _ = make_case(tmp_path, [[[255, 255]], [[1, 0]]], [[[0, 0]], [[1, 0]]])
+    r = TASK.score(str(ref), Submission(str(res)), decompose=True)
+    d = r.decomposition
+    assert d.unit == "image" and d.items == ["img1", "img2"]
+    assert d.score(np.array([[1., 1], [1, 0], [0, 2]])).tolist() == [r.scores["mIoU"], 0.0, 1.0]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1))
+def test_weight_k_is_the_image_copied_k_times_by_the_scorer(tmp_path_factory, seed):
+    """An image of weight k == the same ground truth and result under k image ids; weight 0 == the image left out
+    of the set. Checked against the official score of the rewritten reference."""
+    rng = np.random.RandomState(seed)
+    n = 5
+    gts = [rng.choice([0, 0, 3, 7, 255], size=(6, 7)) for _ in range(n)]
+    preds = [np.where(rng.rand(6, 7) < 0.6, np.where(g == 255, 0, g), rng.choice([0, 3, 7, 9], size=(6, 7)))
+             for g in gts]
+    root = tmp_path_factory.mktemp("seg")
+    ref, res, _ = make_case(root / "orig", gts, preds)
+    d = TASK.score(str(ref), Submission(str(res)), decompose=True).decomposition
+    weights = rng.randint(0, 4, size=n)
+    weights[rng.randint(1, n)] = 0
+    weights[0] = max(weights[0], 2)
+    copied = [k for k in range(n) for _ in range(weights[k])]
+    ref2, res2, _ = make_case(root / "copied", [gts[k] for k in copied], [preds[k] for k in copied])
+    official = TASK.score(str(ref2), Submission(str(res2))).scores["mIoU"]
+    assert abs(d.score(weights[None, :].astype(float))[0] - official) <= 1e-12

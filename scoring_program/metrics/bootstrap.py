@@ -12,6 +12,7 @@ same on every numpy version we support (1.17 on).
 from __future__ import annotations
 
 import hashlib
+import sys
 
 import numpy as np
 
@@ -174,3 +175,243 @@ def kendall_tau(reference, samples):
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + block.shape[0]] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
     return out
+
+
+# ------------------------------------------------------------------ ranked lists at scale (detection, frame-AP)
+LANES = 4                # resamples per uint64 word, in 16-bit lanes
+LANE_MAX_WEIGHT = 255    # the packed path's largest weight ...
+BLOCK_ENTRIES = 256      # ... and the longest run of entries a lane sums exactly: 256 x 255 < 2**16
+
+
+def _pack_quads(weights):
+    """(b, n) whole weights in [0, 255] -> (ceil(b / 4), n) uint64: row 4r + k of weights in bits 16k..16k+15 of
+    row r (missing last rows are 0)."""
+    b, n = weights.shape
+    lanes = np.zeros((-(-b // LANES) * LANES, n), dtype=np.uint64)
+    lanes[:b] = weights.astype(np.uint64)
+    packed = lanes[0::LANES].copy()
+    for k in range(1, LANES):
+        packed |= lanes[k::LANES] << np.uint64(16 * k)
+    return packed
+
+
+def _unpack_quads(packed, b):
+    """(q, m) uint64 of four 16-bit lane values -> (b, m) float64 (the inverse of _pack_quads): the words read as
+    uint16 quads, lane k at index k of a quad on a little-endian machine (3 - k on a big-endian one)."""
+    q, m = packed.shape
+    quads = np.ascontiguousarray(packed).view(np.uint16).reshape(q, m, LANES)
+    if sys.byteorder != "little":
+        quads = quads[:, :, ::-1]
+    out = np.empty((q, LANES, m))
+    out[...] = quads.transpose(0, 2, 1)
+    return out.reshape(q * LANES, m)[:b]
+
+
+def _packed_cumsum_at(packed, b, positions=None):
+    """Exact cumulative sums of packed 16-bit-lane weights (_pack_quads) along axis 1, at positions (default:
+    everywhere) -> (b, len(positions)) float64.
+
+    The packed cumulative sum wraps around 2**64, but the difference of two of its values is exact in every lane
+    while the true lane sum between them is below 2**16, which holds over any BLOCK_ENTRIES entries (weights <=
+    255). So: one packed cumulative sum, the exact total of each block of BLOCK_ENTRIES entries (a difference),
+    the totals cumulated in float64, and at each position the blocks before it plus the difference within its
+    block. When no row's total reaches 2**16 nothing wrapped and the packed sums are read as they are."""
+    cum = np.cumsum(packed, axis=1)
+    m = cum.shape[1]
+    block_end = np.minimum(np.arange(BLOCK_ENTRIES - 1, m + BLOCK_ENTRIES - 1, BLOCK_ENTRIES), m - 1)
+    before_block = np.zeros((cum.shape[0], block_end.size), dtype=np.uint64)
+    before_block[:, 1:] = np.take(cum, block_end[:-1], axis=1)
+    totals = _unpack_quads(np.take(cum, block_end, axis=1) - before_block, b)
+    if totals.sum(axis=1).max() < 2 ** 16:                # no lane ever reached 2**16: nothing wrapped
+        return _unpack_quads(cum if positions is None else np.take(cum, positions, axis=1), b)
+    prefix = np.zeros(totals.shape)                       # the sum of the blocks before each block
+    np.cumsum(totals[:, :-1], axis=1, out=prefix[:, 1:])
+    if positions is None:
+        block = np.arange(m) // BLOCK_ENTRIES
+        within = cum
+    else:
+        block = positions // BLOCK_ENTRIES
+        within = np.take(cum, positions, axis=1)
+    within -= np.take(before_block, block, axis=1)
+    out = _unpack_quads(within, b)
+    out += np.take(prefix, block, axis=1)
+    return out
+
+
+class RankedLists(object):
+    """Several ranked lists of entries (the classes of a detection task) reduced once to what an AP on weighted
+    items needs, for blocks of resamples at bench scale (1M entries, B = 1000); see weighted_ap_voc2010 for why the
+    weighted AP equals the AP on the list with copies.
+
+    group: (m,) the list of each entry (non-decreasing: list-major); item, tp, fp: as in weighted_ap_voc2010, in rank
+    order within each list. An entry that is neither true nor false positive (difficult) is dropped, and so is every
+    entry after its list's last true positive: precision is only ever read at true positives. What an AP needs at
+    each true positive j of a list, in rank order, are three weighted counts (tallies): weight (its item's weight),
+    tp (true positives up to j in its list, j included) and seen (true and false positives up to j).
+
+    Speed: per list (a loop over lists keeps each list's arrays in the cache), one gather of the kept entries'
+    weights, one cumulative sum, and gathers at the true positives. With whole weights <= 255 (a multinomial
+    resample of thousands of items never comes near), four resamples ride in one uint64 in 16-bit lanes, so the
+    gather and the cumulative sums move a quarter of the bytes and add in integers (_packed_cumsum_at: exact).
+    Other weights take float64 (the same sums, in floating point).
+    """
+
+    def __init__(self, group, item, tp, fp, ngroups):
+        group = np.asarray(group, dtype=np.intp)
+        item = np.asarray(item, dtype=np.intp)
+        tp = np.asarray(tp, dtype=bool)
+        fp = np.asarray(fp, dtype=bool)
+        if group.size and np.any(np.diff(group) < 0):
+            raise ValueError("RankedLists: entries must be list-major (group non-decreasing)")
+        self.ngroups = int(ngroups)
+        tp_at = np.flatnonzero(tp)
+        tp_list = group[tp_at]
+        is_last = np.concatenate((tp_list[1:] != tp_list[:-1], [True])) if tp_at.size else np.zeros(0, dtype=bool)
+        last = np.full(self.ngroups, -1, dtype=np.intp)    # each list's last true positive (-1: none)
+        last[tp_list[is_last]] = tp_at[is_last]
+        keep = np.flatnonzero((tp | fp) & (np.arange(group.size) <= last[group]))
+        self.entry_item = item[keep]                       # the kept entries, list-major in rank order
+        kept_group = group[keep]
+        kept_tp = np.flatnonzero(tp[keep])                 # the true positives among them
+        self.tp_item = self.entry_item[kept_tp]
+        lists = np.arange(self.ngroups + 1)
+        self.entry_start = np.searchsorted(kept_group, lists)        # list g: entries entry_start[g]:[g + 1]
+        self.tp_start = np.searchsorted(kept_group[kept_tp], lists)  # and true positives tp_start[g]:[g + 1]
+        self.tp_position = kept_tp - self.entry_start[kept_group[kept_tp]]   # within its list's kept entries
+
+    def tallies(self, weights):
+        """Yield (g, weight, tp, seen) for every list g with a kept true positive: (b, J_g) float64 each."""
+        weights = np.asarray(weights, dtype=np.float64)
+        b = weights.shape[0]
+        packed = (weights.size > 0 and weights.min() >= 0 and weights.max() <= LANE_MAX_WEIGHT
+                  and np.array_equal(weights, np.floor(weights)))
+        lanes = _pack_quads(weights) if packed else weights
+        for g in range(self.ngroups):
+            s, e = self.tp_start[g], self.tp_start[g + 1]
+            if e == s:
+                continue
+            entries = np.take(lanes, self.entry_item[self.entry_start[g]:self.entry_start[g + 1]], axis=1)
+            weight = np.take(lanes, self.tp_item[s:e], axis=1)
+            if packed:
+                seen = _packed_cumsum_at(entries, b, self.tp_position[s:e])
+                yield g, _unpack_quads(weight, b), _packed_cumsum_at(weight, b), seen
+            else:
+                seen = np.take(np.cumsum(entries, axis=1), self.tp_position[s:e], axis=1)
+                yield g, weight, np.cumsum(weight, axis=1), seen
+
+    def ap_voc2010(self, weights, total_pos):
+        """(b, ngroups) VOCap.m AP of each list on weighted items (weighted_ap_voc2010's definition): the sum over
+        true positives of weight * envelope / total_pos, the envelope the right-to-left maximum of precision within
+        the list. total_pos: (b, ngroups) weighted positives; NaN where it is 0, 0 for a list without true
+        positive."""
+        total_pos = np.asarray(total_pos, dtype=np.float64)
+        out = np.zeros(total_pos.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for g, weight, tp, seen in self.tallies(weights):
+                tp /= seen                        # 0 / 0 where every entry so far has weight 0 (so has this one)
+                tp[np.isnan(tp)] = 0.0
+                env = np.maximum.accumulate(tp[:, ::-1], axis=1)[:, ::-1]
+                out[:, g] = np.einsum("ij,ij->i", weight, env)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out /= total_pos
+        out[total_pos == 0] = np.nan
+        return out
+
+    def ap_trapezoid_raw(self, weights, total_pos):
+        """(b, ngroups) ACT's pr_to_ap (trapezoid on the raw precision/recall points from (0, 1)) on weighted items,
+        with the COLLAPSED weighted points: an entry of weight k is one point (its weighted tp / seen), not k
+        points, because the trapezoid over k copies has no closed form. Weight 0 is exactly the entry removed;
+        weight k > 1 differs from k copies only inside the run of copies of a true positive (the copies'
+        intermediate points). A false positive adds no recall, so the sum runs over true positives j: weight *
+        (p_j + p_before_j) / 2 / total_pos, p_before_j the precision just before j (1, the point (0, 1), when no
+        entry of positive weight precedes it). total_pos: (b, ngroups); 0 where it is 0 (ACT's recall is 0)."""
+        total_pos = np.asarray(total_pos, dtype=np.float64)
+        out = np.zeros(total_pos.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for g, weight, tp, seen in self.tallies(weights):
+                before = tp - weight
+                before /= seen - weight
+                before[np.isnan(before)] = 1.0    # 0 / 0: nothing before, the starting point (0, 1)
+                tp /= seen
+                tp[np.isnan(tp)] = 0.0            # 0 / 0: this entry and every one before it have weight 0
+                out[:, g] = np.einsum("ij,ij->i", weight, tp) + np.einsum("ij,ij->i", weight, before)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out /= 2.0 * total_pos
+        out[total_pos == 0] = 0.0
+        return out
+
+
+# ------------------------------------------------------------------ sums over segments of gathered weights
+def _pack_lanes(weights, bits):
+    """(b, n) whole weights -> (ceil(b / k), n) uint64, k = 64 // bits rows to a word: row k*r + j in bits
+    [j * bits, (j + 1) * bits) of row r (missing last rows are 0)."""
+    k = 64 // bits
+    b, n = weights.shape
+    rows = -(-b // k)
+    lanes = np.zeros((rows * k, n), dtype=np.uint64)
+    lanes[:b] = weights.astype(np.uint64)
+    lanes = lanes.reshape(rows, k, n)
+    out = lanes[:, 0].copy()
+    for j in range(1, k):
+        out |= lanes[:, j] << np.uint64(j * bits)
+    return out
+
+
+def _unpack_lanes(packed, bits, b):
+    """The inverse of _pack_lanes, as (b, m) float64."""
+    k = 64 // bits
+    rows, m = packed.shape
+    out = np.empty((rows, k, m))
+    mask = np.uint64((1 << bits) - 1)
+    for j in range(k):
+        out[:, j] = (packed >> np.uint64(j * bits)) & mask
+    return out.reshape(rows * k, m)[:b]
+
+
+class SegmentSums(object):
+    """For blocks of weights (b, n): the sum of weights[:, columns[s]] over each segment s of a fixed list of
+    columns, (b, segments) float64 -- np.add.reduceat(np.take(weights, columns, axis=1), starts, axis=1), with
+    empty segments (sum 0) allowed and the work cut four- or two-fold for whole weights.
+
+    columns: (m,) the columns, segment by segment; starts: (segments,) non-decreasing, where each segment starts
+    (segment s is columns[starts[s]:starts[s + 1]], the last one runs to m).
+
+    Speed: the gather and the sums are memory-bound. With whole non-negative weights, four resamples ride in one
+    uint64 in 16-bit lanes (two in 32-bit lanes when 16 bits could overflow), so the gather moves a quarter of the
+    bytes and one integer addition adds four resamples. Exact: a segment's sum is at most (the most times one
+    column occurs in a segment) x (the row's total weight), checked against the lane width before packing;
+    other weights take float64 (the same sums, in floating point).
+    """
+
+    def __init__(self, columns, starts):
+        columns = np.asarray(columns, dtype=np.intp)
+        starts = np.asarray(starts, dtype=np.intp)
+        ends = np.append(starts[1:], columns.size)
+        if starts.size and (np.any(ends < starts) or starts[0] < 0 or ends[-1] > columns.size):
+            raise ValueError("SegmentSums: starts must be non-decreasing within the columns")
+        self.n_segments = starts.size
+        self.columns = columns[starts[0]:] if starts.size else columns[:0]
+        self.nonempty = np.flatnonzero(ends > starts)
+        self.starts = starts[self.nonempty] - (starts[0] if starts.size else 0)
+        segment = np.repeat(np.arange(starts.size), ends - starts)
+        if segment.size:                        # the most times one column occurs in one segment
+            pairs = segment.astype(np.int64) * (int(columns.max()) + 1) + self.columns
+            self.max_repeat = int(np.unique(pairs, return_counts=True)[1].max())
+        else:
+            self.max_repeat = 1
+
+    def __call__(self, weights):
+        weights = np.asarray(weights, dtype=np.float64)
+        b = weights.shape[0]
+        out = np.zeros((b, self.n_segments))
+        if not self.nonempty.size or not b:
+            return out
+        bound = float(weights.sum(axis=1).max()) * self.max_repeat if weights.size else 0.0
+        whole = weights.size > 0 and weights.min() >= 0 and np.array_equal(weights, np.floor(weights))
+        bits = 16 if whole and bound < 2 ** 16 else 32 if whole and bound < 2 ** 32 else None
+        if bits is None:
+            out[:, self.nonempty] = np.add.reduceat(np.take(weights, self.columns, axis=1), self.starts, axis=1)
+        else:
+            taken = np.take(_pack_lanes(weights, bits), self.columns, axis=1)
+            out[:, self.nonempty] = _unpack_lanes(np.add.reduceat(taken, self.starts, axis=1), bits, b)
+        return out

@@ -85,3 +85,36 @@ def row_normalized_percent(conf) -> np.ndarray:
     """The devkit's displayed ``conf``: 100 * counts / (1e-20 + row sum), each ground-truth row sums to 100."""
     conf = np.asarray(conf, dtype=np.float64)
     return 100.0 * conf / (1e-20 + conf.sum(axis=1, keepdims=True))
+
+
+# ------------------------------------------------------------------ on weighted images (the bootstrap, issue 13)
+def per_image_iou_counts(image_conf) -> np.ndarray:
+    """(n, k, k) confusion counts of n images -> (n, 3k) float64: per image, the true positives C[j,j], the
+    ground-truth pixels (row sums) and the predicted pixels (column sums) of each class j: all that
+    weighted_mean_iou sums."""
+    image_conf = np.asarray(image_conf)
+    n, k = image_conf.shape[0], image_conf.shape[1]
+    tp = image_conf.reshape(n, k * k)[:, ::k + 1]
+    return np.concatenate([tp, image_conf.sum(axis=2), image_conf.sum(axis=1)], axis=1).astype(np.float64)
+
+
+def weighted_mean_iou(weights, counts) -> np.ndarray:
+    """mean_iou(iou_per_class(sum over images of weight * confusion counts)) for each row of weights.
+
+    weights: (b, n) non-negative whole numbers (an image of weight w counts w times: the confusion matrix of the set
+    with w copies of it); counts: per_image_iou_counts (n, 3k). The sums are exact integers in float64 (below
+    2**53), so the IoU is VOCevalseg.m's TP / (TP + FP + FN) of the pooled matrix. A class with no weighted pixel
+    in the ground truth or the predictions (0/0) leaves the mean, as iou_per_class/mean_iou; NaN where no class
+    is left. Returns (b,).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    k = counts.shape[1] // 3
+    total = weights @ counts                                  # (b, 3k)
+    tp, gt, pred = total[:, :k], total[:, k:2 * k], total[:, 2 * k:]
+    denom = gt + pred - tp
+    scored = denom > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iou = np.where(scored, tp / np.where(scored, denom, 1.0), 0.0)
+        out = iou.sum(axis=1) / scored.sum(axis=1)
+    out[~scored.any(axis=1)] = np.nan
+    return out

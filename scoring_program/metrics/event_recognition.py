@@ -18,16 +18,108 @@ NO_EVENT = -1       # top_scored_events: no file lists the image
 NOT_SINGLE = -1     # true_events: the image is positive for no category or for several
 
 
-def category_ap(idx, conf, labels):
-    """AP of one category: submitted lines (reference index idx, confidence conf) ranked stably by descending
-    confidence; unranked reference images count only in #positives. Returns (ap or None, rec, prec)."""
-    npos = int(np.count_nonzero(labels > 0))
-    order = stable_descending_order(conf)
-    ranked = labels[idx[order]]
-    rec, prec = pr_curve(ranked > 0, ranked < 0, npos)
+def category_ranking(idx, conf):
+    """The submitted lines' reference indices idx in rank order: stably by descending confidence conf (ties keep
+    the order of the lines in the file)."""
+    return np.asarray(idx)[stable_descending_order(conf)]
+
+
+def ranked_category_ap(ranked_labels, npos):
+    """AP of one category from the reference labels of its ranking (1 true positive, -1 false positive) and its
+    number of positives (unranked positives included). Returns (ap or None when npos == 0, rec, prec)."""
+    rec, prec = pr_curve(ranked_labels > 0, ranked_labels < 0, npos)
     if npos == 0:
         return None, rec, prec
     return ap_voc2010(rec, prec), rec, prec
+
+
+def category_ap(idx, conf, labels):
+    """AP of one category: submitted lines (reference index idx, confidence conf) ranked stably by descending
+    confidence; unranked reference images count only in #positives. Returns (ap or None, rec, prec)."""
+    return ranked_category_ap(labels[category_ranking(idx, conf)], int(np.count_nonzero(labels > 0)))
+
+
+def weighted_mean_ap(rankings, positives, n_images):
+    """The mAP on weighted images, as a function score(weights): weights (b, n_images) -> (b,) float64. An image of
+    weight k counts as k copies of itself (in every category's ranking and positives), weight 0 removes it.
+
+    rankings[c]: (image number of each ranked line, its reference label: 1 true positive, -1 false positive, 0
+    neither), in rank order, or None when category c's file is missing; positives[c]: the image numbers of the
+    category's positives (ranked or not: the recall's denominator).
+
+    Per category, VOCap.m on the ranking with copies (the copies of an image are adjacent: they share its
+    confidence and the stable sort keeps them together), with bootstrap.weighted_ap_voc2010's closed form: AP =
+    sum over the true-positive lines j of w_j * env_j / (weighted positives), env the right-to-left maximum of the
+    precision at the true positives, precision_j = (weighted true positives up to j) / (weighted lines up to j), 0
+    while every line so far has weight 0. A missing file scores 0; a category whose weighted positives are 0 has no
+    AP and leaves the mean, as a category without a positive image in the reference; the mean is over the
+    categories with an AP, 0 when none has one (as evaluate).
+
+    Why not weighted_ap_voc2010 per category: it cumulates the weights over every line, and every category file
+    ranks every image (50 x 3,569 lines at the challenge's scale). Only the weighted count of lines up to each
+    true positive is needed, so the lines are cut into segments that end at a true positive (lines after the last
+    one never count) and the weight of every segment of every category is summed at once (bootstrap.SegmentSums);
+    the rest works on (b, true positives) arrays, about one per image.
+    """
+    from .bootstrap import SegmentSums
+    n_cat = len(positives)
+    lines, starts, tp_items, tp_bounds = [], [], [], [0]
+    offset = 0
+    for ranking in rankings:
+        if ranking is not None:
+            item, label = np.asarray(ranking[0], dtype=np.intp), np.asarray(ranking[1])
+            counted = label != 0
+            item, is_tp = item[counted], label[counted] > 0
+            tp_at = np.flatnonzero(is_tp)
+            item = item[:tp_at[-1] + 1] if tp_at.size else item[:0]      # lines after the last true positive
+            lines.append(item)
+            starts.append(offset + np.concatenate(([0], tp_at[:-1] + 1)).astype(np.intp)[:tp_at.size])
+            tp_items.append(item[tp_at])
+            offset += item.size
+        tp_bounds.append(tp_bounds[-1] + (len(tp_items[-1]) if ranking is not None else 0))
+
+    def joined(arrays):
+        return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.intp)
+
+    segments = SegmentSums(joined(lines), joined(starts))       # (b, true positives): weight of the lines up to j
+    tp_items = joined(tp_items)
+    tp_bounds = np.array(tp_bounds)
+    has_tp = np.flatnonzero(np.diff(tp_bounds) > 0)
+    first_tp = np.repeat(tp_bounds[:-1], np.diff(tp_bounds))      # per true positive: its category's first one
+    positives = [np.asarray(p, dtype=np.intp) for p in positives]
+    positive_sums = SegmentSums(joined(positives), np.cumsum([0] + [p.size for p in positives[:-1]]))
+    has_file = np.array([r is not None for r in rankings], dtype=bool)
+
+    def within(values):
+        """Cumulative sums along each category's true positives (whole numbers: exact)."""
+        total = np.cumsum(values, axis=1)
+        before = np.concatenate((np.zeros((values.shape[0], 1)), total), axis=1)
+        return total - before[:, first_tp]
+
+    def score(weights):
+        weights = np.asarray(weights, dtype=np.float64)
+        b = weights.shape[0]
+        total_pos = positive_sums(weights)                          # (b, categories)
+        aps = np.zeros((b, n_cat))
+        if tp_items.size:
+            w = np.take(weights, tp_items, axis=1)
+            seen = within(segments(weights))
+            prec = within(w)
+            seen[seen == 0] = 1.0                                   # nothing weighted yet: prec 0, no recall step
+            prec /= seen
+            for c in has_tp:                                        # one short pass per category
+                lo, hi = tp_bounds[c], tp_bounds[c + 1]
+                prec[:, lo:hi] = np.maximum.accumulate(prec[:, lo:hi][:, ::-1], axis=1)[:, ::-1]
+            aps[:, has_tp] = np.add.reduceat(w * prec, tp_bounds[has_tp], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            aps = np.where(has_file[None, :], aps / total_pos, 0.0)
+        counted = total_pos > 0                                     # else no AP: left out of the mean
+        n_counted = counted.sum(axis=1)
+        mean = np.where(counted, aps, 0.0).sum(axis=1) / np.maximum(n_counted, 1)
+        mean[n_counted == 0] = 0.0
+        return mean
+
+    return score
 
 
 def top_scored_events(n_images, image_index, confidence):

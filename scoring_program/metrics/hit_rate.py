@@ -95,3 +95,19 @@ def hit_rate(hits, evaluations):
     if evaluations == 0:
         return None
     return hits / float(evaluations)
+
+
+def weighted_hit_rate(weights, hits, evaluations):
+    """mean_hit_rate of weighted panoramas: (b, n) weights, (n,) per-panorama hits and evaluations -> (b,).
+
+    evalPose pools `score += hit; nevals += 1` over every panorama, so a panorama of weight k is k copies of it:
+    sum(w * hits) / sum(w * evaluations), exact. Where the weighted evaluations are 0 but some panorama has
+    weight > 0, 0 (as hit_rate's None is written: no limb evaluated); NaN where every weight is 0 (no panorama).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    total = weights @ np.asarray(evaluations, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (weights @ np.asarray(hits, dtype=np.float64)) / total
+    out[total == 0] = 0.0
+    out[weights.sum(axis=1) == 0] = np.nan
+    return out

@@ -173,3 +173,22 @@ def matched_offsets(gt_masks, pr_masks):
     first = np.cumsum(count) - count
     p = lo[g] + np.arange(g.size) - first[g]
     return gs[g] // width, ps[p] - gs[g], pe[p] - ge[g]
+
+
+# ---------------------------------------------------------------- the ranking score on weighted sequences (bootstrap)
+def weighted_mean_jaccard(weights, sequence_scores):
+    """mean_jaccard of weighted sequences: (b, n) weights, (n,) sequence scores -> (b,).
+
+    evalAction averages in two steps: action_overlap_csv gives one score per sequence (the mean J over the
+    sequence's scored actions, or (actor, action) pairs of both actors pooled: not a mean per actor first), then
+    `score += ...; numSamples += 1` over the ground-truth sequences and `score / numSamples`: every sequence counts
+    the same, whatever its number of actions, actors or frames. A sequence of weight k is k copies of it, so the
+    score is sum(w * s) / sum(w): a weighted mean over sequences, exact (no collapsing). NaN where every weight is
+    0 (no sequence: the original divides 0 by 0; a reference without sequences is refused).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (weights @ np.asarray(sequence_scores, dtype=np.float64)) / total
+    out[total == 0] = np.nan
+    return out

@@ -156,3 +156,96 @@ def layout_errors(kept, layout_person, part_layout, part_class, part_box, gt_per
             too_many=int(np.count_nonzero(covered & (pred_count[:, c] > gt_count[:, c]))),
             too_few=int(np.count_nonzero(covered & (pred_count[:, c] < gt_count[:, c])))))
     return out, PersonCounts(gt_count, pred_count, tp_count, layout)
+
+
+# ------------------------------------------------------------------ on weighted persons (the bootstrap, issue 13)
+def weighted_ap_voc2010_rows(rows, tp, total_pos):
+    """VOCap.m's AP of a ranked list of weighted entries, for each column: rows (m, b) the weight of each entry
+    (in rank order: an entry of weight k is k adjacent copies of it), tp (m,) bool its kind (a true positive, else
+    a false positive), total_pos (b,) the weighted positives. Returns (b,), NaN where total_pos is 0.
+
+    Computed on runs (consecutive true positives): along a run precision never falls, so the precision envelope is
+    the same at every entry of the run (the precision at its end, or a later one), and the run adds its weight times
+    that envelope over npos; false positives only move the count of entries seen. A run of weight 0 adds nothing,
+    and the precision at its end (that after the last entry of weight) is at most the precision at the last true
+    positive before it, so it never raises the envelope of earlier ones (as metrics.bootstrap.weighted_ap_voc2010).
+    """
+    total_pos = np.asarray(total_pos, dtype=np.float64)
+    tp = np.asarray(tp, dtype=bool)
+    if not tp.any():
+        out = np.zeros(total_pos.shape)
+    else:
+        edge = np.diff(np.concatenate(([False], tp, [False])).astype(np.int8))
+        first, last = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1) - 1       # each run of true positives
+        seen = np.cumsum(rows, axis=0)                    # entries up to and including each one (exact integers)
+        wtp = seen[last] - np.where((first > 0)[:, None], seen[np.maximum(first - 1, 0)], 0.0)
+        seen = seen[last]
+        ctp = np.cumsum(wtp, axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prec = ctp / seen
+        prec[seen == 0] = 0.0
+        env = np.maximum.accumulate(prec[::-1], axis=0)[::-1]
+        out = np.einsum("ij,ij->j", wtp, env)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = out / total_pos
+    out[total_pos == 0] = np.nan
+    return out
+
+
+class WeightedLayoutAP(object):
+    """VOCap of one part class on weighted persons: a person of weight k counts as k copies of the person (its GT
+    parts and its evaluated layout), 0 as the person left out of the list (its layouts then skipped as unknown).
+
+    person, tp, fp: the class's ranked parts (voc_layout_ap's order: layout rank, then XML order inside a layout)
+    with the listed person of each; npos: (npersons,) the person's GT parts of the class. The parts of one person
+    are consecutive (one evaluated layout per person: a block).
+
+    Where the copies go: a copy of a layout has the same confidence, and ties keep file order, so a copy written
+    right after its original is ranked right after it: the block is repeated whole, (a b)(a b), not part by part
+    (a a)(b b) as metrics.bootstrap.weighted_ap_voc2010 repeats entries. The two agree when the block's parts are
+    all true or all false positives; they differ for a mixed block (a person's two hands, one right, one wrong), so
+    the parts of mixed blocks are expanded into copies: copy r of a person of weight w is there (weight 1) iff
+    w > r, and copies no row of the weights reaches are not made. Every other part stays one entry weighted by its
+    person (weighted_ap_voc2010_rows). The result is
+    VOCap on the list with the copies, exactly (tested against the scorer on duplicated persons).
+    """
+
+    def __init__(self, person, tp, fp, npos):
+        person = np.asarray(person, dtype=np.intp)
+        tp = np.asarray(tp, dtype=bool)
+        if np.unique(person).size != np.count_nonzero(np.diff(person)) + min(person.size, 1):
+            raise ValueError("the parts of one person must be consecutive in the ranking")
+        counted = np.flatnonzero(tp | np.asarray(fp, dtype=bool))        # an entry that is neither never counts
+        person, tp = person[counted], tp[counted]
+        first = np.concatenate(([True], person[1:] != person[:-1]))[:person.size]
+        starts = np.flatnonzero(first)
+        block = np.cumsum(first) - 1                                       # block (person run) of each part
+        mixed_block = (np.minimum.reduceat(tp, starts) != np.maximum.reduceat(tp, starts)) if starts.size \
+            else np.zeros(0, dtype=bool)
+        # what follows the block of the last true positive never counts (inside it, it does: between copies)
+        end = np.flatnonzero(block == block[np.flatnonzero(tp)[-1]])[-1] + 1 if tp.any() else 0
+        self.person, self.tp, self.block = person[:end], tp[:end], block[:end]
+        self.mixed = mixed_block[self.block]
+        self.mixed_at = np.flatnonzero(self.mixed)
+        self.npos = np.asarray(npos, dtype=np.float64)
+
+    def __call__(self, weights):
+        """(b, npersons) weights -> (b,) AP, NaN where the weighted GT parts are 0."""
+        weights = np.asarray(weights, dtype=np.float64)
+        total_pos = weights @ self.npos
+        by_person = np.ascontiguousarray(weights.T)                          # (npersons, b): rows gather fast
+        rows = by_person[self.person]                                        # (m, b), one entry per part
+        tp = self.tp
+        if self.mixed_at.size:
+            mixed_weights = rows[self.mixed_at]
+            rows[self.mixed_at] = mixed_weights > 0                          # copy 0 of a mixed block
+            reach = mixed_weights.max(axis=1) if mixed_weights.shape[1] else np.zeros(self.mixed_at.size)
+            extra = [(r, self.mixed_at[reach > r]) for r in range(1, int(reach.max()))]
+            if extra:                 # copies 1, 2, ... of the mixed blocks, each right after the one before
+                entry = np.concatenate([np.arange(self.tp.size)] + [at for _, at in extra])
+                copy = np.concatenate([np.zeros(self.tp.size, dtype=np.intp)]
+                                      + [np.full(at.size, r, dtype=np.intp) for r, at in extra])
+                order = np.lexsort((entry, copy, self.block[entry]))
+                rows = np.concatenate([rows] + [mixed_weights[reach > r] > r for r, _ in extra])[order]
+                tp = self.tp[entry[order]]
+        return weighted_ap_voc2010_rows(rows, tp, total_pos)

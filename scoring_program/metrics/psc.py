@@ -250,3 +250,36 @@ def points_lost(video_psc, class_correct, steps=STEPS):
     kept = np.searchsorted(t, video_psc[class_correct], side="right")       # thresholds t <= PSC
     wrong = np.count_nonzero(~class_correct)
     return wrong * (steps - 1) / steps / n, float(np.sum((steps - 1) - kept)) / steps / n
+
+
+def weighted_area_left_riemann(video_psc, class_correct, steps=STEPS):
+    """The score (area_left_riemann of psc_accuracy_curve) on weighted videos, as a function score(weights):
+    weights (b, n) -> (b,) float64. A video of weight k counts as k copies of itself, weight 0 removes it:
+
+        acc_w(t) = (sum of the weights of the videos with the right class and PSC >= t) / (sum of all weights)
+
+    and the score is cal_area's left Riemann sum of acc_w over t = 1..steps-1, accumulated in that order (np.cumsum),
+    so with every weight 1 it is the official score bit for bit (the weighted counts are sums of whole numbers,
+    exact in float64). NaN where every weight is 0 (no video: the original divides by zero). A video's PSC is its
+    own (its frames go with it), so only the counts are weighted. The sort and the threshold positions do not
+    depend on the weights and are computed here once; score(weights) costs one (b, steps) gather and cumsum.
+    """
+    video_psc = np.asarray(video_psc, dtype=np.float64)
+    good = np.flatnonzero(np.asarray(class_correct, dtype=bool))
+    good = good[np.argsort(video_psc[good], kind="stable")]           # right-class videos by ascending PSC
+    t = np.arange(steps) / steps
+    first = np.searchsorted(video_psc[good], t, side="left")[1:steps]   # per t = 1..steps-1: first video with PSC >= t
+
+    def score(weights):
+        weights = np.asarray(weights, dtype=np.float64)
+        b = weights.shape[0]
+        tail = np.zeros((b, good.size + 1))                               # tail[:, j]: weight of good[j:]
+        tail[:, :good.size] = np.cumsum(np.take(weights, good[::-1], axis=1), axis=1)[:, ::-1]
+        n = weights.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc = tail[:, first] / n[:, None]
+        out = np.cumsum((1.0 / steps) * acc, axis=1)[:, -1] if first.size else np.zeros(b)
+        out[n == 0] = np.nan
+        return out
+
+    return score

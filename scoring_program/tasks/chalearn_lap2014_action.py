@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.chalearn import ACTIONS, read_frame_count, read_intervals
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
-from ..metrics.jaccard import actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor
+from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
+                               weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table
 from .base import Reference, Task, no_progress
 
@@ -277,6 +278,15 @@ def evaluate(reference, sub, progress=no_progress):
     return ActionEvaluation(records, mean, per_action, sums[0], sums[1], sums[2], action, start, end, sub)
 
 
+def decompose(ev):
+    """mean_jaccard on weighted sequences (metrics.jaccard.weighted_mean_jaccard): evalAction sums one score per
+    ground-truth sequence and divides by their number, so a sequence of weight k counts k times in both."""
+    from ..metrics.bootstrap import Decomposition
+    scores = np.array([r.score for r in ev.sequences], dtype=np.float64)
+    return Decomposition("sequence", [r.seq for r in ev.sequences],
+                         lambda weights: weighted_mean_jaccard(weights, scores))
+
+
 OFFSET_EDGES = np.arange(-60, 61, 5)     # frames; offsets beyond are counted in the outer bins
 
 
@@ -419,11 +429,16 @@ class ChalearnLap2014Action(Task):
     def empty_columns(self, reference):
         return empty_columns(reference)
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
+        # the per-sequence records are always kept: the report's notes count from them
         reference = self.reference(ref_dir)
-        sub = read_submission(submission, reference)
-        evaluation = evaluate(reference, sub, progress)
+        return evaluate(reference, read_submission(submission, reference), progress)
+
+    def report(self, evaluation, private=False):
         return report(self.title, evaluation, private)
+
+    def decompose(self, evaluation):
+        return decompose(evaluation)
 
     def validate(self, submission, ids=None):
         names = submission.names()

@@ -16,7 +16,7 @@ from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
                                      PanoramaHeader, read_panorama, read_reference_size, split_name)
-from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps
+from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps, weighted_hit_rate
 from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Task, no_progress
 
@@ -225,6 +225,17 @@ def evaluate(reference, sub, label, progress=no_progress):
                           sub)
 
 
+def decompose(ev):
+    """mean_hit_rate on weighted panoramas (metrics.hit_rate.weighted_hit_rate): evalPose pools hits and
+    evaluations over the ground-truth panoramas (a panorama without a prediction: 1 evaluation, 0 hits), so a
+    panorama of weight k adds k times its hits and its evaluations."""
+    from ..metrics.bootstrap import Decomposition
+    hits = np.array([p.hits for p in ev.panoramas], dtype=np.float64)
+    evaluations = np.array([p.evaluations for p in ev.panoramas], dtype=np.float64)
+    return Decomposition("panorama", [p.stem for p in ev.panoramas],
+                         lambda weights: weighted_hit_rate(weights, hits, evaluations))
+
+
 LIMB_GROUPS = [(title, (2 * g, 2 * g + 1)) for g, title in enumerate(
     ("Head and torso", "Hands", "Forearms", "Upper arms", "Feet", "Lower legs", "Thighs"))]   # LIMBS' order
 
@@ -355,12 +366,17 @@ class ChalearnLap2014Pose(Task):
     def empty_columns(self, reference):
         return empty_columns(reference)
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
-        # reference headers first: a broken reference is reported as such, whatever the submission
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
+        # reference headers first: a broken reference is reported as such, whatever the submission. The
+        # per-panorama records are always kept: the report's notes count from them
         reference = self.reference(ref_dir)
-        sub = read_submission(submission, reference)
-        evaluation = evaluate(reference, sub, submission.label, progress)
+        return evaluate(reference, read_submission(submission, reference), submission.label, progress)
+
+    def report(self, evaluation, private=False):
         return report(self.title, evaluation, private)
+
+    def decompose(self, evaluation):
+        return decompose(evaluation)
 
     def validate(self, submission, ids=None):
         notes = []

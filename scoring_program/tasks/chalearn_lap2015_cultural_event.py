@@ -16,8 +16,10 @@ from ..formats.cultural import CATEGORIES, parse_confidences, read_confidences, 
 from ..formats.cultural import submitted_files
 from ..formats.files import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import check_known, read_bytes
-from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ap, event_confusion, top_confusions,
-                                         top_scored_events, true_events)
+from ..metrics.bootstrap import Decomposition
+from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking, event_confusion,
+                                         ranked_category_ap, top_confusions, top_scored_events, true_events,
+                                         weighted_mean_ap)
 from ..report.result import LOST, MIN_BLOCK, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 
@@ -75,6 +77,10 @@ class Evaluation(NamedTuple):
     confusion: np.ndarray       # event_confusion(true, top)
     missing: list               # categories without a submitted file
     ignored: list
+    # with per_item (else None), the bootstrap's records, per reference category: the image numbers of its
+    # positives, and its ranking (image number of each ranked line, its label 1/-1) or None when the file is missing
+    positives: Optional[list]
+    rankings: Optional[list]
 
 
 def read_submission(submission, reference, progress=no_progress):
@@ -108,9 +114,11 @@ def image_numbers(id_lists):
     return images, [inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def evaluate(reference, sub):
-    """AP per category and mAP (the scores), and the top-scored event of every image against its true event."""
-    records, image_index, confidence, positive_index = [], [], [], []
+def evaluate(reference, sub, per_item=False):
+    """AP per category and mAP (the scores), and the top-scored event of every image against its true event;
+    with per_item, also every category's positives and ranking in image numbers (Evaluation.positives and
+    .rankings, the bootstrap's records)."""
+    records, image_index, confidence, positive_index, rankings = [], [], [], [], []
     images, to_images = image_numbers([ids for _, ids, _ in reference.data])
     for (cat, ids, labels), read, to_image in zip(reference.data, sub.lines, to_images):
         npos = int(np.count_nonzero(labels > 0))
@@ -119,9 +127,12 @@ def evaluate(reference, sub):
             ap, rec, prec, nlines, unranked_pos = (0.0 if npos else None), np.zeros(0), np.zeros(0), 0, npos
             image_index.append(np.zeros(0, dtype=np.int64))
             confidence.append(np.zeros(0))
+            rankings.append(None)
         else:
             idx, conf, nlines = read
-            ap, rec, prec = category_ap(idx, conf, labels)
+            in_rank_order = category_ranking(idx, conf)
+            ap, rec, prec = ranked_category_ap(labels[in_rank_order], npos)
+            rankings.append((to_image[in_rank_order], labels[in_rank_order]))
             ranked = np.zeros(ids.size, dtype=bool)
             ranked[idx] = True
             unranked_pos = int(np.count_nonzero((labels > 0) & ~ranked))
@@ -134,7 +145,14 @@ def evaluate(reference, sub):
     top = top_scored_events(images.size, image_index, confidence)
     return Evaluation(records, float(np.mean(aps)) if aps else 0.0, images, true, top,
                       event_confusion(true, top, len(records)), [r.category for r in records if r.file is None],
-                      sub.ignored)
+                      sub.ignored, positive_index if per_item else None, rankings if per_item else None)
+
+
+def decompose(evaluation):
+    """The mAP on weighted images (metrics.event_recognition.weighted_mean_ap) from an evaluation with per_item:
+    the items are the reference's images (Evaluation.images, the same for every submission)."""
+    return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in evaluation.images],
+                         weighted_mean_ap(evaluation.rankings, evaluation.positives, evaluation.images.size))
 
 
 CONFUSIONS_SHOWN = 15
@@ -271,11 +289,15 @@ class ChalearnLap2015CulturalEvent(Task):
                if cat not in CATEGORIES]
         return out + list(empty_columns(reference).values())
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir)
-        sub = read_submission(submission, reference, progress)
-        evaluation = evaluate(reference, sub)
+        return evaluate(reference, read_submission(submission, reference, progress), per_item)
+
+    def report(self, evaluation, private=False):
         return report(evaluation, self.title, private)
+
+    def decompose(self, evaluation):
+        return decompose(evaluation)
 
     def validate(self, submission, ids=None):
         files, ignored = submitted_files(submission, list(CATEGORIES))

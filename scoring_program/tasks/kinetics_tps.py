@@ -142,6 +142,16 @@ def evaluate(gt, pr):
                       t, acc, area_left_riemann(acc), float(acc[0]), float(np.mean(video_psc)))
 
 
+def decompose(r):
+    """The score on weighted videos (metrics.psc.weighted_area_left_riemann): the items are the ground truth's
+    videos (gt_vid_result.json's order, the same for every submission); each keeps its class correctness and its
+    PSC, so a video of weight k adds k to the counts of acc(t) and to the number of videos."""
+    from ..metrics.bootstrap import Decomposition
+    from ..metrics.psc import weighted_area_left_riemann
+    return Decomposition("video", [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
+                                   for v in r.gt.videos], weighted_area_left_riemann(r.video_psc, r.class_ok))
+
+
 def report(r, title, private=False):
     """The Result of an Evaluation: the scores, top-1 per class, where the points were lost (the accuracy curve
     whose area is the score, the PSC histogram), the tables; with private, the per-video table."""
@@ -236,18 +246,37 @@ class KineticsTps(Task):
     def load_reference(self, ref_dir, set_name=None, progress=no_progress):
         return load_reference(ref_dir)
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def score(self, ref_dir, submission, progress=no_progress, private=False, decompose=False):
+        # Task.score's template (evaluate, report, decompose), with the phases timed by one Stopwatch
         clock = Stopwatch()
         with no_cycle_collection():
-            reference = load_reference(str(ref_dir), clock)       # not self.reference: the clock times its phases
-            sub = read_submission(submission, reference.data, clock, progress)
-            with clock("metric"):
-                evaluation = evaluate(reference.data, sub.predictions)
-            progress(2, 2, "steps")
+            evaluation = self._evaluate(ref_dir, submission, progress, clock)
             with clock("report tables"):
-                res = report(evaluation, self.title, private)
+                res = self.report(evaluation, private)
+            if decompose:
+                with clock("decomposition"):
+                    res.decomposition = self.decompose(evaluation)
         res.timings = clock.phases()
         return res
+
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
+        # the per-video records (video_psc, class_ok) are always kept: the report is made from them
+        with no_cycle_collection():
+            return self._evaluate(ref_dir, submission, progress, Stopwatch())
+
+    def _evaluate(self, ref_dir, submission, progress, clock):
+        reference = load_reference(str(ref_dir), clock)       # not self.reference: the clock times its phases
+        sub = read_submission(submission, reference.data, clock, progress)
+        with clock("metric"):
+            evaluation = evaluate(reference.data, sub.predictions)
+        progress(2, 2, "steps")
+        return evaluation
+
+    def report(self, evaluation, private=False):
+        return report(evaluation, self.title, private)
+
+    def decompose(self, evaluation):
+        return decompose(evaluation)
 
     def validate(self, submission, ids=None):
         with no_cycle_collection():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from typing import List, NamedTuple
+from typing import List, NamedTuple, Optional
 
 import numpy as np
 
@@ -13,7 +13,8 @@ from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, w
 from ..formats.text import lookup, read_bytes, to_int
 from ..formats.voc import join_keys
 from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
-from ..metrics.layout import PartErrors, PersonCounts, layout_errors, select_layouts, voc_layout_ap
+from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
+                              select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 from .voc_common import find_plain_set, plain_sets
@@ -164,8 +165,9 @@ def read_submission(submission, reference, comps):
 
 
 class PartResult(NamedTuple):
-    """One part class: VOCap's AP (None without GT parts), the PR curve and the tp/fp flags in rank order, and
-    where the points were lost (metrics.layout.PartErrors)."""
+    """One part class: VOCap's AP (None without GT parts), the PR curve and the tp/fp flags in rank order, where
+    the points were lost (metrics.layout.PartErrors), and the listed person of each ranked part (only when
+    evaluate ran with per_item, else None)."""
     name: str
     ap: object
     rec: np.ndarray
@@ -173,6 +175,7 @@ class PartResult(NamedTuple):
     tp: np.ndarray
     fp: np.ndarray
     errors: PartErrors
+    person: Optional[np.ndarray] = None
 
 
 class LayoutEvaluation(NamedTuple):
@@ -183,15 +186,42 @@ class LayoutEvaluation(NamedTuple):
     persons: PersonCounts      # per listed person and part class (the organizer's per-person table)
 
 
-def evaluate(reference, sub):
+def evaluate(reference, sub, per_item=False):
+    """Per part class the AP, the PR curve, the tp/fp flags in rank order and where the points were lost, and the
+    per-person counts; per_item: also the listed person of each ranked part (the bootstrap's per-person records)."""
     gt, lr = reference.data, sub.layouts
     args = (sub.kept, sub.person, lr.part_layout, lr.part_class, lr.part_box, gt.gt_person, gt.gt_class,
             gt.gt_box, gt.npersons)
     per = voc_layout_ap(*args)
     errors, persons = layout_errors(*args)
-    parts = [PartResult(name, ap, rec, prec, tp, fp, err)
-             for name, (ap, rec, prec, tp, fp), err in zip(PART_CLASSES, per, errors)]
+    if per_item:
+        person, pclass, _ = ranked_parts(*args[:5])
+        ranked_person = [person[pclass == c] for c in range(len(PART_CLASSES))]
+    else:
+        ranked_person = [None] * len(PART_CLASSES)
+    parts = [PartResult(name, ap, rec, prec, tp, fp, err, who)
+             for name, (ap, rec, prec, tp, fp), err, who in zip(PART_CLASSES, per, errors, ranked_person)]
     return LayoutEvaluation(reference.set_name, gt.keys, sub, parts, persons)
+
+
+def decompose(evaluation):
+    """The mAP on weighted persons: per part class, VOCap on the ranked parts with each person of weight k counted
+    as k copies of the person and its layout, the copies ranked right after it (metrics.layout.WeightedLayoutAP);
+    weight 0: the person out of the list. A class whose weighted GT parts are 0 has no AP and leaves the mean (as a
+    class without GT parts in report); the mean of no AP is 0, as report writes."""
+    from ..metrics.bootstrap import Decomposition, nanmean_rows
+    if any(p.person is None for p in evaluation.parts):
+        raise ValueError("decompose needs the person of each ranked part: evaluate with per_item=True")
+    npos = evaluation.persons.gt                       # (npersons, classes) GT parts per person
+    per_class = [WeightedLayoutAP(p.person, p.tp, p.fp, npos[:, c]) for c, p in enumerate(evaluation.parts)]
+
+    def score(weights):
+        aps = np.column_stack([ap(weights) for ap in per_class])
+        mean = nanmean_rows(aps)
+        mean[np.isnan(mean)] = 0.0
+        return mean
+
+    return Decomposition("person", [k.decode("utf-8", "surrogateescape") for k in evaluation.keys.tolist()], score)
 
 
 def report(evaluation, private=False):
@@ -292,11 +322,15 @@ class Voc2011Layout(Task):
     def empty_columns(self, reference):
         return empty_columns(reference)
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir, progress)
-        sub = read_submission(submission, reference, self.comps)
-        evaluation = evaluate(reference, sub)
+        return evaluate(reference, read_submission(submission, reference, self.comps), per_item)
+
+    def report(self, evaluation, private=False):
         return report(evaluation, private)
+
+    def decompose(self, evaluation):
+        return decompose(evaluation)
 
     def validate(self, submission, ids=None):
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]

@@ -12,7 +12,8 @@ from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, w
 from ..formats.images import LabelImage, first_pixel_where
 from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
-from ..metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
+from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
+                                 row_normalized_percent, weighted_mean_iou)
 from ..report.result import LOST, Bars, HeatMap, Result, ScoreKey, Table
 from .base import Reference, Task, no_progress
 from .voc_common import choose_set
@@ -214,22 +215,28 @@ def image_record(image_id, conf, nvoid):
 
 class SegEvaluation(NamedTuple):
     """conf: the 21 x 21 confusion counts over the set (rows: ground truth, columns: your label; void excluded);
-    images: an ImageRecord per image in set order when evaluate ran with per_image, else empty."""
+    image_ids: the set's image ids, in order (the bootstrap's items); images: an ImageRecord per image, and
+    image_conf: the (n, 21, 21) confusion counts of each image (their sum is conf), in set order, when evaluate ran
+    with per_image; else empty and None."""
     conf: np.ndarray
     nvoid: int
     nimages: int
     set_name: str
     submission: SegSubmission
     images: List[ImageRecord]
+    image_ids: List[str]
+    image_conf: Optional[np.ndarray]
 
 
 def evaluate(reference, sub, progress=no_progress, per_image=False):
     """Accumulate the confusion matrix image by image (one ground truth and one result in memory at a time);
-    per_image: also keep a small ImageRecord per image (the organizer's table)."""
+    per_image: also keep a small ImageRecord and the confusion counts of each image (the organizer's table and
+    the bootstrap's per-image records)."""
     ids = reference.data
     conf = np.zeros((NCLS, NCLS), dtype=np.int64)
     nvoid = 0
     images = []
+    image_conf = np.zeros((len(ids) if per_image else 0, NCLS, NCLS), dtype=np.int64)
     n = len(ids)
     for k, img in enumerate(ids):
         progress(k, n, "images")
@@ -244,8 +251,9 @@ def evaluate(reference, sub, progress=no_progress, per_image=False):
         nvoid += int(h[VOID].sum())
         if per_image:
             images.append(image_record(img, h[:NCLS], int(h[VOID].sum())))
+            image_conf[k] = h[:NCLS]
     progress(n, n, "images")
-    return SegEvaluation(conf, nvoid, n, reference.set_name, sub, images)
+    return SegEvaluation(conf, nvoid, n, reference.set_name, sub, images, ids, image_conf if per_image else None)
 
 
 def report(evaluation, private=False):
@@ -308,6 +316,24 @@ def image_table(evaluation):
                       "mIoU pools the pixels of all images instead).")
 
 
+def decompose(evaluation):
+    """The mIoU on weighted images: an image of weight k adds its confusion counts k times (exactly the set with
+    k copies of the image; weight 0 is the set without it). Per class IoU = TP / (TP + FP + FN) of the weighted
+    sums; a class with no weighted pixel in the ground truth or your labels has no IoU and leaves the mean, as in
+    report; no class at all: 0, as report writes (metrics.confusion.weighted_mean_iou)."""
+    from ..metrics.bootstrap import Decomposition
+    if evaluation.image_conf is None:
+        raise ValueError("decompose needs the per-image confusion counts: evaluate with per_image=True")
+    counts = per_image_iou_counts(evaluation.image_conf)      # (n, 63): once, not per resample
+
+    def score(weights):
+        miou = weighted_mean_iou(weights, counts)
+        miou[np.isnan(miou)] = 0.0
+        return miou
+
+    return Decomposition("image", evaluation.image_ids, score)
+
+
 class Voc2011Segmentation(Task):
     slug = "voc2011-segmentation"
     title = TITLE
@@ -350,11 +376,16 @@ class Voc2011Segmentation(Task):
                 "written" % (cls, j, len(reference.data), reference.files[0], cls)
                 for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.load_reference(ref_dir)    # the id list only: cheaper to read than to fingerprint
         sub = read_submission(submission, reference, self.comps)
-        evaluation = evaluate(reference, sub, progress, per_image=private)
+        return evaluate(reference, sub, progress, per_image=per_item)
+
+    def report(self, evaluation, private=False):
         return report(evaluation, private)
+
+    def decompose(self, evaluation):
+        return decompose(evaluation)
 
     def validate(self, submission, ids=None):
         folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)
