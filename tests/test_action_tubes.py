@@ -777,3 +777,91 @@ def test_report_bars_tide_and_curves(root):
         # drawn from blocks of >= 10 ranks (report.result.rank_blocks): the area is the AP up to that resolution
         assert ap == pytest.approx(dict((r[0], r[1]) for r in res.tables[0].rows)[p.title[len("frame-AP: "):]],
                                    abs=0.02)
+
+
+# ---------------------------------------------------------------------------------------------- bootstrap (issue 13)
+
+def test_weighted_frame_map_by_hand():
+    """Videos V0 (class 0, two GT boxes of class 0) and V1 (class 1, one GT box of class 1). Class 0 ranked: a (V0,
+    TP), b (V1, FP), c (V0, TP); class 1: d (V1, TP). ACT's trapezoid from (recall 0, precision 1):
+    weights 1,1: class 0 points (1/2, 1), (1/2, 1/2), (1, 2/3): 1/2 * (1 + 1)/2 + 0 + 1/2 * (1/2 + 2/3)/2 = 19/24;
+    class 1: 1 -> mAP (19/24 + 1) / 2 = 43/48.
+    weights 1,0: V1 removed, so is class 1 from the class set (the labels of the videos); class 0 is a+ c+ -> 1.
+    weights 2,1 (collapsed points): a (weight 2): tp 2 / seen 2, nothing before: 2 * (1 + 1)/2 = 2; c (weight 2):
+    tp 4 / seen 5, before it 2 / 3: 2 * (4/5 + 2/3)/2 = 22/15; npos 4 -> (2 + 22/15) / 4 = 13/15; class 1: 1 ->
+    mAP 14/15 (the list with real copies a a b c c would give 1/2 + 17/96 + 31/160: copies are not collapsible).
+    weights 0,0: no class left -> NaN."""
+    match = M.FrameMatch(order=np.array([0, 1, 2, 3]), score32=np.zeros(4, dtype=np.float32),
+                         tp=np.array([True, False, True, True]), gt=np.array([0, -1, 1, 2]))
+    score = M.frame_map_on_weighted_videos([0, 1], 2, gt_video=[0, 0, 1], gt_class=[0, 0, 1], det_video=[0, 1, 0, 1],
+                                           det_class=[0, 0, 0, 1], match=match)
+    got = score(np.array([[1., 1], [1, 0], [2, 1], [0, 0]]))
+    assert np.allclose(got[:3], [43 / 48., 1.0, 14 / 15.], rtol=0, atol=1e-15) and np.isnan(got[3])
+    # without frame detections every class scores 0, over the classes of the weighted videos
+    empty = M.frame_map_on_weighted_videos([0, 1], 2, gt_video=[0, 0, 1], gt_class=[0, 0, 1])
+    assert np.array_equal(empty(np.array([[1., 1], [0, 1]])), [0.0, 0.0])
+
+
+def _without_videos(ref_dir, removed, out):
+    """ref_dir's videos.csv and gt_tubes.csv without the removed videos (the submission's rows of those videos
+    are then ignored by the scorer, as rows of videos outside the test list)."""
+    os.makedirs(out)
+    for name in ("videos.csv", "gt_tubes.csv"):
+        with open(os.path.join(ref_dir, name)) as f:
+            lines = f.read().splitlines()
+        with open(os.path.join(out, name), "w") as f:
+            f.write("".join(line + "\n" for k, line in enumerate(lines) if k == 0 or line.split(",")[0] not in removed))
+    return out
+
+
+@pytest.mark.parametrize("kit, removed", [
+    ("random", {"brush_hair/v_brush_hair_g01_c02", "catch/v_catch_g01_c01", "catch/v_catch_g01_c03"}),
+    ("random", {"clap/v_clap_g01_c01"}),
+    ("inverted_box", {"brush_hair/v_brush_hair_g01_c01", "clap/v_clap_g01_c02"}),
+    ("perfect", {"catch/v_catch_g01_c01", "catch/v_catch_g01_c02", "catch/v_catch_g01_c03"}),   # a whole class
+])
+def test_weight_zero_is_the_video_removed(root, tmp_path, kit, removed):
+    """frame_mAP on weighted videos, weight 0 == the official frame_mAP without those videos (exact: collapsed
+    points are exact for weights 0 and 1), class set included. Only frame_detections.csv is submitted: the kit's
+    tubes.csv holds tubes of every class in every video, which a reference without a class rejects."""
+    ref_dir = os.path.join(root, "reference_data", "action-tubes")
+    res = tmp_path / "res"
+    res.mkdir()
+    with open(os.path.join(root, "starting_kit", "action-tubes", "submissions", kit, "frame_detections.csv")) as f:
+        (res / "frame_detections.csv").write_text(f.read())
+    sub = Submission(str(res))
+    d = TASK.score(ref_dir, sub, decompose=True).decomposition
+    assert removed <= set(d.items)
+    weights = np.array([[0.0 if v in removed else 1.0 for v in d.items]])
+    official = TASK.score(_without_videos(ref_dir, removed, str(tmp_path / "ref")), sub).scores["frame_mAP"]
+    assert abs(d.score(weights)[0] - official) <= 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1), st.sampled_from(["whole", "heavy"]))
+def test_ranked_lists_trapezoid_is_act_on_the_collapsed_points(seed, kind):
+    """metrics.bootstrap.RankedLists.ap_trapezoid_raw == ACT's pr_to_ap (metrics.ap.ap_trapezoid_raw) on the list
+    with weight-0 entries removed and one point per entry at its weighted counts, list by list, on lists long enough
+    to wrap a packed lane (and on weights over 255, the float64 path)."""
+    from scoring_program.metrics.ap import ap_trapezoid_raw
+    from scoring_program.metrics.bootstrap import RankedLists
+    rng = np.random.RandomState(seed)
+    n, lists, m = rng.randint(1, 12), rng.randint(1, 4), rng.randint(0, 1500)
+    group = np.sort(rng.randint(0, lists, m))
+    item = rng.randint(0, n, m)
+    tp = rng.rand(m) < 0.25
+    npos = np.stack([np.bincount(item[(group == g) & tp], minlength=n) + rng.randint(0, 2, n)
+                     for g in range(lists)], axis=1)
+    weights = rng.randint(0, 256 if kind == "whole" else 600, (4, n)).astype(float)
+    weights[0] = 1
+    weights[1, : n // 2] = 0
+    total = weights @ npos
+    got = RankedLists(group, item, tp, ~tp, lists).ap_trapezoid_raw(weights, total)
+    for r in range(weights.shape[0]):
+        for g in range(lists):
+            w = weights[r, item[group == g]]
+            flags = tp[group == g][w > 0]
+            w = w[w > 0]
+            ctp, seen = np.cumsum(w * flags), np.cumsum(w)
+            want = ap_trapezoid_raw(ctp / total[r, g], ctp / seen) if total[r, g] > 0 and w.size else 0.0
+            assert abs(got[r, g] - want) <= 1e-12

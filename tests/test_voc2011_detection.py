@@ -434,3 +434,96 @@ def test_report_bars_and_where_the_points_were_lost(root):
     assert [(r[0], r[1]) for r in dap_table.rows] == [(c, "%.4f" % res.scores["AP_" + c]) for c in bars.labels]
     assert len(mean_bars.labels) == 6 and min(mean_bars.values) >= 0
     assert len(res.plots) == len(bars.labels) and all(p.series[0].envelope for p in res.plots)
+
+
+# ---- the bootstrap's decomposition: mAP on weighted images (issue 13) ---------------------------------------
+
+def test_weighted_map_by_hand():
+    """Images A, B, C. Class 0: one object in each; ranked detections A (TP), B (FP), C (TP). Class 1: one object
+    in C; ranked detections A (FP), C (TP).
+    weights 1,1,1: class 0 precisions at the TPs 1, 2/3 -> AP (1 + 2/3) / 3 = 5/9; class 1: 1/2 -> mAP 19/36.
+    weights 2,1,0 (A twice, C removed): class 0 is A+ A+ B-, npos 3 -> AP 2/3; class 1 has no positive left and
+    leaves the mean -> mAP 2/3.
+    weights 0,1,1: class 0 is B- C+, npos 2 -> AP (1/2) / 2 = 1/4; class 1 is C+ -> 1 -> mAP 5/8.
+    weights 0,1,0: class 0 is B-, npos 1 -> AP 0; class 1 leaves -> mAP 0. weights 0,0,0: no class has an AP -> 0,
+    as report() writes it."""
+    from scoring_program.metrics.detection import voc_det_map_on_weighted_images
+    score = voc_det_map_on_weighted_images(3, 2, det_class=[0, 0, 0, 1, 1], det_image=[0, 1, 2, 0, 2],
+                                           tp=[1, 0, 1, 0, 1], fp=[0, 1, 0, 1, 0], gt_image=[0, 1, 2, 2],
+                                           gt_class=[0, 0, 0, 1])
+    got = score(np.array([[1., 1, 1], [2, 1, 0], [0, 1, 1], [0, 1, 0], [0, 0, 0]]))
+    assert np.allclose(got, [19 / 36., 2 / 3., 5 / 8., 0.0, 0.0], rtol=0, atol=1e-15)
+
+
+def _multiset(ref_dir, sub_dir, weights, out):
+    """The reference and the submission with image i repeated weights[i] times (copies named <id>_copy<k>, their
+    detection lines right after the original's, so the stable ranking keeps the copies adjacent)."""
+    with open(os.path.join(ref_dir, "ImageSets", "Main", "test.txt")) as f:
+        ids = f.read().split()
+    weight = dict(zip(ids, weights))
+    names = {i: [i if k == 0 else "%s_copy%d" % (i, k) for k in range(int(weight[i]))] for i in ids}
+    os.makedirs(os.path.join(out, "ref", "ImageSets", "Main"))
+    os.makedirs(os.path.join(out, "ref", "Annotations"))
+    with open(os.path.join(out, "ref", "ImageSets", "Main", "test.txt"), "w") as f:
+        f.write("".join(n + "\n" for i in ids for n in names[i]))
+    for i in ids:
+        with open(os.path.join(ref_dir, "Annotations", i + ".xml")) as f:
+            xml = f.read()
+        for n in names[i]:
+            with open(os.path.join(out, "ref", "Annotations", n + ".xml"), "w") as f:
+                f.write(xml)
+    for base, _, files in os.walk(sub_dir):
+        for name in files:
+            rel = os.path.relpath(os.path.join(base, name), sub_dir)
+            os.makedirs(os.path.dirname(os.path.join(out, "res", rel)), exist_ok=True)
+            with open(os.path.join(base, name)) as f:
+                lines = f.read().splitlines()
+            with open(os.path.join(out, "res", rel), "w") as f:
+                for line in lines:
+                    image, rest = line.split(" ", 1)
+                    f.write("".join("%s %s\n" % (n, rest) for n in names[image]))
+    return os.path.join(out, "ref"), Submission(os.path.join(out, "res"))
+
+
+@pytest.mark.parametrize("kit", ["random", "perfect"])
+def test_weighted_map_is_the_official_map_with_images_removed_or_repeated(root, tmp_path, kit):
+    """Weight 0 == the image removed, weight k == the image k times (exact for VOCap.m: the decomposition is the
+    official scorer on the multiset), on the kit's reference and submissions."""
+    ref_dir = os.path.join(root, "reference_data", "voc2011-detection")
+    sub_dir = os.path.join(root, "starting_kit", "voc2011-detection", "submissions", kit)
+    d = TASK.score(ref_dir, Submission(sub_dir), decompose=True).decomposition
+    rng = np.random.RandomState(13)
+    for trial in range(4):
+        weights = rng.randint(0, 4, len(d.items)).astype(float)
+        if trial == 0:
+            weights[:] = 1
+            weights[:5] = 0
+        mref, msub = _multiset(ref_dir, sub_dir, weights, str(tmp_path / ("m%d" % trial)))
+        official = TASK.score(mref, msub).scores["mAP"]
+        assert abs(d.score(weights[None, :])[0] - official) <= 1e-12, (trial, official)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1), st.sampled_from(["whole", "heavy", "fractional"]))
+def test_ranked_lists_ap_is_weighted_ap_voc2010_list_by_list(seed, kind):
+    """metrics.bootstrap.RankedLists.ap_voc2010 (packed 16-bit lanes with wrapping block sums; float64 for weights
+    over 255 or not whole) == weighted_ap_voc2010 on each list alone, on lists long enough to wrap a lane."""
+    from scoring_program.metrics.bootstrap import RankedLists, weighted_ap_voc2010
+    rng = np.random.RandomState(seed)
+    n, lists, m = rng.randint(1, 12), rng.randint(1, 4), rng.randint(0, 1500)
+    group = np.sort(rng.randint(0, lists, m))
+    item = rng.randint(0, n, m)
+    label = rng.choice([1, -1, 0], m, p=[0.2, 0.7, 0.1])
+    npos = np.stack([np.bincount(item[(group == g) & (label > 0)], minlength=n) + rng.randint(0, 2, n)
+                     for g in range(lists)], axis=1)
+    top = {"whole": 256, "heavy": 600, "fractional": 4}[kind]
+    weights = rng.randint(0, top, (5, n)).astype(float)
+    weights[0] = 1
+    weights[1, : n // 2] = 0
+    if kind == "fractional":
+        weights[2] *= 0.25
+    got = RankedLists(group, item, label > 0, label < 0, lists).ap_voc2010(weights, weights @ npos)
+    for g in range(lists):
+        at = group == g
+        want = weighted_ap_voc2010(weights, item[at], label[at] > 0, label[at] < 0, npos[:, g])
+        assert np.allclose(got[:, g], want, rtol=0, atol=1e-12, equal_nan=True)

@@ -195,35 +195,32 @@ def _pack_quads(weights):
     return packed
 
 
-def _unpack_quads(packed, b):
-    """(q, m) uint64 of four 16-bit lane values -> (b, m) float64 (the inverse of _pack_quads): the words read as
-    uint16 quads, lane k at index k of a quad on a little-endian machine (3 - k on a big-endian one)."""
+def _unpack_quads(packed):
+    """(q, m) uint64 of four 16-bit lane values -> (q, m, 4) float64, [r, j, k] the value of row 4r + k of the
+    packed weights (the inverse of _pack_quads, rows kept interleaved: the words read as uint16 quads, lane k at
+    index k of a quad on a little-endian machine, 3 - k on a big-endian one)."""
     q, m = packed.shape
     quads = np.ascontiguousarray(packed).view(np.uint16).reshape(q, m, LANES)
-    if sys.byteorder != "little":
-        quads = quads[:, :, ::-1]
-    out = np.empty((q, LANES, m))
-    out[...] = quads.transpose(0, 2, 1)
-    return out.reshape(q * LANES, m)[:b]
+    return (quads if sys.byteorder == "little" else quads[:, :, ::-1]).astype(np.float64)
 
 
-def _packed_cumsum_at(packed, b, positions=None):
+def _packed_cumsum_at(packed, positions=None):
     """Exact cumulative sums of packed 16-bit-lane weights (_pack_quads) along axis 1, at positions (default:
-    everywhere) -> (b, len(positions)) float64.
+    everywhere) -> (q, len(positions), 4) float64 (_unpack_quads' layout). packed is overwritten.
 
     The packed cumulative sum wraps around 2**64, but the difference of two of its values is exact in every lane
     while the true lane sum between them is below 2**16, which holds over any BLOCK_ENTRIES entries (weights <=
     255). So: one packed cumulative sum, the exact total of each block of BLOCK_ENTRIES entries (a difference),
     the totals cumulated in float64, and at each position the blocks before it plus the difference within its
     block. When no row's total reaches 2**16 nothing wrapped and the packed sums are read as they are."""
-    cum = np.cumsum(packed, axis=1)
+    cum = np.cumsum(packed, axis=1, out=packed)
     m = cum.shape[1]
     block_end = np.minimum(np.arange(BLOCK_ENTRIES - 1, m + BLOCK_ENTRIES - 1, BLOCK_ENTRIES), m - 1)
     before_block = np.zeros((cum.shape[0], block_end.size), dtype=np.uint64)
     before_block[:, 1:] = np.take(cum, block_end[:-1], axis=1)
-    totals = _unpack_quads(np.take(cum, block_end, axis=1) - before_block, b)
+    totals = _unpack_quads(np.take(cum, block_end, axis=1) - before_block)
     if totals.sum(axis=1).max() < 2 ** 16:                # no lane ever reached 2**16: nothing wrapped
-        return _unpack_quads(cum if positions is None else np.take(cum, positions, axis=1), b)
+        return _unpack_quads(cum if positions is None else np.take(cum, positions, axis=1))
     prefix = np.zeros(totals.shape)                       # the sum of the blocks before each block
     np.cumsum(totals[:, :-1], axis=1, out=prefix[:, 1:])
     if positions is None:
@@ -233,9 +230,16 @@ def _packed_cumsum_at(packed, b, positions=None):
         block = positions // BLOCK_ENTRIES
         within = np.take(cum, positions, axis=1)
     within -= np.take(before_block, block, axis=1)
-    out = _unpack_quads(within, b)
+    out = _unpack_quads(within)
     out += np.take(prefix, block, axis=1)
     return out
+
+
+def _lane_sums(weight, values):
+    """(rows, J, lanes) x 2 -> (rows * lanes,): sum over j of weight * values, per resample (row r, lane k is
+    resample r * lanes + k). A matrix-vector product: numpy sums over a middle axis slowly."""
+    product = weight * values
+    return np.matmul(product.transpose(0, 2, 1), np.ones(product.shape[1])).reshape(-1)
 
 
 class RankedLists(object):
@@ -280,9 +284,9 @@ class RankedLists(object):
         self.tp_position = kept_tp - self.entry_start[kept_group[kept_tp]]   # within its list's kept entries
 
     def tallies(self, weights):
-        """Yield (g, weight, tp, seen) for every list g with a kept true positive: (b, J_g) float64 each."""
+        """Yield (g, weight, tp, seen) for every list g with a kept true positive, each (rows, J_g, lanes) float64:
+        resample r * lanes + k at [r, :, k] (rows past the last resample are 0)."""
         weights = np.asarray(weights, dtype=np.float64)
-        b = weights.shape[0]
         packed = (weights.size > 0 and weights.min() >= 0 and weights.max() <= LANE_MAX_WEIGHT
                   and np.array_equal(weights, np.floor(weights)))
         lanes = _pack_quads(weights) if packed else weights
@@ -293,11 +297,12 @@ class RankedLists(object):
             entries = np.take(lanes, self.entry_item[self.entry_start[g]:self.entry_start[g + 1]], axis=1)
             weight = np.take(lanes, self.tp_item[s:e], axis=1)
             if packed:
-                seen = _packed_cumsum_at(entries, b, self.tp_position[s:e])
-                yield g, _unpack_quads(weight, b), _packed_cumsum_at(weight, b), seen
+                seen = _packed_cumsum_at(entries, self.tp_position[s:e])
+                unpacked = _unpack_quads(weight)
+                yield g, unpacked, _packed_cumsum_at(weight), seen
             else:
                 seen = np.take(np.cumsum(entries, axis=1), self.tp_position[s:e], axis=1)
-                yield g, weight, np.cumsum(weight, axis=1), seen
+                yield g, weight[:, :, None], np.cumsum(weight, axis=1)[:, :, None], seen[:, :, None]
 
     def ap_voc2010(self, weights, total_pos):
         """(b, ngroups) VOCap.m AP of each list on weighted items (weighted_ap_voc2010's definition): the sum over
@@ -306,12 +311,13 @@ class RankedLists(object):
         positive."""
         total_pos = np.asarray(total_pos, dtype=np.float64)
         out = np.zeros(total_pos.shape)
+        b = out.shape[0]
         with np.errstate(invalid="ignore", divide="ignore"):
             for g, weight, tp, seen in self.tallies(weights):
                 tp /= seen                        # 0 / 0 where every entry so far has weight 0 (so has this one)
-                tp[np.isnan(tp)] = 0.0
+                np.fmax(tp, 0.0, out=tp)          # NaN -> 0 (fmax ignores NaN; a precision is >= 0)
                 env = np.maximum.accumulate(tp[:, ::-1], axis=1)[:, ::-1]
-                out[:, g] = np.einsum("ij,ij->i", weight, env)
+                out[:, g] = _lane_sums(weight, env)[:b]
         with np.errstate(invalid="ignore", divide="ignore"):
             out /= total_pos
         out[total_pos == 0] = np.nan
@@ -327,14 +333,16 @@ class RankedLists(object):
         entry of positive weight precedes it). total_pos: (b, ngroups); 0 where it is 0 (ACT's recall is 0)."""
         total_pos = np.asarray(total_pos, dtype=np.float64)
         out = np.zeros(total_pos.shape)
+        b = out.shape[0]
         with np.errstate(invalid="ignore", divide="ignore"):
             for g, weight, tp, seen in self.tallies(weights):
                 before = tp - weight
                 before /= seen - weight
-                before[np.isnan(before)] = 1.0    # 0 / 0: nothing before, the starting point (0, 1)
+                np.fmin(before, 1.0, out=before)  # 0 / 0 (NaN) -> 1: nothing before, the starting point (0, 1)
                 tp /= seen
-                tp[np.isnan(tp)] = 0.0            # 0 / 0: this entry and every one before it have weight 0
-                out[:, g] = np.einsum("ij,ij->i", weight, tp) + np.einsum("ij,ij->i", weight, before)
+                np.fmax(tp, 0.0, out=tp)          # 0 / 0 (NaN) -> 0: this entry and all before have weight 0
+                tp += before
+                out[:, g] = _lane_sums(weight, tp)[:b]
         with np.errstate(invalid="ignore", divide="ignore"):
             out /= 2.0 * total_pos
         out[total_pos == 0] = 0.0

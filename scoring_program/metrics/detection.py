@@ -125,3 +125,31 @@ def voc_det_ap(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficul
     if npos == 0:
         return None, rec, prec, m.tp, m.fp
     return ap_voc2010(rec, prec), rec, prec, m.tp, m.fp
+
+
+def voc_det_map_on_weighted_images(nimages, nclasses, det_class, det_image, tp, fp, gt_image, gt_class):
+    """VOCevaldet.m's mAP on weighted images, for the bootstrap (issue 13): score(weights) -> (b,) for a (b,
+    nimages) block of image weights, weight k counting the image k times (0: removed).
+
+    det_class, det_image, tp, fp: every detection, class-major in rank order, with VOCevaldet.m's outcome (neither
+    tp nor fp: its candidate is difficult); gt_image, gt_class: the counted objects (not difficult). The matching is
+    decided inside each image, so a copy of an image repeats its detections' outcomes; ranked by a stable sort the
+    copies of a detection are adjacent (ties kept in file order), and VOCap.m on the list with copies is the
+    weighted AP of metrics.bootstrap.RankedLists.ap_voc2010 (exact, not an approximation). Per class: the weighted
+    number of positives is the weighted count of its counted objects; a class without weighted positives has no AP
+    and leaves the mean (as a class without non-difficult objects does), a class without detections or without a
+    result file has AP 0; the mean is over the classes with an AP, 0 when none has (as report() writes it).
+    """
+    from .bootstrap import RankedLists, nanmean_rows
+    nimages, nclasses = int(nimages), int(nclasses)
+    npos = np.bincount(np.asarray(gt_image, dtype=np.intp) * nclasses + np.asarray(gt_class, dtype=np.intp),
+                       minlength=nimages * nclasses).reshape(nimages, nclasses).astype(np.float64)
+    lists = RankedLists(det_class, det_image, tp, fp, nclasses)
+
+    def score(weights):
+        aps = lists.ap_voc2010(weights, weights @ npos)
+        mean = nanmean_rows(aps)
+        mean[np.isnan(mean)] = 0.0
+        return mean
+
+    return score

@@ -580,3 +580,46 @@ def mean_roc(class_curves, nclasses):
         i2 = np.where((i2 < 0) | (i2 >= m) | (diff == 0), i1, i2)
         total += np.maximum(tpr[i1], tpr[i2])
     return F, total / float(nclasses)
+
+
+def frame_map_on_weighted_videos(video_label, nclasses, gt_video, gt_class, det_video=None, det_class=None,
+                                 match=None):
+    """ACT frameAP's mAP on weighted videos, for the bootstrap (issue 13): score(weights) -> (b,) for a (b, nvideos)
+    block of video weights, weight k counting the video k times (0: removed).
+
+    video_label: the class of each test video; gt_video, gt_class: per ground-truth box; det_video, det_class: per
+    frame detection (input order) and match its FrameMatch (frame_match), or None without frame detections (AP 0
+    for every class). Matching is decided inside each (video, frame), so a copy of a video repeats its detections'
+    outcomes. Per class the weighted number of positives is the weighted count of its ground-truth boxes (0: AP 0,
+    ACT's recall is 0); AP is the trapezoid on the COLLAPSED weighted precision/recall points
+    (metrics.bootstrap.RankedLists.ap_trapezoid_raw): exact for weights 0 and 1 (0 is the video removed), while
+    weight k > 1 makes each true positive one point at its weighted counts, not k points (the trapezoid over k
+    copies has no closed form). The mean is over the class set of the weighted videos (a class leaves it when all
+    its videos have weight 0, as the class set is the labels of the test videos); NaN when no video is left.
+    """
+    from .bootstrap import RankedLists
+    video_label = np.asarray(video_label, dtype=np.intp)
+    nvideos, nclasses = video_label.size, int(nclasses)
+    npos = np.bincount(np.asarray(gt_video, dtype=np.intp) * nclasses + np.asarray(gt_class, dtype=np.intp),
+                       minlength=nvideos * nclasses).reshape(nvideos, nclasses).astype(np.float64)
+    of_class = np.zeros((nvideos, nclasses))
+    of_class[np.arange(nvideos), video_label] = 1.0
+    lists = None
+    if match is not None:
+        order = match.order
+        tp = match.tp[order]
+        lists = RankedLists(np.asarray(det_class)[order], np.asarray(det_video)[order], tp, ~tp, nclasses)
+
+    def score(weights):
+        if lists is None:
+            aps = np.zeros((weights.shape[0], nclasses))
+        else:
+            aps = lists.ap_trapezoid_raw(weights, weights @ npos)
+        present = (weights @ of_class) > 0
+        count = present.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(present, aps, 0.0).sum(axis=1) / count
+        mean[count == 0] = np.nan
+        return mean
+
+    return score

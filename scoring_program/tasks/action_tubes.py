@@ -13,6 +13,7 @@ from ..formats import tubes as fmt
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import decode
 from ..metrics import tubes as M
+from ..metrics.bootstrap import Decomposition
 from ..report.result import MAX_POINTS, MIN_BLOCK, Bars, Plot, Result, ScoreKey, Series, Table, rank_blocks
 from .base import Reference, Task, no_progress
 from .voc2011_detection import tide_section
@@ -174,6 +175,21 @@ def evaluate(reference, submitted, progress=no_progress):
     auc = None if nbad else auc_results(videos, gt, tb, C)
     progress(3, 3, "measures")
     return Evaluation(videos, gt, classes, submitted, frame, video, auc, nbad)
+
+
+def decomposition(evaluation):
+    """The ranking score (frame_mAP, the first column) on weighted test videos
+    (metrics.tubes.frame_map_on_weighted_videos), from the evaluation's frame matching: nothing is matched again."""
+    videos, gt = evaluation.videos, evaluation.gt
+    gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
+    C = len(evaluation.classes)
+    if evaluation.frame is None:
+        score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class)
+    else:
+        d = evaluation.submitted.detections
+        score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class, d.video, d.label,
+                                               evaluation.frame.match)
+    return Decomposition("video", [v.decode("utf-8", "surrogateescape") for v in videos.ids.tolist()], score)
 
 
 def auc_results(videos, gt, tb, C):
@@ -379,11 +395,15 @@ class ActionTubes(Task):
         return ["class %s: no ground-truth tube in gt_tubes.csv (its frame-AP and video-AP are 0 for every "
                 "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0]
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir)
-        submitted = read_submission(submission, reference)
-        evaluation = evaluate(reference, submitted, progress)
+        return evaluate(reference, read_submission(submission, reference), progress)
+
+    def report(self, evaluation, private=False):
         return report(evaluation, self.title, private)
+
+    def decompose(self, evaluation):
+        return decomposition(evaluation)
 
     # ------------------------------------------------------------------------------------------- validate
     def validate(self, submission, ids=None):

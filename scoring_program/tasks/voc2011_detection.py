@@ -12,7 +12,8 @@ from ..formats.voc import VOC_CLASSES
 from ..formats.voc_det import check_syntax, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
-from ..metrics.detection import voc_ap_of_flags, voc_det_match
+from ..metrics.bootstrap import Decomposition
+from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images, voc_det_match
 from ..metrics.overlap import iou_columns_plus1
 from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors, overlapping_pairs,
                             tide_delta_ap)
@@ -269,6 +270,16 @@ def report(evaluation, title, private=False):
     return res
 
 
+def decomposition(evaluation):
+    """The ranking score (mAP) on weighted test images (metrics.detection.voc_det_map_on_weighted_images), from
+    the evaluation's ranked detections: nothing is matched again."""
+    gt, ranked = evaluation.gt, evaluation.ranked
+    counted = (gt.cls >= 0) & ~gt.difficult
+    score = voc_det_map_on_weighted_images(gt.ids.size, len(VOC_CLASSES), ranked.cls, ranked.image, ranked.tp,
+                                           ranked.fp, gt.img[counted], gt.cls[counted])
+    return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in gt.ids.tolist()], score)
+
+
 TIDE_LABELS = ("localization", "wrong class", "both (class and loc.)", "duplicate", "background", "missed GT")
 TIDE_SHORT = ("Loc", "Cls", "Both", "Dupe", "Bkg", "Miss")        # TIDE's short names
 TIDE_KEY = ("Loc: localization, Cls: wrong class, Both: class and localization, Dupe: duplicate, Bkg: background, "
@@ -350,11 +361,15 @@ class Voc2011Detection(Task):
                        "classes, never scored" % (count, name, image_id))
         return out + super().reference_warnings(reference)       # the classes without positives
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False):
+    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir, progress)
-        submitted = read_submission(submission, reference, self.comps, progress)
-        evaluation = evaluate(reference, submitted, progress)
+        return evaluate(reference, read_submission(submission, reference, self.comps, progress), progress)
+
+    def report(self, evaluation, private=False):
         return report(evaluation, self.title, private)
+
+    def decompose(self, evaluation):
+        return decomposition(evaluation)
 
     def validate(self, submission, ids=None):
         set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)
