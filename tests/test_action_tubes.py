@@ -865,3 +865,13 @@ def test_ranked_lists_trapezoid_is_act_on_the_collapsed_points(seed, kind):
             ctp, seen = np.cumsum(w * flags), np.cumsum(w)
             want = ap_trapezoid_raw(ctp / total[r, g], ctp / seen) if total[r, g] > 0 and w.size else 0.0
             assert abs(got[r, g] - want) <= 1e-12
+
+
+def test_tubes_of_two_videos_outside_the_test_list_may_share_a_tube_id(tmp_path):
+    """Tube ids are per video: tube 1 of X and tube 1 of Y (both ignored) are two tubes, not one repeating frames."""
+    p = str(tmp_path / "tubes.csv")
+    write(p, "video,tube,label,score,frame,x1,y1,x2,y2\nv,1,run,0.5,1,0,0,9,9\nX,1,run,0.5,1,0,0,9,9\n"
+             "Y,1,run,0.5,1,0,0,9,9\nX,1,run,0.5,2,0,0,9,9\n")
+    fake = fmt.Videos(np.array([b"v"]), np.zeros(1, dtype=np.int64), np.array([10]), np.array([b"run"]))
+    b = fmt.read_tubes(p, "tubes.csv", fake)
+    assert b.ignored_tubes == 2 and b.tube_length.tolist() == [1] and b.tube_line.tolist() == [2]

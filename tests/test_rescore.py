@@ -43,8 +43,13 @@ def test_rescore_equals_score_py_one_by_one(slug, tmp_path):
     ref = os.path.join(ROOT, "reference_data", slug)
     bulk, names = _kit_archive(slug, tmp_path)
     out = tmp_path / "rescored"
-    records = rescore.rescore(slug, ref, [bulk], str(out), jobs=2, progress=lambda r: None)
+    records = rescore.rescore(slug, ref, [bulk], str(out), jobs=2, progress=lambda r: None, resamples=40, seed=5)
     assert [r["name"] for r in records] == sorted(names)
+    # the bootstrap (decompose=True) leaves the files alone, and every scored submission has one
+    scored = [r for r in records if r["status"] == "scored"]
+    assert scored and all(len(r["bootstrap"]["scores"]) == 40 for r in scored)
+    assert len((out / "bootstrap.csv").read_text().splitlines()) == 41
+    assert "Scores and ranks" in (out / "ranking.html").read_text()
     by_name = {r["name"]: r for r in records}
     for name, folder in names.items():
         proc, single = run_score(slug, ref, folder, tmp_path, name="single")

@@ -643,6 +643,9 @@ def read_tubes(path, label, videos):
     # video, tube, label and score repeat on every row of a tube: read them once per run of identical cells
     u, cnt = _runs(t, ("video", "tube", "label", "score"))
     vid_u, known_u = _known_rows(u, videos, SubmissionError)
+    if not known_u.all():       # each video outside the test list its own negative id: tube ids are per video
+        _, inv = np.unique(u.text("video")[~known_u], return_inverse=True)
+        vid_u[~known_u] = -1 - inv
     lab_u = _check_labels(u, u.text("label"), videos.classes, SubmissionError, known_u)
     vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
     frame = t.integer("frame")
