@@ -122,11 +122,12 @@ def interval_svg(ranking, precision, width=640, row=18):
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
            'font-family="sans-serif" font-size="%d" role="img">' % (width, height, width, height, fs)]
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="white" stroke="#888"/>' % (ml, mt, pw, s * row))
-    for i in range(5):
-        v = lo + (hi - lo) * i / 4.0
+    step = _nice_step((hi - lo) / 6.0)
+    digits = max(0, int(-np.floor(np.log10(step))))
+    for v in np.arange(np.ceil(lo / step) * step, hi, step):
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (sx(v), mt, sx(v), mt + s * row))
         out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%.*f</text>'
-                   % (sx(v), mt + s * row + 12, precision, v))
+                   % (sx(v), mt + s * row + 12, digits, v))
     out.append('<text x="%.1f" y="%d" text-anchor="middle">score (dot: official; line: 95%% bootstrap interval)'
                '</text>' % (ml + pw / 2.0, height - 4))
     for j in range(s):
@@ -139,6 +140,15 @@ def interval_svg(ranking, precision, width=640, row=18):
             out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="#c0392b"/>' % (sx(ranking.official[j]), y))
     out.append("</svg>")
     return "".join(out)
+
+
+def _nice_step(raw):
+    """1, 2 or 5 times a power of ten, the first at least raw."""
+    power = 10.0 ** np.floor(np.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * power >= raw:
+            return m * power
+    return 10 * power
 
 
 def _fig(title, svg, note=None):
@@ -188,8 +198,7 @@ def render_ranking(title, ranking, key, unit, n_items, resamples, seed, failed=(
                         "square marks the official rank, the red cross the median bootstrap rank and the black line "
                         "the 95% rank interval."))
     if s > 1:
-        heat = HeatMap("", ranking.names, ranking.names, ranking.beats, row_title="submission (row)",
-                       col_title="beats the column in this share of resamples (%)")
+        heat = HeatMap("", ranking.names, ranking.names, ranking.beats, row_title="row", col_title="column")
         out.append(_fig("Significance map", heatmap_svg(heat, cell=max(14, min(30, 600 // s))),
                         "Cell (row, column): the percentage of resamples in which the row's submission scores "
                         "strictly better than the column's. A pair is told apart with confidence when the cell is "
