@@ -635,20 +635,3 @@ def test_weight_zero_is_the_sequence_removed_and_weight_two_its_copy(tmp_path, s
     edited, _ = decomposed(tmp_path / "edited", edited_gt, edited_pred, edited_frames)
     assert abs(d.score(weights)[0] - edited.scores["mean_jaccard"]) <= 1e-12
     assert abs(d.score(np.ones((1, 6)))[0] - full.scores["mean_jaccard"]) <= 1e-12
-
-
-def test_decompose_leaves_the_files_alone(tmp_path):
-    """decompose=True (rescore --bootstrap) writes what score.py writes."""
-    from scoring_program.cli import run as cli_run
-    ref = os.path.join(ROOT, "reference_data", SLUG)
-    folder = os.path.join(ROOT, "starting_kit", SLUG, "submissions", "random")
-    outs = []
-    for flag in (False, True):
-        inp = tmp_path / ("in%d" % flag)
-        inp.mkdir()
-        os.symlink(ref, str(inp / "ref"))
-        os.symlink(folder, str(inp / "res"))
-        out = tmp_path / ("out%d" % flag)
-        cli_run(SLUG, str(inp), str(out), decompose=flag)
-        outs.append({f: (out / f).read_bytes() for f in sorted(os.listdir(str(out)))})
-    assert outs[0] == outs[1]

@@ -91,29 +91,35 @@ def weighted_ap_voc2010(weights, item, tp, fp, npos):
     never count and are dropped first.
     """
     weights = np.asarray(weights, dtype=np.float64)
-    b = weights.shape[0]
     item = np.asarray(item, dtype=np.intp)
     tp = np.asarray(tp, dtype=bool)
     fp = np.asarray(fp, dtype=bool)
     total_pos = weights @ np.asarray(npos, dtype=np.float64)
     tp_at = np.flatnonzero(tp)
     if tp_at.size == 0:
-        out = np.zeros(b)
-    else:
-        keep = slice(0, tp_at[-1] + 1)
-        item, tp, fp = item[keep], tp[keep], fp[keep]
-        counted = tp | fp
-        it = item[counted]                       # entries that move precision, in rank order
-        is_tp = tp[counted]
-        w = weights[:, it]                       # (b, m')
-        seen = np.cumsum(w, axis=1)[:, is_tp]    # weighted tp+fp up to each true positive
-        wtp = w[:, is_tp]
-        ctp = np.cumsum(wtp, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prec = ctp / seen                    # 0/0 where every entry so far has weight 0: no recall step there
-        prec[seen == 0] = 0.0
-        env = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
-        out = np.einsum("ij,ij->i", wtp, env)
+        return vocap_at_true_positives(np.zeros((weights.shape[0], 0)), np.zeros((weights.shape[0], 0)), total_pos)
+    keep = slice(0, tp_at[-1] + 1)
+    item, tp, fp = item[keep], tp[keep], fp[keep]
+    counted = tp | fp
+    it = item[counted]                       # entries that move precision, in rank order
+    is_tp = tp[counted]
+    w = weights[:, it]                       # (b, m')
+    seen = np.cumsum(w, axis=1)[:, is_tp]    # weighted tp+fp up to each true positive
+    return vocap_at_true_positives(w[:, is_tp], seen, total_pos)
+
+
+def vocap_at_true_positives(wtp, seen, total_pos):
+    """VOCap.m's AP from its true-positive steps, for each row: wtp (b, m) the weight of each true-positive step in
+    rank order, seen (b, m) the weighted entries (true and false positives) up to and including it, total_pos (b,)
+    the weighted positives. Precision falls between true positives, so the envelope is the right-to-left maximum
+    over the steps; AP = sum of wtp * envelope / total_pos (NaN where total_pos is 0). A step where nothing has
+    weight yet (seen 0) has no recall step and precision 0, which never raises the envelope."""
+    ctp = np.cumsum(wtp, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = ctp / seen
+    prec[seen == 0] = 0.0
+    env = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    out = np.einsum("ij,ij->i", wtp, env)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = out / total_pos
     out[total_pos == 0] = np.nan

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .ap import ap_voc2010, pr_curve
+from .bootstrap import vocap_at_true_positives
 from .detection import best_candidates, match_ranked
 from .ranking import stable_descending_order
 
@@ -173,23 +174,13 @@ def weighted_ap_voc2010_rows(rows, tp, total_pos):
     total_pos = np.asarray(total_pos, dtype=np.float64)
     tp = np.asarray(tp, dtype=bool)
     if not tp.any():
-        out = np.zeros(total_pos.shape)
-    else:
-        edge = np.diff(np.concatenate(([False], tp, [False])).astype(np.int8))
-        first, last = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1) - 1       # each run of true positives
-        seen = np.cumsum(rows, axis=0)                    # entries up to and including each one (exact integers)
-        wtp = seen[last] - np.where((first > 0)[:, None], seen[np.maximum(first - 1, 0)], 0.0)
-        seen = seen[last]
-        ctp = np.cumsum(wtp, axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prec = ctp / seen
-        prec[seen == 0] = 0.0
-        env = np.maximum.accumulate(prec[::-1], axis=0)[::-1]
-        out = np.einsum("ij,ij->j", wtp, env)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = out / total_pos
-    out[total_pos == 0] = np.nan
-    return out
+        empty = np.zeros((total_pos.shape[0], 0))
+        return vocap_at_true_positives(empty, empty, total_pos)
+    edge = np.diff(np.concatenate(([False], tp, [False])).astype(np.int8))
+    first, last = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1) - 1       # each run of true positives
+    seen = np.cumsum(rows, axis=0)                    # entries up to and including each one (exact integers)
+    wtp = seen[last] - np.where((first > 0)[:, None], seen[np.maximum(first - 1, 0)], 0.0)
+    return vocap_at_true_positives(wtp.T, seen[last].T, total_pos)
 
 
 class WeightedLayoutAP(object):
