@@ -7,9 +7,13 @@
     pred_part_result.json  {video: {frame_json_name: {"humans": [{"box": [x1,y1,x2,y2],
                                     "parts": {part_name: {"box": [[..], [..]], "verb": [S1, S2]}}}]}}}
 
-Other keys ("number", "name") are ignored. json.load builds the Python objects; everything after that works on
-whole lists at once (list comprehensions and numpy), and only when a check fails do we walk the objects one by
-one to name the video, frame, human and part at fault.
+Other keys ("number", "name") are ignored. The part files are read straight from their bytes into arrays by a
+vectorized structural pass (formats.kinetics_json: no Python object per number, string or container) when they are
+valid JSON of exactly this shape and every rule below holds (read_ground_truth, read_predictions_bytes). Anything
+else takes the stdlib path, which gives the same arrays or the message: json.loads builds the Python objects;
+everything after that works on whole lists at once (list comprehensions and numpy), and only when a check fails do
+we walk the objects one by one to name the video, frame, human and part at fault. The two small vid_result files
+always go through json.loads.
 """
 from __future__ import annotations
 
@@ -49,7 +53,11 @@ def no_cycle_collection():
 
 def load_json(path, label, err=SubmissionError):
     """Parse a JSON file; invalid JSON names the line and column (json.JSONDecodeError's lineno/colno)."""
-    data = read_bytes(path, label, err)
+    return parse_json(read_bytes(path, label, err), label, err)
+
+
+def parse_json(data, label, err=SubmissionError):
+    """json.loads of a file's bytes (the stdlib path), with load_json's messages."""
     try:
         with no_cycle_collection():
             return json.loads(data)
@@ -201,8 +209,106 @@ def _check_gt_human(label, where, h):
 
 
 def read_ground_truth(vid_path, part_path, vid_label="gt_vid_result.json", part_label="gt_part_result.json"):
-    return flatten_ground_truth(load_json(vid_path, vid_label, ReferenceDataError),
-                                load_json(part_path, part_label, ReferenceDataError), vid_label, part_label)
+    """GroundTruth of the two files: gt_part_result.json straight from its bytes (formats.kinetics_json) when it is
+    what that pass handles, else json.loads and flatten_ground_truth (the same arrays, and the messages)."""
+    vid = load_json(vid_path, vid_label, ReferenceDataError)
+    data = read_bytes(part_path, part_label, ReferenceDataError)
+    gt = ground_truth_from_bytes(vid, data)
+    if gt is None:
+        gt = flatten_ground_truth(vid, parse_json(data, part_label, ReferenceDataError), vid_label, part_label)
+    return gt
+
+
+def _segments(starts, lengths, which):
+    """Indices of the items of the segments `which` (segment k: items starts[k] .. starts[k] + lengths[k] - 1), in
+    that order."""
+    n = lengths[which]
+    total = int(n.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.cumsum(n) - n
+    return np.repeat(starts[which] - first, n) + np.arange(total, dtype=np.int64)
+
+
+def _starts(counts):
+    return np.cumsum(counts) - counts
+
+
+def _texts(strings):
+    return [t.decode("utf-8", "surrogatepass") for t in strings.texts]
+
+
+def _frames_by_video(scan):
+    """({video key: index}, per video {frame key: frame index}) of a PartFile; None when a key repeats (json.loads
+    keeps the last value at the first one's place: left to the stdlib path)."""
+    videos = dict((k, i) for i, k in enumerate(scan.video_key))
+    if len(videos) != len(scan.video_key):
+        return None
+    per_video = [dict() for _ in scan.video_key]
+    for v, f, i in zip(scan.frame_video.tolist(), scan.frame_key, range(len(scan.frame_key))):
+        per_video[v][f] = i
+    if sum(map(len, per_video)) != len(scan.frame_key):
+        return None
+    return videos, per_video
+
+
+def ground_truth_from_bytes(vid, data):
+    """GroundTruth from the parsed gt_vid_result and the bytes of gt_part_result, or None for the stdlib path
+    (anything flatten_ground_truth would reject, or the pass does not handle)."""
+    from .kinetics_json import read_part_file
+    if not isinstance(vid, dict) or not vid or not all(isinstance(c, str) for c in vid.values()):
+        return None
+    scan = read_part_file(data, pred=False)
+    if scan is None:
+        return None
+    found = _frames_by_video(scan)
+    if found is None:
+        return None
+    videos, per_video = found
+    gt = GroundTruth()
+    gt.videos = list(vid)
+    gt.classes = list(vid.values())
+    order = [videos.get(name, -1) for name in gt.videos]
+    if -1 in order:
+        return None
+    frame_start = np.searchsorted(scan.frame_video, np.arange(len(scan.video_key) + 1))
+    frames = _segments(frame_start[:-1], np.diff(frame_start), np.array(order, dtype=np.int64))
+    video_of = np.repeat(np.arange(len(order), dtype=np.int64), np.diff(frame_start)[order])
+    humans = scan.frame_humans[frames]
+    kept = humans > 0
+    gt.empty_frames = np.bincount(video_of[~kept], minlength=len(order)).astype(np.int64)
+    frames, video_of, humans = frames[kept], video_of[kept], humans[kept]
+    gt.frame_video = video_of
+    gt.frame_name = [scan.frame_key[k] for k in frames.tolist()]
+    human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
+    gt.human_frame = np.repeat(np.arange(frames.size, dtype=np.int64), humans)
+    gt.human_box = scan.human_box[human_sel]
+    nparts = scan.human_parts[human_sel]
+    part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
+    gt.part_human = np.repeat(np.arange(human_sel.size, dtype=np.int64), nparts)
+    gt.part_box = scan.part_box[part_sel]
+    gt.part_name = _recode(scan.part_name, part_sel, gt.names)
+    gt.part_verb = _recode(scan.part_verb, part_sel, gt.verbs)
+    return gt
+
+
+def _recode(strings, sel, vocab):
+    """Codes of the occurrences sel, dense in order of first appearance among them (as _codes), filling vocab."""
+    if sel.size == strings.codes.size and np.array_equal(sel, np.arange(sel.size)):
+        for t in _texts(strings):           # every occurrence, in file order: the pass's codes already are
+            vocab[t] = len(vocab)
+        return strings.codes.astype(np.int64)
+    codes = strings.codes[sel]
+    if codes.size == 0:
+        return codes.astype(np.int64)
+    uniq, first = np.unique(codes, return_index=True)
+    ranked = uniq[np.argsort(first, kind="stable")]
+    lut = np.zeros(int(uniq.max()) + 1, dtype=np.int64)
+    lut[ranked] = np.arange(ranked.size)
+    texts = _texts(strings)
+    for c in ranked.tolist():
+        vocab[texts[c]] = len(vocab)
+    return lut[codes]
 
 
 def flatten_ground_truth(vid, part, vid_label="gt_vid_result.json", part_label="gt_part_result.json"):
@@ -421,6 +527,96 @@ def read_predictions(pred_vid, pred_part, gt, vid_label, part_label):
         raise SubmissionError(part_label, message="malformed part results")
     pr.cut_warning = cut_box_warning(pr, gt, frames)
     return pr
+
+
+def read_predictions_bytes(pred_vid, data, gt, vid_label, part_label):
+    """Predictions from the parsed pred_vid_result and the bytes of pred_part_result: straight from the bytes when
+    the structural pass handles them and every rule holds, else json.loads and read_predictions (the messages)."""
+    pr = predictions_from_bytes(pred_vid, data, gt, vid_label)
+    if pr is None:
+        pr = read_predictions(pred_vid, parse_json(data, part_label), gt, vid_label, part_label)
+    return pr
+
+
+def predictions_from_bytes(pred_vid, data, gt, vid_label):
+    """Predictions, or None for the stdlib path (a fault to name, or what the pass does not handle; boxes of more
+    than 4 numbers, legal but rare, go there too for their warning)."""
+    from .kinetics_json import read_part_file
+    scan = read_part_file(data, pred=True)
+    if scan is None:
+        return None
+    found = _frames_by_video(scan)
+    if found is None:
+        return None
+    videos, per_video = found
+    pr = Predictions()
+    pr.classes, pr.extra_videos = read_pred_classes(pred_vid, gt, vid_label)    # part_result is valid JSON
+    n_frames = len(gt.frame_name)
+    match = np.full(n_frames, -1, dtype=np.int64)
+    bounds = np.searchsorted(gt.frame_video, np.arange(gt.n_videos + 1))
+    for v, name in enumerate(gt.videos):
+        a, b = int(bounds[v]), int(bounds[v + 1])
+        if a == b:
+            continue
+        j = videos.get(name)
+        if j is None:
+            return None
+        pv = per_video[j]
+        get = pv.get
+        got = [get(f, -1) for f in gt.frame_name[a:b]]
+        match[a:b] = got
+        missing = got.count(-1)
+        pr.extra_frames += len(pv) - (b - a) + missing
+    pr.frame_has_pred = match >= 0
+    pr.missing_frames = int(n_frames - pr.frame_has_pred.sum())
+    ev = np.flatnonzero(pr.frame_has_pred)
+    frames = match[ev]
+    n_h = scan.frame_humans[frames]
+    if n_h.size and n_h.max() > MAX_HUMANS:
+        return None
+    human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
+    pr.human_frame = np.repeat(ev, n_h)
+    pr.human_box = scan.human_box[human_sel]
+    pr.human_cut = np.zeros(0, dtype=np.int64)
+    part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
+    pr.pp_human = np.repeat(np.arange(human_sel.size, dtype=np.int64), scan.human_parts[human_sel])
+    nverb, nbox = scan.part_nverb[part_sel], scan.part_nbox[part_sel]
+    if (nverb > MAX_PROPOSALS).any() or (nbox > nverb).any():
+        return None
+    names = np.array([gt.names.get(t, -1) for t in _texts(scan.part_name)] or [-1], dtype=np.int64)
+    pr.pp_name = names[scan.part_name.codes[part_sel]]
+    pr.pp_nverb, pr.pp_nbox = nverb, nbox
+    pr.pp_box_start = np.cumsum(nbox) - nbox
+    verbs = np.array([gt.verbs.get(t, -1) for t in _texts(scan.part_verb)] or [-1], dtype=np.int64)
+    pr.prop_box, pr.prop_verb = _proposals(scan, part_sel, nbox, verbs)
+    pr.prop_cut = np.zeros(0, dtype=np.int64)
+    return pr
+
+
+def _proposals(scan, part_sel, nbox, verb_codes, block=1 << 16):
+    """(prop_box, prop_verb) of the parts part_sel: box j of a part and its verb j (a GT state code), a block of
+    parts at a time (small temporaries). When the parts are in file order (the usual case), the boxes move down
+    inside the pass's own buffer instead of into a copy: each block reads rows at or after the ones it writes,
+    and the rows it reads have not been written yet."""
+    box_start = _starts(scan.part_nbox)
+    verb_start = _starts(scan.part_nverb)
+    total = int(nbox.sum())
+    src = scan.prop_box
+    in_place = part_sel.size < 2 or bool((np.diff(part_sel) > 0).all())
+    boxes = src if in_place else np.empty((total, 4), dtype=np.float64)
+    verbs = np.empty(total, dtype=np.int64)
+    codes = scan.part_verb.codes
+    at = 0
+    for a in range(0, part_sel.size, block):
+        parts = part_sel[a:a + block]
+        n = nbox[a:a + block]
+        k = int(n.sum())
+        j = np.arange(k) - np.repeat(_starts(n), n)
+        rows = np.repeat(box_start[parts], n) + j
+        boxes[at:at + k] = src[rows]
+        verbs[at:at + k] = verb_codes[codes[np.repeat(verb_start[parts], n) + j]]
+        at += k
+    return boxes[:total], verbs
 
 
 def cut_box_warning(pr, gt, frames):

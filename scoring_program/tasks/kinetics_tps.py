@@ -6,10 +6,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ReferenceDataError, SubmissionError
+from ..errors import SubmissionError
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
-from ..formats.kinetics_tps import (check_pred_frame, cut_box_text, flatten_ground_truth, load_json,
-                                    no_cycle_collection, read_predictions, _found)
+from ..formats.kinetics_tps import (check_pred_frame, cut_box_text, load_json, no_cycle_collection,
+                                    read_ground_truth, read_predictions_bytes, _found)
+from ..formats.text import read_bytes
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Plot, Result, ScoreKey, Series, Table
@@ -75,12 +76,9 @@ def load_reference(ref_dir, clock=None):
     clock = clock or Stopwatch()
     ref = str(ref_dir)
     with no_cycle_collection():
-        with clock("JSON parsing (json.loads)"):
-            gt_vid = load_json(os.path.join(ref, GT_VID_FILE), "ref/" + GT_VID_FILE, ReferenceDataError)
-            gt_part = load_json(os.path.join(ref, GT_PART_FILE), "ref/" + GT_PART_FILE, ReferenceDataError)
-        with clock("checks and arrays"):
-            gt = flatten_ground_truth(gt_vid, gt_part, "ref/" + GT_VID_FILE, "ref/" + GT_PART_FILE)
-            del gt_part
+        with clock("JSON to arrays"):      # straight from the bytes (formats.kinetics_json), else json.loads
+            gt = read_ground_truth(os.path.join(ref, GT_VID_FILE), os.path.join(ref, GT_PART_FILE),
+                                   "ref/" + GT_VID_FILE, "ref/" + GT_PART_FILE)
     return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
 
 
@@ -117,13 +115,9 @@ def read_submission(submission, gt, clock=None, progress=no_progress):
     clock = clock or Stopwatch()
     vpath, vlabel = _locate(submission, VID_FILE)
     ppath, plabel = _locate(submission, PART_FILE)
-    with clock("JSON parsing (json.loads)"):
-        pred_vid = load_json(vpath, vlabel)
-        pred_part = load_json(ppath, plabel)
     progress(0, 2, "steps")
-    with clock("checks and arrays"):
-        pr = read_predictions(pred_vid, pred_part, gt, vlabel, plabel)
-        del pred_part
+    with clock("JSON to arrays"):
+        pr = read_predictions_bytes(load_json(vpath, vlabel), read_bytes(ppath, plabel), gt, vlabel, plabel)
     return KineticsSubmission(pr, vlabel, plabel)
 
 

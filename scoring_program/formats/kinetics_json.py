@@ -1,0 +1,716 @@
+"""Kinetics-TPS part files (gt_part_result.json, pred_part_result.json) straight from bytes to arrays.
+
+A vectorized structural pass over the JSON bytes, with no Python object per number, string or container:
+
+1. Tokens: the offsets of the bytes " , : [ ] { } (and of the first byte of every run of white space, where there is
+   any) in blocks of the file, by numpy comparisons. A quote preceded by an odd run of backslashes is escaped; the
+   parity of the quotes before a token tells whether it lies inside a string (then it is dropped); a string is one
+   token from its opening to its closing quote. A scalar (number, true, ...) is what lies between two tokens.
+2. Depth by a cumulative sum of +1 ({ [) and -1 (} ]). The document's shape (formats.kinetics_tps's docstring) gives each container a
+   node (a video, a frame, the humans list, a human, its box, its parts, a part, the part's boxes, its verbs, a
+   proposal box), found from its depth, its bracket and the key it hangs under. The depth alone names the node
+   except at two levels (a human's box or its parts; a part's boxes or its verbs): there a running sum of two bits
+   (an opening bracket adds its node's bit, a closing one subtracts the bit of the node it must close, which must be
+   the one found before it) completes it. So brackets match, and every token knows the node of its container.
+3. The JSON grammar as a table of allowed neighbours (a key is a string followed by a colon; after a comma an object
+   needs a key, an array a value), and the schema as a table of values allowed per container node and key.
+4. Arrays: the counts of every level from the offsets of the opening and closing brackets (a box [a,b,c,d] holds
+   close - open numbers), numbers by formats.jsonnum, names and states by 64-bit words and a hash, verified
+   byte for byte against one representative.
+
+The pass only accepts what it fully understands: a valid JSON document of exactly this shape, every box and state
+where the metric needs it, keys not repeated. Anything else (invalid JSON, a missing or repeated key, a list where an
+object belongs, a container under a key the scorer ignores, a box that is not 4 plain numbers, an empty file,
+another encoding) returns None, and the caller parses the file with json.loads and runs the checks that name the
+fault, so the messages stay those of the stdlib path. A file is read in blocks that end after a frame: every human,
+part and box lies in one block, and the temporaries stay a few MB.
+"""
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+import numpy as np
+
+from .fastnum import gather_words
+from .jsonnum import first_words, json_numbers, literal_or_number, word_view
+
+BLOCK = 1 << 19                 # bytes per block of vectorized work (grown when one frame is larger)
+
+# token codes
+START, OBJ_OPEN, OBJ_CLOSE, ARR_OPEN, ARR_CLOSE, COLON, COMMA, STR, WS, KEY = range(10)
+NCODES = 10
+_CODE = np.zeros(256, dtype=np.uint8)
+for _b, _c in ((b"{", OBJ_OPEN), (b"}", OBJ_CLOSE), (b"[", ARR_OPEN), (b"]", ARR_CLOSE), (b":", COLON),
+               (b",", COMMA), (b'"', STR), (b" ", WS), (b"\t", WS), (b"\n", WS), (b"\r", WS)):
+    _CODE[ord(_b)] = _c
+_DELTA = np.zeros(NCODES, dtype=np.int8)
+_DELTA[[OBJ_OPEN, ARR_OPEN]] = 1
+_DELTA[[OBJ_CLOSE, ARR_CLOSE]] = -1
+
+# which token may follow which: ALLOW[previous, a scalar between them, next]
+_ALLOW = np.zeros((NCODES, 2, NCODES), dtype=bool)
+_VALUE = [STR, OBJ_OPEN, ARR_OPEN]
+_AFTER_VALUE = [COMMA, OBJ_CLOSE, ARR_CLOSE]
+_ALLOW[START, 0, OBJ_OPEN] = True                       # the document is an object
+_ALLOW[OBJ_OPEN, 0, [KEY, OBJ_CLOSE]] = True
+_ALLOW[ARR_OPEN, 0, _VALUE + [ARR_CLOSE]] = True
+_ALLOW[ARR_OPEN, 1, [COMMA, ARR_CLOSE]] = True
+_ALLOW[COLON, 0, _VALUE] = True
+_ALLOW[COLON, 1, [COMMA, OBJ_CLOSE]] = True
+_ALLOW[COMMA, 0, _VALUE + [KEY]] = True
+_ALLOW[COMMA, 1, [COMMA, ARR_CLOSE]] = True
+_ALLOW[KEY, 0, COLON] = True
+for _p in (STR, OBJ_CLOSE, ARR_CLOSE):
+    _ALLOW[_p, 0, _AFTER_VALUE] = True
+_ALLOW = _ALLOW.ravel()
+
+# schema nodes (4 bits) and the keys the schema names
+(NONE, ROOT, VIDEO, FRAME, HUMANS, HUMAN, HBOX, PARTS, PART, PBOX, VERBS, PROP) = range(12)
+INVALID = 15
+S_VALUE, SCALAR = 12, 13        # value codes besides the nodes: a string, a scalar
+K_NONE, K_OTHER, K_HUMANS, K_BOX, K_PARTS, K_VERB = range(6)
+_KEY_WORDS = ((b"humans", K_HUMANS), (b"box", K_BOX), (b"parts", K_PARTS), (b"verb", K_VERB))
+_IS_OBJ = np.zeros(16, dtype=bool)
+_IS_OBJ[[ROOT, VIDEO, FRAME, HUMAN, PARTS, PART]] = True
+_ANY_KEY = [K_OTHER, K_HUMANS, K_BOX, K_PARTS, K_VERB]
+MAX_LEVEL = 9
+
+
+def _tables(pred):
+    """OPEN_NODE[level, is_array, key class], CLOSE_NODE[level, is_array], ALLOWED[container, key class, value]."""
+    open_node = np.full((MAX_LEVEL + 2, 2, 6), INVALID, dtype=np.uint8)
+    close_node = np.full((MAX_LEVEL + 2, 2), INVALID, dtype=np.uint8)
+    allowed = np.zeros((16, 6, 16), dtype=bool)
+    spec = [(1, 0, [K_NONE], ROOT), (2, 0, _ANY_KEY, VIDEO), (3, 0, _ANY_KEY, FRAME), (4, 1, [K_HUMANS], HUMANS),
+            (5, 0, [K_NONE], HUMAN), (6, 1, [K_BOX], HBOX), (6, 0, [K_PARTS], PARTS), (7, 0, _ANY_KEY, PART),
+            (8, 1, [K_BOX], PBOX)]
+    if pred:
+        spec += [(8, 1, [K_VERB], VERBS), (9, 1, [K_NONE], PROP)]
+    for level, is_array, keys, node in spec:
+        open_node[level, is_array, keys] = node
+        if close_node[level, is_array] == INVALID:      # level 8: the boxes (verbs are told apart by content)
+            close_node[level, is_array] = node
+    ignored = [S_VALUE, SCALAR]           # values of the keys the scorer ignores: no containers
+    allowed[NONE, K_NONE, ROOT] = True
+    allowed[ROOT, _ANY_KEY, VIDEO] = True
+    allowed[VIDEO, _ANY_KEY, FRAME] = True
+    allowed[FRAME, K_HUMANS, HUMANS] = True
+    for keys, node in (([K_OTHER, K_BOX, K_PARTS, K_VERB], FRAME), ([K_OTHER, K_HUMANS, K_VERB], HUMAN),
+                       ([K_OTHER, K_HUMANS, K_PARTS], PART)):
+        for k in keys:
+            allowed[node, k, ignored] = True
+    allowed[HUMANS, K_NONE, HUMAN] = True
+    allowed[HUMAN, K_BOX, HBOX] = True
+    allowed[HUMAN, K_PARTS, PARTS] = True
+    allowed[HBOX, K_NONE, SCALAR] = True
+    allowed[PARTS, _ANY_KEY, PART] = True
+    allowed[PART, K_BOX, PBOX] = True
+    if pred:
+        allowed[PART, K_VERB, VERBS] = True
+        allowed[PBOX, K_NONE, PROP] = True
+        allowed[VERBS, K_NONE, S_VALUE] = True
+        allowed[PROP, K_NONE, SCALAR] = True
+    else:
+        allowed[PART, K_VERB, S_VALUE] = True
+        allowed[PBOX, K_NONE, SCALAR] = True
+    return open_node.ravel(), close_node.ravel(), allowed.ravel()
+
+
+_TABLES = {False: _tables(False), True: _tables(True)}
+# node of a container from its depth and the two bits (1: parts, not a human's box; 2: verbs, not a part's boxes)
+_NODE_AT = np.full((16, 4), INVALID, dtype=np.uint8)
+for _bits in range(4):
+    _NODE_AT[:10, _bits] = [NONE, ROOT, VIDEO, FRAME, HUMANS, HUMAN, PARTS if _bits & 1 else HBOX, PART,
+                            VERBS if _bits & 2 else PBOX, PROP]
+_NODE_AT = _NODE_AT.ravel()
+_BIT = np.zeros(16, dtype=np.uint8)
+_BIT[PARTS], _BIT[VERBS] = 1, 2
+_MINUS_BIT = (np.uint8(0) - _BIT).astype(np.uint8)
+
+
+class Unexpected(Exception):
+    """Something the structural pass does not handle: the caller falls back to json.loads (internal to this
+    module: read_part_file returns None)."""
+
+
+class Strings(NamedTuple):
+    """Distinct strings of a kind (part names, states) in order of first appearance, and a code per occurrence."""
+    texts: list                 # canonical UTF-8 bytes (escapes resolved)
+    codes: np.ndarray           # int64, one per occurrence
+
+
+class PartFile(NamedTuple):
+    """A part file as arrays, everything in file order.
+
+    Videos: key; frames: key, video, humans; humans: box, parts; parts: name, box (ground truth) or the counts of
+    proposal boxes and verbs (prediction); proposals: box; verbs: state."""
+    video_key: list             # str
+    frame_key: list             # str
+    frame_video: np.ndarray     # int64 index into video_key
+    frame_humans: np.ndarray    # int64 humans per frame
+    human_box: np.ndarray       # (H, 4) float64
+    human_parts: np.ndarray     # int64 parts per human
+    part_name: Strings
+    part_box: np.ndarray        # ground truth: (P, 4) float64; prediction: None
+    part_verb: Strings          # ground truth: one per part; prediction: one per verb
+    part_nbox: np.ndarray       # prediction: proposal boxes per part
+    part_nverb: np.ndarray      # prediction: verbs per part
+    prop_box: np.ndarray        # prediction: (Q, 4) float64
+
+
+def read_part_file(data, pred):
+    """PartFile of the bytes of a part file, or None when the document is anything but what the pass handles."""
+    if len(data) < 2 or any(b == 0 or b >= 0x80 for b in data[:4]):
+        return None             # empty, or what json.detect_encoding may read as UTF-16/32 or with a BOM
+    try:
+        return _Pass(data, pred).run()
+    except Unexpected:
+        return None
+
+
+class _Strings(object):
+    """Collects strings (offsets into the data) block by block, codes them by first appearance.
+
+    Each string is read as 64-bit words and hashed; a hash already seen gives its code (a few known strings: a
+    binary search), a new one is added in order of first appearance. Every string is then compared word for word
+    with the first string of its code, so a hash collision is found (and left to the stdlib path), never
+    trusted."""
+
+    def __init__(self):
+        self.vocab = {}                                 # canonical bytes -> code
+        self.known = np.zeros(0, dtype=np.uint64)       # sorted hashes
+        self.known_code = np.zeros(0, dtype=np.int64)
+        self.rep_words = np.zeros((1, 0), dtype=np.uint64)  # (words, code) of each code's first string
+        self.rep_length = np.zeros(0, dtype=np.int64)
+        self.codes = _Grow(np.int64)
+        self.last = None
+
+    def add(self, arr, data, start, length, escaped, fraction):
+        """start, length: the strings' contents (inside the quotes); escaped: bool, contents to decode."""
+        n = start.size
+        if n == 0:
+            self.last = np.zeros(0, dtype=np.int64)
+            return
+        length = length.astype(np.int64)
+        canon = {}
+        if escaped.any():
+            for i in np.flatnonzero(escaped).tolist():
+                s, ln = int(start[i]), int(length[i])
+                canon[i] = _decode(data[s - 1:s + ln + 1]).encode("utf-8", "surrogatepass")
+                length[i] = len(canon[i])
+        nw = max((int(length.max()) + 7) // 8, 1)
+        words = gather_words(arr, start, np.where(escaped, 0, length), nw)
+        for i, b in canon.items():
+            words[:, i] = np.frombuffer(b + b"\x00" * (8 * nw - len(b)), dtype="<u8")
+        h = length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for k in range(nw):
+            h ^= words[k]
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(29)
+        at = np.minimum(np.searchsorted(self.known, h), max(self.known.size - 1, 0))
+        hit = self.known[at] == h if self.known.size else np.zeros(n, dtype=bool)
+        if not hit.all():
+            miss = np.flatnonzero(~hit)
+            _, first = np.unique(h[miss], return_index=True)
+            for i in miss[np.sort(first)].tolist():             # new strings in order of first appearance
+                text = canon[i] if i in canon else data[int(start[i]):int(start[i]) + int(length[i])]
+                if text in self.vocab:
+                    raise Unexpected("hash collision")
+                self._learn(text, h[i], words[:, i], length[i])
+            at = np.searchsorted(self.known, h)
+        codes = self.known_code[at]
+        if self.rep_words.shape[0] < nw:
+            pad = np.zeros((nw - self.rep_words.shape[0], self.rep_words.shape[1]), dtype=np.uint64)
+            self.rep_words = np.concatenate((self.rep_words, pad))
+        same = self.rep_length[codes] == length
+        for k in range(self.rep_words.shape[0]):
+            same &= self.rep_words[k, codes] == (words[k] if k < nw else 0)
+        if not same.all():
+            raise Unexpected("hash collision")
+        self.codes.append(codes, fraction)
+        self.last = codes
+
+    def _learn(self, text, h, words, length):
+        code = len(self.vocab)
+        self.vocab[text] = code
+        at = int(np.searchsorted(self.known, h))
+        self.known = np.insert(self.known, at, h)
+        self.known_code = np.insert(self.known_code, at, code)
+        rows = max(self.rep_words.shape[0], words.size)
+        rep = np.zeros((rows, code + 1), dtype=np.uint64)
+        rep[:self.rep_words.shape[0], :code] = self.rep_words
+        rep[:words.size, code] = words
+        self.rep_words = rep
+        self.rep_length = np.append(self.rep_length, length)
+
+    def result(self):
+        texts = [None] * len(self.vocab)
+        for t, c in self.vocab.items():
+            texts[c] = t
+        return Strings(texts, self.codes.values())
+
+
+def _decode(token):
+    """A quoted JSON string token (bytes) -> str, as json.loads reads it; Unexpected when it is not valid."""
+    try:
+        s = json.loads(token)
+    except (ValueError, UnicodeDecodeError):
+        raise Unexpected("string")
+    if not isinstance(s, str):
+        raise Unexpected("string")
+    return s
+
+
+class _Pass(object):
+    """One structural pass over a part file, block by block (see the module's docstring)."""
+
+    def __init__(self, data, pred):
+        self.data = data
+        self.pred = pred
+        self.arr = np.frombuffer(data, dtype=np.uint8)
+        self.u64 = word_view(self.arr)
+        self.ascii = data.isascii() if hasattr(data, "isascii") else all(b < 0x80 for b in data)
+        self.open_node, self.close_node, self.allowed = _TABLES[pred]
+        # carried from block to block: the last token (its code, end offset, depth, node bits)
+        self.prev = (START, -1, 0, 0)
+        self.idx = np.int32 if self.arr.size < 2 ** 31 - 8 else np.int64
+        self.n_videos = 0
+        self.video_key, self.frame_key = [], []
+        self.frame_video, self.frame_humans = _Grow(np.int64), _Grow(np.int64)
+        self.human_box, self.human_parts, self.part_box = _Grow(np.float64, 4), _Grow(np.int64), _Grow(np.float64, 4)
+        self.part_nbox, self.part_nverb, self.prop_box = _Grow(np.int64), _Grow(np.int64), _Grow(np.float64, 4)
+        self.names, self.verbs = _Strings(), _Strings()
+        self.done = False
+        self.fraction = 1e-3            # of the file read so far (for _Grow's estimates)
+
+    def run(self):
+        pos, size, n = 0, BLOCK, self.arr.size
+        while not self.done:
+            end = min(n, pos + size)
+            nxt = self._block(pos, end, end == n)
+            if nxt is None:             # no frame ends inside the block: take a larger one
+                size *= 2
+                continue
+            pos, size = nxt, BLOCK
+            self.fraction = max(pos / float(n), 1e-3)
+        return PartFile(self.video_key, self.frame_key, self.frame_video.values(), self.frame_humans.values(),
+                        self.human_box.values(), self.human_parts.values(), self.names.result(),
+                        None if self.pred else self.part_box.values(), self.verbs.result(),
+                        self.part_nbox.values(), self.part_nverb.values(),
+                        self.prop_box.values() if self.pred else None)
+
+    # ------------------------------------------------------------------------------------------- tokens
+
+    def _tokens(self, a, b):
+        """(offsets, codes, end offsets, white space seen) of the tokens in [a, b): a string is one token (end: its
+        closing quote), a run of white space one token (end: its last byte)."""
+        arr, data = self.arr, self.data
+        c = arr[a:b]
+        m = c == 34
+        for ch in (44, 58, 91, 93, 123, 125):
+            m |= c == ch
+        spaced = c.size and int(c.min()) <= 32
+        if spaced:
+            ws = c == 32
+            for ch in (9, 10, 13):
+                ws |= c == ch
+            if int(np.count_nonzero(c < 32)) != int(np.count_nonzero(ws)) - int(np.count_nonzero(c == 32)):
+                raise Unexpected("control character")
+            run_start = ws.copy()
+            run_start[1:] &= ~ws[:-1]
+            run_end = ws.copy()
+            run_end[:-1] &= ~ws[1:]
+            m |= run_start
+        pos = np.flatnonzero(m).astype(self.idx)
+        code = _CODE.take(c[pos])
+        pos += a
+        if data.find(b"\\", a, b) >= 0:
+            pos, code = self._unescape(a, b, pos, code)
+        qi = np.flatnonzero(code == STR)
+        qpos = pos[qi]
+        first, second = qi[0::2], qi[1::2]
+        if (second == first[:second.size] + 1).all() and (first.size == second.size or first[-1] == code.size - 1):
+            # no token inside a string (the usual case): drop the closing quotes
+            keep = np.ones(code.size, dtype=bool)
+            keep[second] = False
+        else:
+            quote = code == STR
+            parity = np.cumsum(quote, dtype=np.uint8) & np.uint8(1)   # 1 from an opening quote to its closing
+            keep = (quote.view(np.uint8) ^ parity) == 0             # opening quotes and tokens outside strings
+        if qpos.size & 1 and b == arr.size:
+            raise Unexpected("unterminated string")
+        if spaced:
+            # tab, CR, LF inside a string is invalid JSON (json.loads's strict mode)
+            ctrl = np.flatnonzero(ws & (c != 32)) + a
+            if ctrl.size and (np.searchsorted(qpos, ctrl) & 1).any():
+                raise Unexpected("control character in a string")
+        pos, code = pos[keep], code[keep]
+        end = pos.copy()
+        is_str = code == STR
+        nstr = int(np.count_nonzero(is_str))
+        closes = qpos[1::2]
+        if closes.size < nstr:          # the block ends inside a string: only its tokens before it count
+            pos, code, end, is_str = pos[:-1], code[:-1], end[:-1], is_str[:-1]
+            nstr -= 1
+        end[is_str] = closes[:nstr]
+        if spaced:
+            runs = (np.flatnonzero(run_end) + a).astype(self.idx)
+            is_ws = code == WS
+            starts_kept = np.searchsorted((np.flatnonzero(run_start) + a).astype(self.idx), pos[is_ws])
+            end[is_ws] = runs[np.minimum(starts_kept, runs.size - 1)]
+        if not self.ascii:
+            self._check_utf8(a, b, pos, code, end)
+        return pos, code, end, spaced
+
+    def _unescape(self, a, b, pos, code):
+        """Drop the quotes that a backslash escapes (an odd run of backslashes before them)."""
+        arr = self.arr
+        q = np.flatnonzero((code == STR) & (pos > 0))
+        cand = q[arr[pos[q] - 1] == 92]
+        if cand.size == 0:
+            return pos, code
+        bs = np.flatnonzero(arr[a:b] == 92) + a
+        run_first = np.ones(bs.size, dtype=bool)
+        run_first[1:] = bs[1:] != bs[:-1] + 1
+        first_of = np.maximum.accumulate(np.where(run_first, np.arange(bs.size), 0))
+        j = np.searchsorted(bs, pos[cand] - 1)
+        escaped = cand[((j - first_of[j]) & 1) == 0]          # run length j - first + 1 is odd
+        keep = np.ones(pos.size, dtype=bool)
+        keep[escaped] = False
+        return pos[keep], code[keep]
+
+    def _check_utf8(self, a, b, pos, code, end):
+        """Bytes >= 0x80 are allowed only inside strings, as valid UTF-8 (surrogates pass, as json.loads)."""
+        high = np.flatnonzero(self.arr[a:b] >= 0x80) + a
+        if high.size == 0:
+            return
+        s = np.flatnonzero(code == STR)
+        k = np.searchsorted(pos[s], high, side="right") - 1
+        if (k < 0).any():
+            raise Unexpected("non-ASCII outside strings")
+        inside = end[s[k]] > high
+        # a byte past the block's last complete token belongs to the next block
+        last = end[-1] if end.size else a
+        if not inside[high < last].all():
+            raise Unexpected("non-ASCII outside strings")
+        for i in np.unique(s[k[inside]]).tolist():
+            try:
+                self.data[int(pos[i]) + 1:int(end[i])].decode("utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                raise Unexpected("not UTF-8")
+
+    # ------------------------------------------------------------------------------------------- one block
+
+    def _block(self, a, b, last_block):
+        pos, code, end, spaced = self._tokens(a, b)
+        pcode, pend, pdepth, pbits = self.prev
+        idx = self.idx
+        # prepend the carried token (index 0)
+        pos = np.concatenate((np.array([pend], dtype=idx), pos))
+        end = np.concatenate((np.array([pend], dtype=idx), end))
+        code = np.concatenate((np.array([pcode], dtype=np.uint8), code))
+        gap = pos[1:] - end[:-1]
+        gap -= 1
+        sc_start = None
+        if spaced:
+            pos, code, end, sc_start, gap = self._fold_spaces(pos, code, end, gap)
+        delta = _DELTA.take(code)
+        depth = np.cumsum(delta, dtype=np.int16)
+        depth += pdepth - depth[0]
+        if not last_block:
+            # end the block after the last frame that closes in it: "}" back at depth 2
+            k = _last_frame_end(depth, code)
+            if k is None:
+                return None
+            pos, code, end, depth, delta = pos[:k], code[:k], end[:k], depth[:k], delta[:k]
+            gap = gap[:k - 1]
+            if sc_start is not None:
+                sc_start = sc_start[:k - 1]
+        n = code.size
+        if n < 2:
+            raise Unexpected("empty")
+        if depth[1:].min() < (0 if last_block else 1) or depth.max() > MAX_LEVEL:
+            raise Unexpected("depth")
+        if last_block:
+            tail = self.data[int(end[-1]) + 1:]
+            if depth[-1] != 0 or (depth[1:-1] == 0).any() or tail.strip(b" \t\n\r"):
+                raise Unexpected("not one object")
+        # keys: strings followed by a colon
+        key = (code[:-1] == STR)
+        key &= code[1:] == COLON
+        kidx = np.flatnonzero(key)
+        code[kidx] = KEY
+        sc = gap > 0
+        pair = code[:-1] * np.uint8(2 * NCODES)
+        pair += code[1:]
+        pair += sc.view(np.uint8) * np.uint8(NCODES)
+        if not _ALLOW.take(pair).all():
+            raise Unexpected("grammar")
+        # key classes, carried to the colon after the key
+        klen = end[kidx] - pos[kidx] - 1
+        kword = first_words(self.arr, self.u64, pos[kidx] + 1, klen)
+        kcls = np.full(kidx.size, K_OTHER, dtype=np.uint8)
+        for text, cls in _KEY_WORDS:
+            kcls[(kword == np.uint64(int.from_bytes(text, "little"))) & (klen == len(text))] = cls
+        if self.data.find(b"\\", a, b) >= 0:
+            self._check_escapes(a, b, pos, code, end)
+            self._escaped_key_classes(kidx, kcls, pos, end)
+        key_after = np.zeros(n, dtype=np.uint8)     # at a colon: the class of its key
+        key_after[kidx + 1] = kcls
+        # containers: the node of each opening bracket from its level, bracket and key
+        opens = np.flatnonzero(delta[1:] > 0) + 1
+        closes = np.flatnonzero(delta[1:] < 0) + 1
+        o_level = depth[opens].astype(np.intp)
+        o_node = self.open_node[(o_level * 2 + (code[opens] == ARR_OPEN)) * 6 + key_after[opens - 1]]
+        if (o_node == INVALID).any():
+            raise Unexpected("a container the schema does not have")
+        c_level = depth[closes].astype(np.intp) + 1
+        c_node = self.close_node[c_level * 2 + (code[closes] == ARR_CLOSE)]
+        if self.pred:       # at level 8, an array of strings is the verbs, one of arrays the boxes
+            c_node[(c_level == 8) & (code[closes - 1] == STR)] = VERBS
+        empty = np.flatnonzero(delta[closes - 1] > 0)
+        if empty.size:
+            node_of = np.zeros(n, dtype=np.uint8)
+            node_of[opens] = o_node
+            c_node[empty] = node_of[closes[empty] - 1]
+        # the two levels with two possible nodes, as bits of a running sum: 1 inside parts (not a human's box),
+        # 2 inside verbs (not a part's boxes)
+        weight = np.zeros(n, dtype=np.uint8)
+        weight[0] = pbits
+        weight[opens] = _BIT.take(o_node)
+        weight[closes] = _MINUS_BIT.take(c_node)
+        bits = np.cumsum(weight, dtype=np.uint8)
+        where = depth.astype(np.uint8) * np.uint8(4)
+        where += bits
+        gap_node = _NODE_AT.take(where)
+        if not (_NODE_AT[(c_level * 4 + bits[closes - 1])] == c_node).all():
+            raise Unexpected("brackets do not match")
+        # a comma in an object is followed by a key, in an array by a value
+        commas = np.flatnonzero(code[:-1] == COMMA)
+        if commas.size and not (_IS_OBJ.take(gap_node[commas]) == (code[commas + 1] == KEY)).all():
+            raise Unexpected("grammar")
+        # values allowed per container and key
+        allowed = self.allowed
+        if not allowed[(gap_node[opens - 1] * 6 + key_after[opens - 1]).astype(np.intp) * 16 + o_node].all():
+            raise Unexpected("schema")
+        strs = np.flatnonzero(code[1:] == STR) + 1
+        if not allowed[(gap_node[strs - 1] * 6 + key_after[strs - 1]).astype(np.intp) * 16 + S_VALUE].all():
+            raise Unexpected("schema")
+        scal = np.flatnonzero(sc)           # a scalar after token i
+        s_node = gap_node[scal]
+        if not allowed[(s_node * 6 + key_after[scal]).astype(np.intp) * 16 + SCALAR].all():
+            raise Unexpected("schema")
+        s_start = end[scal] + 1 if sc_start is None else sc_start[scal]
+        self._arrays(code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
+                     scal, s_node, s_start, gap[scal], sc)
+        self.prev = (int(code[-1]), int(end[-1]), int(depth[-1]), int(bits[-1]))
+        if last_block:
+            self.done = True
+            return self.arr.size
+        return int(end[-1]) + 1
+
+    def _fold_spaces(self, pos, code, end, gap):
+        """Drop the white-space tokens; each remaining token keeps the scalar (if any) before the next one, with
+        its offset. Two scalars between the same two tokens ("1 2") are invalid JSON."""
+        is_ws = code == WS
+        is_ws[0] = False
+        sc_start = end[:-1] + 1
+        if not is_ws.any():
+            return pos, code, end, sc_start, gap
+        keep = np.flatnonzero(~is_ws)
+        owner = np.cumsum(~is_ws) - 1          # the last token that is not white space, at or before i
+        sc = np.flatnonzero(gap > 0)
+        own = owner[sc]
+        if own.size > 1 and (own[1:] == own[:-1]).any():
+            raise Unexpected("two scalars in a row")
+        m = keep.size
+        new_gap = np.zeros(max(m - 1, 0), dtype=gap.dtype)
+        new_start = np.zeros_like(new_gap)
+        inside = own < m - 1                    # (a scalar after the last one is past the block's cut)
+        new_gap[own[inside]] = gap[sc[inside]]
+        new_start[own[inside]] = sc_start[sc[inside]]
+        return pos[keep], code[keep], end[keep], new_start, new_gap
+
+    def _check_escapes(self, a, b, pos, code, end):
+        """Every string holding a backslash must be valid for json.loads (an escape it knows)."""
+        strings = np.flatnonzero((code == STR) | (code == KEY))
+        bs = np.flatnonzero(self.arr[a:b] == 92) + a
+        k = np.searchsorted(pos[strings], bs, side="right") - 1
+        k = k[k >= 0]
+        for i in np.unique(k).tolist():
+            t = strings[i]
+            s, e = int(pos[t]), int(end[t])
+            if self.data.find(b"\\", s, e) >= 0:
+                _decode(self.data[s:e + 1])
+
+    def _escaped_key_classes(self, kidx, kcls, pos, end):
+        """Key classes of keys written with escapes (or non-ASCII): decoded one by one."""
+        for j, i in enumerate(kidx.tolist()):
+            s, e = int(pos[i]), int(end[i])
+            raw = self.data[s + 1:e]
+            if b"\\" in raw:
+                text = _decode(self.data[s:e + 1]).encode("utf-8", "surrogatepass")
+                kcls[j] = dict(_KEY_WORDS).get(text, K_OTHER)
+
+    # ------------------------------------------------------------------------------------------- arrays
+
+    def _arrays(self, code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
+                scal, s_node, s_start, s_len, sc):
+        arr, data = self.arr, self.data
+        escapes = data.find(b"\\", int(pos[0]) if pos[0] >= 0 else 0, int(end[-1]) + 1) >= 0
+
+        def opens_of(node):
+            return opens[o_node == node]
+
+        def closes_of(node):
+            return closes[c_node == node]
+
+        def parent(child, par):
+            """Index (into par) of the container of each child token (par: sorted token indices)."""
+            return np.searchsorted(par, child, side="right") - 1
+
+        def exactly_one(child, par):
+            """child[i] lies between par[i] and par[i + 1]: one child per container."""
+            if child.size != par.size or (child.size and not ((child > par).all() and (child[:-1] < par[1:]).all())):
+                raise Unexpected("a key missing or repeated")
+
+        def count(child, par):
+            """Children per container, for children that lie between their container and the next one."""
+            return np.diff(np.append(np.searchsorted(child, par), child.size)).astype(np.int64)
+
+        video = opens_of(VIDEO)
+        frame = opens_of(FRAME)
+        human = opens_of(HUMAN)
+        hbox_o, hbox_c = opens_of(HBOX), closes_of(HBOX)
+        part = opens_of(PART)
+        pbox_o, pbox_c = opens_of(PBOX), closes_of(PBOX)
+        exactly_one(opens_of(HUMANS), frame)
+        exactly_one(hbox_o, human)
+        exactly_one(opens_of(PARTS), human)
+        exactly_one(pbox_o, part)
+        if hbox_c.size != hbox_o.size or pbox_c.size != pbox_o.size:
+            raise Unexpected("a box that does not close in its block")
+        # keys of videos and frames: Python str (few)
+        self.video_key += self._texts(pos[video - 2], end[video - 2], escapes)
+        self.frame_key += self._texts(pos[frame - 2], end[frame - 2], escapes)
+        in_video = parent(frame, video) + self.n_videos
+        self.n_videos += video.size
+        if (in_video < 0).any():
+            raise Unexpected("frame outside a video")
+        self.frame_video.append(in_video, self.fraction)
+        self.frame_humans.append(count(human, frame), self.fraction)
+        nparts = count(part, human)
+        owner = np.repeat(np.arange(human.size), nparts)
+        self.human_parts.append(nparts, self.fraction)
+        # numbers
+        num_node = (HBOX, PROP) if self.pred else (HBOX, PBOX)
+        in_hbox = s_node == num_node[0]
+        is_num = in_hbox | (s_node == num_node[1])
+        if not is_num.all():
+            other = np.flatnonzero(~is_num)
+            if not literal_or_number(arr, self.u64, s_start[other], s_len[other]).all():
+                raise Unexpected("scalar")
+            in_hbox = in_hbox[is_num]
+            s_start, s_len = s_start[is_num], s_len[is_num]
+        values, ok = json_numbers(arr, self.u64, s_start, s_len)
+        if not ok.all():
+            raise Unexpected("a box holds something else than finite numbers")
+        self.human_box.append(_boxes(values[in_hbox], hbox_o, hbox_c, sc), self.fraction)
+        other_vals = values[~in_hbox]
+        if self.pred:
+            prop_o, prop_c = opens_of(PROP), closes_of(PROP)
+            verbs_o, verbs_c = opens_of(VERBS), closes_of(VERBS)
+            exactly_one(verbs_o, part)
+            self.prop_box.append(_boxes(other_vals, prop_o, prop_c, sc), self.fraction)
+            self.part_nbox.append(count(prop_o, part), self.fraction)
+            self.part_nverb.append((verbs_c - verbs_o) // 2, self.fraction)
+            verb_tok = strs[gap_node[strs - 1] == VERBS]
+        else:
+            self.part_box.append(_boxes(other_vals, pbox_o, pbox_c, sc), self.fraction)
+            verb_tok = strs[(gap_node[strs - 1] == PART) & (key_after[strs - 1] == K_VERB)]
+            exactly_one(verb_tok, part)
+        # part names (keys), unique within a human; states
+        name_tok = part - 2
+        self._strings(self.names, pos[name_tok], end[name_tok], escapes)
+        names = self.names.last
+        if names.size:
+            if int(names.max()) < 63 and int(nparts.max()) < 64:     # a bit per name: sum == or when distinct
+                bit = np.left_shift(np.uint64(1), names.astype(np.uint64))
+                starts = np.flatnonzero(np.diff(owner, prepend=-1))
+                if (np.bitwise_or.reduceat(bit, starts) != np.add.reduceat(bit, starts)).any():
+                    raise Unexpected("a part name repeated")
+            else:
+                pairs = owner * (int(names.max()) + 1) + names
+                if np.unique(pairs).size != pairs.size:
+                    raise Unexpected("a part name repeated")
+        self._strings(self.verbs, pos[verb_tok], end[verb_tok], escapes)
+
+    def _texts(self, start, end, escapes):
+        data = self.data
+        out = []
+        for s, e in zip(start.tolist(), end.tolist()):
+            raw = data[s + 1:e]
+            if escapes and b"\\" in raw:
+                out.append(_decode(data[s:e + 1]))
+            else:
+                try:
+                    out.append(raw.decode("utf-8", "surrogatepass"))
+                except UnicodeDecodeError:
+                    raise Unexpected("not UTF-8")
+        return out
+
+    def _strings(self, into, start, end, escapes):
+        length = end - start - 1
+        esc = np.zeros(start.size, dtype=bool)
+        if escapes and start.size:
+            data = self.data
+            for i in range(start.size):
+                if b"\\" in data[int(start[i]) + 1:int(end[i])]:
+                    esc[i] = True
+        into.add(self.arr, self.data, start + 1, length, esc, self.fraction)
+
+
+def _last_frame_end(depth, code, tail=4096):
+    """1 + the index of the last "}" back at depth 2 (a frame's end), looked for from the end; None if none."""
+    n = code.size
+    while True:
+        a = max(n - tail, 1)
+        hit = np.flatnonzero((depth[a:] == 2) & (code[a:] == OBJ_CLOSE))
+        if hit.size:
+            return a + int(hit[-1]) + 1
+        if a == 1:
+            return None
+        tail *= 4
+
+
+def _boxes(values, o, c, sc):
+    """(N, 4) boxes from the numbers of N arrays in order (opening token o, closing token c); each array must hold
+    exactly 4 numbers (more or fewer: Unexpected, for the stdlib path). sc: a scalar follows the token."""
+    count = np.where(sc[o], c - o, 0)
+    if values.size != 4 * o.size or (count != 4).any():
+        raise Unexpected("a box of other than 4 numbers")
+    return values.reshape(-1, 4)
+
+
+class _Grow(object):
+    """An array filled block by block, without a final concatenation: when full it is reallocated to what the
+    share of the file read so far predicts for the whole (np.empty: pages are touched only as they are written)."""
+
+    def __init__(self, dtype, width=None):
+        self.shape = () if width is None else (width,)
+        self.buf = np.empty((0,) + self.shape, dtype=dtype)
+        self.n = 0
+
+    def append(self, x, fraction):
+        k = len(x)
+        if self.n + k > len(self.buf):
+            want = max(2 * len(self.buf), int((self.n + k) / fraction * 1.05) + 16)
+            new = np.empty((want,) + self.shape, dtype=self.buf.dtype)
+            new[:self.n] = self.buf[:self.n]
+            self.buf = new
+        self.buf[self.n:self.n + k] = x
+        self.n += k
+
+    def values(self):
+        return self.buf[:self.n]

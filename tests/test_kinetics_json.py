@@ -1,0 +1,323 @@
+"""formats.kinetics_json (Kinetics-TPS part files straight from bytes to arrays) against the stdlib path: random
+valid documents written in random legal ways give identical arrays through both paths, and random corruptions give
+the same error. Also formats.jsonnum against json.loads token by token."""
+import json
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scoring_program.errors import ReferenceDataError, SubmissionError
+from scoring_program.formats import kinetics_tps as ktps
+from scoring_program.formats.jsonnum import json_numbers, literal_or_number, word_view
+from scoring_program.formats.kinetics_json import read_part_file
+
+NAMES = ["head", "torso", "left_arm", "h\u00e9ad", "a\"b", "x/y", "\u4e2d\u6587", "box", "verb", "", "tab\there"]
+VERBS = ["bend", "unbend", "step_on", "s\\t", "\u00fc", "humans", "k\U0001f600"]
+KEYS = ["box", "parts", "verb", "humans"]
+
+
+# ---------------------------------------------------------------- writing JSON in random legal ways
+
+def _space(rng):
+    return "".join(rng.choice(" \t\n\r") for _ in range(rng.choice([0, 0, 0, 1, 1, 3])))
+
+
+def _string(s, rng):
+    out = ['"']
+    for ch in s:
+        r = rng.random()
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20:
+            out.append("\\u%04x" % ord(ch))
+        elif r < 0.15 and ord(ch) < 0x10000:
+            out.append("\\u%04x" % ord(ch) if rng.random() < 0.5 else "\\u%04X" % ord(ch))
+        elif r < 0.2 and ord(ch) >= 0x10000:
+            v = ord(ch) - 0x10000
+            out.append("\\u%04x\\u%04x" % (0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF)))
+        elif r < 0.25 and ch == "/":
+            out.append("\\/")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _number(x, rng):
+    """A token that json.loads reads as x (an int stays an int: the stdlib path keeps ints and floats apart)."""
+    if isinstance(x, bool) or x is None:
+        return json.dumps(x)
+    if isinstance(x, int):
+        return str(x)
+    r = rng.random()
+    if r < 0.5 or x == 0 or not np.isfinite(x):
+        return repr(x) if np.isfinite(x) else json.dumps(x)
+    m, e = ("%.17e" % x).split("e")
+    if r < 0.75:
+        return "%s%s%d" % (m, rng.choice("eE"), int(e))
+    return "%s%s%+d" % (m, rng.choice("eE"), int(e))
+
+
+def dump(obj, rng):
+    if isinstance(obj, dict):
+        if not obj:
+            return "{" + _space(rng) + "}"
+        items = [_space(rng) + _string(k, rng) + _space(rng) + ":" + _space(rng) + dump(v, rng) + _space(rng)
+                 for k, v in obj.items()]
+        return "{" + ",".join(items) + "}"
+    if isinstance(obj, list):
+        if not obj:
+            return "[" + _space(rng) + "]"
+        return "[" + ",".join(_space(rng) + dump(v, rng) + _space(rng) for v in obj) + "]"
+    if isinstance(obj, str):
+        return _string(obj, rng)
+    return _number(obj, rng)
+
+
+def document(obj, rng):
+    return (_space(rng) + dump(obj, rng) + _space(rng)).encode("utf-8", "surrogatepass")
+
+
+# ---------------------------------------------------------------- random documents of the shape
+
+def _coord(rng):
+    r = rng.random()
+    if r < 0.6:
+        return rng.randint(0, 2000)
+    if r < 0.7:
+        return rng.randint(-10 ** 12, 10 ** 12)
+    if r < 0.9:
+        return rng.uniform(-500, 1500)
+    return rng.choice([0.0, -0.0, 1e-300, 123456789.0, 2 ** 63, 2 ** 64 + 1, 1.5, 1e22])
+
+
+def _shuffled(rng, items):
+    items = list(items)
+    rng.shuffle(items)
+    return dict(items)
+
+
+def _extra(rng, plain):
+    """Keys the scorer ignores; a container under one of them is left to the stdlib path (plain False)."""
+    out = []
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        v = rng.choice([1, -2.5, "x", None, True, False, "number", 1e400])
+        if not plain and rng.random() < 0.3:
+            v = rng.choice([[1, 2], {"a": 1}, []])
+        out.append((rng.choice(["number", "name", "score", "n\u00e4me"]), v))
+    return out
+
+
+def gt_doc(rng, plain):
+    videos = ["v%d%s" % (i, rng.choice(["", "\u00e9", "\\", " x"])) for i in range(rng.randint(1, 3))]
+    vid = dict((v, rng.choice(["run", "jump", "c\u00e4t"])) for v in videos)
+    part = {}
+    for v in videos:
+        frames = {}
+        for f in range(rng.randint(0, 3)):
+            humans = []
+            for _ in range(rng.choice([0, 1, 1, 2, 3])):
+                parts = _shuffled(rng, [(n, _shuffled(rng, [("box", [_coord(rng) for _ in range(4)]),
+                                                             ("verb", rng.choice(VERBS))] + _extra(rng, plain)))
+                                        for n in rng.sample(NAMES, rng.randint(0, 4))])
+                humans.append(_shuffled(rng, [("box", [_coord(rng) for _ in range(4)]), ("parts", parts)]
+                                        + _extra(rng, plain)))
+            frames["img_%05d.json" % (5 * f + 1)] = _shuffled(rng, [("humans", humans)] + _extra(rng, plain))
+        part[v] = frames
+    if rng.random() < 0.3:
+        part["not_a_test_video"] = {}
+    return vid, _shuffled(rng, part.items())
+
+
+def pred_doc(rng, gt_part, plain):
+    part = {}
+    for v, frames in gt_part.items():
+        if rng.random() < 0.1:
+            continue
+        out = {}
+        for f, fr in frames.items():
+            if rng.random() < 0.2:
+                continue
+            humans = []
+            for h in fr["humans"][:rng.randint(0, 4)] + [{"box": [1, 2, 3, 4], "parts": {}}] * rng.choice([0, 0, 1]):
+                parts = []
+                for n in list(h["parts"]) + rng.sample(NAMES, rng.choice([0, 1])):
+                    nv = rng.choice([0, 1, 2, 3, 3, 6] if rng.random() < 0.1 else [0, 1, 2, 3])
+                    nb = rng.randint(0, nv + (rng.random() < 0.05))      # more boxes than verbs: an error
+                    width = 4 if plain or rng.random() < 0.8 else 5
+                    parts.append((n, _shuffled(rng, [("box", [[_coord(rng) for _ in range(width)]
+                                                              for _ in range(nb)]),
+                                                     ("verb", [rng.choice(VERBS) for _ in range(nv)])]
+                                                + _extra(rng, plain))))
+                humans.append(_shuffled(rng, [("box", [_coord(rng) for _ in range(4)]),
+                                              ("parts", dict(parts))] + _extra(rng, plain)))
+            if rng.random() < 0.03:
+                humans = humans + [{"box": [1, 2, 3, 4], "parts": {}}] * 11
+            out[f] = _shuffled(rng, [("humans", humans)] + _extra(rng, plain))
+        if rng.random() < 0.2:
+            out["img_99999.json"] = {"humans": []}
+        part[v] = out
+    return _shuffled(rng, part.items())
+
+
+# ---------------------------------------------------------------- both paths
+
+def _same(a, b):
+    assert sorted(vars(a)) == sorted(vars(b))
+    for k in vars(a):
+        x, y = getattr(a, k), getattr(b, k)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray), k
+            assert (x.dtype, x.shape, x.tobytes()) == (y.dtype, y.shape, y.tobytes()), k
+        else:
+            assert type(x) == type(y) and x == y, k
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except (SubmissionError, ReferenceDataError) as e:
+        return type(e).__name__, str(e)
+
+
+def _ground_truth_both(tmp_path, vid, data):
+    (tmp_path / "v.json").write_text(json.dumps(vid))
+    (tmp_path / "p.json").write_bytes(data)
+    fast = _outcome(lambda: ktps.read_ground_truth(str(tmp_path / "v.json"), str(tmp_path / "p.json")))
+    slow = _outcome(lambda: ktps.flatten_ground_truth(vid, ktps.parse_json(data, "gt_part_result.json",
+                                                                           ReferenceDataError)))
+    return fast, slow
+
+
+def _predictions_both(pred_vid, data, gt):
+    fast = _outcome(lambda: ktps.read_predictions_bytes(pred_vid, data, gt, "v.json", "p.json"))
+    slow = _outcome(lambda: ktps.read_predictions(pred_vid, ktps.parse_json(data, "p.json"), gt, "v.json", "p.json"))
+    return fast, slow
+
+
+def _check(fast, slow):
+    assert fast[0] == slow[0], (fast, slow)
+    if fast[0] == "ok":
+        _same(fast[1], slow[1])
+    else:
+        assert fast[1] == slow[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.randoms(use_true_random=False), st.booleans())
+def test_random_documents_give_identical_arrays_through_both_paths(tmp_path_factory, rng, plain):
+    tmp_path = tmp_path_factory.mktemp("k")
+    vid, gt_part = gt_doc(rng, plain)
+    data = document(gt_part, rng)
+    fast, slow = _ground_truth_both(tmp_path, vid, data)
+    _check(fast, slow)
+    if plain:           # what the pass handles, it reads itself
+        assert read_part_file(data, pred=False) is not None
+    gt = slow[1]
+    pred_part = pred_doc(rng, gt_part, plain)
+    pdata = document(pred_part, rng)
+    _check(*_predictions_both(dict(vid), pdata, gt))
+    if plain:
+        assert read_part_file(pdata, pred=True) is not None
+
+
+_NOISE = [b"{", b"}", b"[", b"]", b":", b",", b'"', b"\\", b" ", b"\n", b"0", b"-", b"e", b".", b"1", b"\x00",
+          b"\x1f", b"\xff", b"\xc3", b"a", b"true", b"NaN", b"u"]
+
+
+def corrupt(data, rng):
+    """One random edit: a byte deleted, inserted, replaced, the file cut, a key repeated, a value's type changed."""
+    data = bytearray(data)
+    r = rng.random()
+    i = rng.randrange(len(data) + 1)
+    if r < 0.25 and len(data) > 1:
+        del data[min(i, len(data) - 1)]
+    elif r < 0.5:
+        data[i:i] = rng.choice(_NOISE)
+    elif r < 0.7 and len(data) > 1:
+        j = min(i, len(data) - 1)
+        data[j:j + 1] = rng.choice(_NOISE)
+    elif r < 0.8:
+        del data[i:]
+    else:
+        text = bytes(data)
+        key = rng.choice([b'"box"', b'"parts"', b'"verb"', b'"humans"', b'"head"'])
+        at = text.find(key, rng.randrange(len(text) + 1))
+        if at >= 0:
+            data[at:at] = rng.choice([key + b":[1,2,3,4],", key + b':"x",', key + b":{},", key + b":[],"])
+    return bytes(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_random_corruptions_give_the_same_error(tmp_path_factory, rng):
+    tmp_path = tmp_path_factory.mktemp("k")
+    vid, gt_part = gt_doc(rng, True)
+    data = corrupt(document(gt_part, rng), rng)
+    _check(*_ground_truth_both(tmp_path, vid, data))
+    gt = ktps.flatten_ground_truth(vid, gt_part)
+    pdata = corrupt(document(pred_doc(rng, gt_part, True), rng), rng)
+    _check(*_predictions_both(dict(vid), pdata, gt))
+
+
+@pytest.mark.parametrize("text", [
+    "", " ", "{}", "[]", '{"v": {}}', '{"v": {"f": {"humans": []}}} x', '{"v": {"f": {"humans": []}}}}',
+    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {}}]}}', '\ufeff{"v": {}}', '{"v": {"f": {"humans": [}}}',
+    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s", "verb": "t"}}}]}}}',
+    '{"v": {"f": {"humans": [{"box": [01,2,3,4], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4,], '
+    '"parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4] "parts": {}}]}}}', '{"v": {"f": {"humans": [{"b'
+    'ox": [1,2,3,Infinity], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a\\x": {}}}]}}}'
+    , '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s\n"}}}]}}}',
+    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s"}}}]}}}',
+    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s", "x": [1]}}}]}}}'])
+def test_hostile_ground_truth_texts_give_the_same_outcome(tmp_path, text):
+    _check(*_ground_truth_both(tmp_path, {"v": "c"}, text.encode("utf-8", "surrogatepass")))
+
+
+def test_a_frame_larger_than_a_block_and_many_blocks(tmp_path, monkeypatch):
+    from scoring_program.formats import kinetics_json
+    rng = random.Random(3)
+    vid, gt_part = gt_doc(rng, True)
+    big = {"box": [1, 2, 3, 4], "parts": dict(("p%d" % k, {"box": [k, k, k + 1, k + 1], "verb": "s"})
+                                              for k in range(300))}
+    gt_part[next(iter(vid))]["img_big.json"] = {"humans": [big] * 3}
+    data = document(gt_part, rng)
+    monkeypatch.setattr(kinetics_json, "BLOCK", 64)
+    fast, slow = _ground_truth_both(tmp_path, vid, data)
+    _check(fast, slow)
+    assert read_part_file(data, pred=False) is not None
+
+
+TOKENS = st.one_of(st.integers(-10 ** 30, 10 ** 30).map(str), st.floats(allow_nan=False).map(repr),
+                   st.text("0123456789-+.eE", min_size=1, max_size=12),
+                   st.sampled_from(["-0", "0", "01", "1.", ".5", "1e5", "1E+05", "-0.0", "1e400", "true", "NaN",
+                                    "-Infinity", "null", "1e-400", "12345678", "123456789012345678"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, min_size=1, max_size=20))
+def test_json_numbers_read_every_token_as_json_loads_then_float64(tokens):
+    buf = ("[" + ",".join(tokens) + "]").encode()
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    lengths = np.array([len(t) for t in tokens], dtype=np.int64)
+    starts = 1 + np.cumsum(lengths + 1) - (lengths + 1)
+    vals, ok = json_numbers(arr, word_view(arr), starts, lengths)
+    valid = literal_or_number(arr, word_view(arr), starts, lengths)
+    for t, v, good, lit in zip(tokens, vals, ok, valid):
+        try:
+            x = json.loads(t)
+        except ValueError:
+            assert not good and not lit, t
+            continue
+        assert lit, t
+        number = isinstance(x, (int, float)) and not isinstance(x, bool)
+        try:
+            want = np.array([x], dtype=np.float64)[0] if number else None
+        except OverflowError:
+            want = None
+        if want is None or not np.isfinite(want):
+            assert not good, t
+        else:
+            assert good and np.float64(v).tobytes() == want.tobytes(), (t, v, want)
