@@ -732,3 +732,24 @@ def test_score_with_decompose_sets_the_decomposition(root):
     res = TASK.score(ref, sub, decompose=True)
     assert len(res.decomposition.items) == 12
     assert res.decomposition.score(np.ones((1, 12)))[0] == res.scores["score"]
+
+
+def test_part_correctness_in_blocks_equals_one_block(monkeypatch):
+    """part_correctness works through blocks of proposal pairs (memory bounded): tiny blocks give the same scores."""
+    from conftest import ROOT
+    from scoring_program.formats.files import Submission
+    from scoring_program.metrics import psc
+    from scoring_program.tasks.registry import get
+    TASK = get("kinetics-tps")
+    ref = os.path.join(ROOT, "reference_data", "kinetics-tps")
+    sub = Submission(os.path.join(ROOT, "starting_kit", "kinetics-tps", "submissions", "random"))
+    whole = TASK.score(ref, sub).scores
+    calls = []
+    original = psc.part_correctness
+
+    def small_blocks(*args, **kw):
+        calls.append(1)
+        return original(*args, **dict(kw, block=3))
+    import scoring_program.tasks.kinetics_tps as task_module
+    monkeypatch.setattr(task_module, "part_correctness", small_blocks)
+    assert TASK.score(ref, sub).scores == whole and calls

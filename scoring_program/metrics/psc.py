@@ -15,6 +15,7 @@ from .overlap import iou_columns_plus1
 HUMAN_IOU = 0.5     # a matched pair needs IoU > 0.5 (strict, float32)
 PART_IOU = 0.3      # a part proposal needs IoU >= 0.3 (inclusive, float64)
 STEPS = 10000       # thresholds t/10000, t = 1..9999
+PART_BLOCK = 1 << 18  # part_correctness: proposal pairs per block (its temporaries stay near 25 MB)
 
 
 def iou_tps_float32(a, b):
@@ -134,7 +135,7 @@ def match_humans(gt_boxes, gt_frame, pred_boxes, pred_frame, n_frames, thresh=HU
 
 
 def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_human, pp_name, pp_nverb, pp_nbox,
-                     pp_box_start, prop_box, prop_verb, thresh=PART_IOU):
+                     pp_box_start, prop_box, prop_verb, thresh=PART_IOU, block=PART_BLOCK):
     """Correctness of every GT part (eval_human_TPS).
 
     For a GT part of a matched GT human: if the matched prediction has a part of that name, N_p = the length of
@@ -142,6 +143,7 @@ def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_hum
     GT part box (float64, +1 pixel, -1.0 when disjoint) and verb j == the GT state; correctness = 1.0 / N_p if
     correct, else 0 (also 0 when N_p == 0, when the part is missing, or when the human is unmatched).
     Names and verbs arrive as integer codes (-1: unknown to the ground truth, never equal).
+    Proposal pairs are taken `block` at a time (each pair's IoU is the same float operations either way).
     Returns (value float64, found bool, correct bool) per GT part.
     """
     part_human = np.asarray(part_human, dtype=np.int64)
@@ -168,14 +170,21 @@ def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_hum
     found = q >= 0
     gp = np.flatnonzero(found)
     nb = np.asarray(pp_nbox, dtype=np.int64)[q[gp]]
-    owner = np.repeat(gp, nb)                                   # GT part of each proposal pair
-    prop = np.arange(owner.size) + np.repeat(np.asarray(pp_box_start, dtype=np.int64)[q[gp]] - _starts(nb), nb)
-    a = np.asarray(part_box, dtype=np.float64).T
-    b = np.asarray(prop_box, dtype=np.float64).reshape(-1, 4).T
-    iou = iou_columns_plus1(*[np.ascontiguousarray(a[k])[owner] for k in range(4)],
-                            *[np.ascontiguousarray(b[k])[prop] for k in range(4)], disjoint=-1.0)
-    ok = (iou >= thresh) & (np.asarray(prop_verb)[prop] == np.asarray(part_verb)[owner])
-    correct = np.bincount(owner[ok], minlength=n_parts) > 0
+    first = np.asarray(pp_box_start, dtype=np.int64)[q[gp]]
+    end = np.cumsum(nb)
+    a = np.asarray(part_box, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(prop_box, dtype=np.float64).reshape(-1, 4)
+    prop_verb, part_verb = np.asarray(prop_verb), np.asarray(part_verb)
+    correct = np.zeros(n_parts, dtype=bool)
+    i = 0
+    while i < gp.size:      # GT parts i..j-1: about `block` proposal pairs at a time (at least one part), so memory
+        j = max(int(np.searchsorted(end, end[i] - nb[i] + block, side="right")), i + 1)     # stays bounded
+        owner = np.repeat(gp[i:j], nb[i:j])                     # GT part of each proposal pair
+        prop = np.arange(owner.size) + np.repeat(first[i:j] - _starts(nb[i:j]), nb[i:j])
+        iou = iou_columns_plus1(*[a[owner, k] for k in range(4)], *[b[prop, k] for k in range(4)], disjoint=-1.0)
+        ok = (iou >= thresh) & (prop_verb[prop] == part_verb[owner])
+        correct[owner[ok]] = True
+        i = j
     nverb = np.asarray(pp_nverb, dtype=np.int64)[np.maximum(q, 0)]
     with np.errstate(divide="ignore"):
         value = np.where(correct, 1.0 / np.where(correct, nverb, 1), 0.0)
