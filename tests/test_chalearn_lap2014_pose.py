@@ -548,19 +548,84 @@ def test_weight_zero_is_the_panorama_removed_and_weight_two_its_copy(tmp_path, s
     assert abs(d.score(np.ones((1, n)))[0] - full.scores["mean_hit_rate"]) <= 1e-12
 
 
-def test_decompose_leaves_the_files_alone(tmp_path):
-    """decompose=True (rescore --bootstrap) writes what score.py writes."""
-    from scoring_program.cli import run
-    slug = "chalearn-lap2014-pose"
-    ref = os.path.join(ROOT, "reference_data", slug)
-    folder = os.path.join(ROOT, "starting_kit", slug, "submissions", "random")
-    outs = []
-    for flag in (False, True):
-        inp = tmp_path / ("in%d" % flag)
-        inp.mkdir()
-        os.symlink(ref, str(inp / "ref"))
-        os.symlink(folder, str(inp / "res"))
-        out = tmp_path / ("out%d" % flag)
-        run(slug, str(inp), str(out), decompose=flag)
-        outs.append({f: (out / f).read_bytes() for f in sorted(os.listdir(str(out)))})
-    assert outs[0] == outs[1]
+# ---------------------------------------------------------------- decoding into a reused buffer, counting by words
+
+from pngkinds import panorama_kinds  # noqa: E402  (appended section: issue 14)
+from scoring_program.formats.images import DecodeBuffer  # noqa: E402
+from scoring_program.metrics.hit_rate import evaluated_limbs  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", sorted(panorama_kinds(np.random.RandomState(0), 2, 8)))
+def test_every_png_kind_decodes_as_pillow_convert_L_with_or_without_a_buffer(tmp_path, kind):
+    buffer = DecodeBuffer()
+    for h in (3, 9, 3):                                 # the buffer is reused, then reallocated, then again
+        data = panorama_kinds(np.random.RandomState(h), h, W)[kind]
+        path = tmp_path / ("%d.png" % h)
+        path.write_bytes(data)
+        theirs = np.asarray(Image.open(io.BytesIO(data)).convert("L"))
+        buffer.array(h, W)[...] = 77                    # stale pixels must all be overwritten
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")              # nothing may be printed
+            for ours in (read_panorama(str(path), "x.png"), read_panorama(str(path), "x.png", buffer=buffer)):
+                assert ours.dtype == np.uint8 and ours.shape == (h, W)
+                assert np.array_equal(ours, theirs)
+
+
+def slice_loop_overlaps(gt, pred):
+    """limb_overlaps written the plain way: per limb, its 479 columns binarized and counted."""
+    ev, inter, union = [], [], []
+    for n in range(14):
+        g, p = gt[:, n * 480:n * 480 + 479], pred[:, n * 480:n * 480 + 479]
+        ev.append(np.count_nonzero(g) >= 1)
+        inter.append(np.sum((g > 127) & (p > 127)))
+        union.append(np.sum((g > 127) | (p > 127)))
+    return np.array(ev), np.array(inter), np.array(union)
+
+
+@pytest.mark.parametrize("h", [0, 1, 254, 255, 256, 511, 600])
+@pytest.mark.parametrize("seed", range(2))
+def test_word_counts_equal_a_loop_over_slices_across_row_blocks(h, seed):
+    """Rows are counted in blocks of 255 (a byte lane's capacity): heights around and past a block boundary,
+    values around the threshold, full and empty limbs, and the ignored column 479 lit."""
+    rng = np.random.RandomState(seed)
+    gt = rng.choice(np.array([0, 1, 126, 127, 128, 129, 254, 255], dtype=np.uint8), (h, W))
+    pred = rng.choice(np.array([0, 127, 128, 255], dtype=np.uint8), (h, W))
+    gt[:, cols(3, 0, 480)] = 255                       # a full limb: 255 ones in a lane per block, no carry
+    pred[:, cols(3, 0, 480)] = 200
+    gt[:, cols(5, 0, 480)] = 0                         # an empty one, but for its ignored column
+    gt[:, np.arange(14) * 480 + 479] = 255
+    pred[:, cols(7, 0, 480)] = 0
+    for g, p in ((gt, pred), (pred, gt), (gt[:, ::-1].copy(), pred), (np.asfortranarray(gt), pred)):
+        ours = limb_overlaps(g, p)
+        for a, b in zip(ours, slice_loop_overlaps(g, p)):
+            assert np.array_equal(a, b)
+        assert np.array_equal(evaluated_limbs(g), ours[0])
+
+
+def test_tall_panoramas_of_two_heights_match_the_original_eval_pose(tmp_path):
+    """Full-height panoramas (two row blocks) and a shorter one scored through the two reused buffers."""
+    rng = np.random.RandomState(7)
+    gts, preds = {}, {}
+    for f, h in enumerate((360, 360, 40, 360, 300)):
+        stem = "01_%04d_1" % (f + 1)
+        gts[stem] = random_panorama(rng, h)
+        gts[stem][rng.randint(0, h, 3)] = 255          # a few full rows: every limb evaluated
+        if f != 3:                                     # one missing prediction between two predicted ones
+            p = gts[stem].copy()
+            p[:, rng.randint(0, W, 400)] = rng.choice([0, 255])
+            preds[stem + "_prediction.png"] = p
+    r = score(tmp_path, gts, preds)
+    assert r.scores["mean_hit_rate"] == pytest.approx(original_eval_pose(str(tmp_path / "res"),
+                                                                         str(tmp_path / "ref")), abs=1e-15)
+
+
+def test_one_scratch_serves_pairs_of_any_height():
+    from scoring_program.metrics.hit_rate import OverlapScratch
+
+    rng = np.random.RandomState(3)
+    scratch = OverlapScratch()
+    for h in (300, 7, 256, 0, 40, 600, 1):
+        gt = rng.choice(np.array([0, 127, 128, 255], dtype=np.uint8), (h, W))
+        pred = rng.choice(np.array([0, 127, 128, 255], dtype=np.uint8), (h, W))
+        for a, b in zip(limb_overlaps(gt, pred, scratch), slice_loop_overlaps(gt, pred)):
+            assert np.array_equal(a, b)

@@ -562,3 +562,27 @@ def test_weight_k_is_the_image_copied_k_times_by_the_scorer(tmp_path_factory, se
     ref2, res2, _ = make_case(root / "copied", [gts[k] for k in copied], [preds[k] for k in copied])
     official = TASK.score(str(ref2), Submission(str(res2))).scores["mIoU"]
     assert abs(d.score(weights[None, :].astype(float))[0] - official) <= 1e-12
+
+
+# ---------------------------------------------------------------- images decoded into two reused buffers
+
+def test_images_of_several_sizes_through_the_reused_buffers_score_as_decoded_one_by_one(tmp_path):
+    """evaluate decodes every ground truth into one buffer and every result into another: sizes that change from
+    image to image (and back) give the confusion of each pair decoded on its own, interlaced and 4-bit ones too."""
+    from pngkinds import raw_png
+
+    rng = np.random.RandomState(14)
+    sizes = [(30, 40), (30, 40), (12, 50), (30, 40), (7, 3)]
+    gts = [np.where(rng.rand(h, w) < 0.1, 255, rng.randint(0, 21, (h, w))) for h, w in sizes]
+    preds = [np.where(rng.rand(h, w) < 0.5, np.where(g == 255, 0, g), rng.randint(0, 16, (h, w)))
+             for g, (h, w) in zip(gts, sizes)]
+    preds[2] %= 16                                       # written at 4 bits below
+    ref, res, folder = make_case(tmp_path, gts, preds)
+    plte = struct.pack(">I", 48) + b"PLTE" + bytes(48)
+    plte += struct.pack(">I", zlib.crc32(plte[4:]) & 0xFFFFFFFF)
+    (folder / "img3.png").write_bytes(raw_png(preds[2], 4, 3, interlace=True, extra=plte))
+    (folder / "img4.png").write_bytes(raw_png(preds[3], 8, 0, interlace=True))
+    ev = evaluation_of(ref, res)
+    expected = sum(naive_confusion(g, p, 21) for g, p in zip(gts, preds))
+    assert np.array_equal(ev.conf, expected)
+    assert ev.nvoid == sum(int((g == 255).sum()) for g in gts)

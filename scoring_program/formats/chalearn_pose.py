@@ -9,7 +9,12 @@
 - A truncated or corrupt stream is an error naming the file (LOAD_TRUNCATED_IMAGES is never set).
 - Colour, palette, 1-bit, grey+alpha and 16-bit PNGs work: they go through Pillow's convert('L') (alpha is
   dropped, ITU-R 601-2 luma L = R*299/1000 + G*587/1000 + B*114/1000 in Pillow's fixed-point rounding).
-  An 8-bit grey ('L') image is used as decoded: convert('L') would return an identical copy.
+  An 8-bit grey ('L') image is used as decoded: convert('L') would return an identical copy. It is decoded
+  straight into a numpy array (images.load_into), which evaluate reuses panorama after panorama (DecodeBuffer).
+
+Not cv2.imdecode: on 360 x 6720 panoramas libpng decodes ~4% faster than Pillow, but imdecode returns a fresh
+2.4 MB array per call, whose page faults cost ~3 ms a panorama (sys time): 10.5 ms a panorama against 7.7 ms for
+Pillow into a reused buffer (CPU, measured side by side). It also prints libpng's errors on stderr.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ import warnings
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from .images import DECODE_ERRORS, describe_error, open_png
+from .images import DECODE_ERRORS, describe_error, load_into, open_png
 
 LIMBS = ("head", "torso", "lhand", "rhand", "lforearm", "rforearm", "larm", "rarm", "lfoot", "rfoot", "lleg",
          "rleg", "lthigh", "rthigh")
@@ -103,17 +108,19 @@ class PanoramaHeader(object):
                            % tuple(expected_size), found="%dx%d" % (w, h))
         return self
 
-    def luminance(self):
-        """Decode -> (H, W) uint8, Pillow convert('L') semantics."""
+    def luminance(self, buffer=None):
+        """Decode -> (H, W) uint8, Pillow convert('L') semantics. buffer: a DecodeBuffer that an 8-bit grey
+        PNG is decoded into (the array is then valid until its next use)."""
         Image = _image_module()
         img = self.image
         try:
             with warnings.catch_warnings():
                 _quiet(Image)
-                img.load()
-                if img.mode != "L":
-                    img = img.convert("L")
-                arr = np.asarray(img)
+                if img.mode == "L":
+                    arr = load_into(img, buffer)
+                else:
+                    img.load()
+                    arr = np.asarray(img.convert("L"))
         except DECODE_ERRORS as e:
             raise self.err(self.label, message="cannot decode the PNG data (%s)" % describe_error(e, self.label, 100),
                            expected="a complete, valid PNG", found="a truncated or corrupt image")
@@ -143,11 +150,11 @@ def _sniff(path):
     return "another kind of file (first bytes %r)" % head[:4]
 
 
-def read_panorama(path, label, err=SubmissionError, expected_size=None, max_pixels=None):
-    """Decode one panorama to (H, W) uint8 luminance after the declared-size checks."""
+def read_panorama(path, label, err=SubmissionError, expected_size=None, max_pixels=None, buffer=None):
+    """Decode one panorama to (H, W) uint8 luminance after the declared-size checks (buffer: see luminance)."""
     with PanoramaHeader(path, label, err) as hdr:
         hdr.check(expected_size, max_pixels)
-        return hdr.luminance()
+        return hdr.luminance(buffer)
 
 
 def read_reference_size(path, label):

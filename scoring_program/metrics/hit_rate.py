@@ -21,7 +21,7 @@ N_LIMBS = 14
 LIMB_STRIDE = 480          # width of one limb block in the panorama
 LIMB_COLUMNS = 479         # columns of a block that are scored (getLimbPanoramic's endcol = startcol + 479)
 PANORAMA_WIDTH = N_LIMBS * LIMB_STRIDE
-THRESHOLD = 127            # binarization: value > 127
+THRESHOLD = 127            # binarization: value > 127, i.e. the top bit of the byte (the word counts below)
 
 
 def _per_limb_columns(column_values, reduce):
@@ -35,34 +35,81 @@ def _check(img, name):
                          % (name, PANORAMA_WIDTH, img.dtype, img.shape))
 
 
+# Counting 8 pixels per operation. A row of 6720 pixels is 840 little-endian uint64 words, 60 per limb (480 / 8),
+# so a word never straddles two limbs, and the ignored column 479 of a limb is the top byte of its 60th word.
+# value > 127 <=> the byte's top bit is set: (word >> 7) & 0x0101..01 holds one 0/1 per pixel in its own byte
+# lane. Adding such words over up to 255 rows cannot carry from one lane into the next, so the column counts of a
+# block of rows are its word sum read back as bytes. (Measured against the byte-wise form it replaces: 2.9 -> 0.8
+# ms a 360-row pair on numpy 2, 5.5 -> 1.4 ms on numpy 1.17; np.packbits with a popcount table: 2.5 and 4.8 ms.)
+_WORD = np.dtype("<u8")
+_LANE_BITS = np.uint64(0x0101010101010101)
+_SEVEN = np.uint64(7)
+_ROWS = 255                # rows per block: a byte lane of a block's sum holds at most 255
+
+
+def _words(img, name):
+    """The (H, 840) little-endian uint64 view of a checked (H, 6720) uint8 panorama."""
+    img = np.asarray(img)
+    _check(img, name)
+    return np.ascontiguousarray(img).view(_WORD)
+
+
+def _lanes(words):
+    """(..., 840) uint64 words -> (..., 6720) uint8, one byte per pixel column (in little-endian lane order)."""
+    return words.astype(_WORD, copy=False).view(np.uint8)
+
+
+def _evaluated(gt_words):
+    """(14,) bool from the (H, 840) words: a limb's 479 scored columns hold a non-zero byte (OR over the rows)."""
+    if gt_words.shape[0] == 0:
+        return np.zeros(N_LIMBS, dtype=bool)
+    return _per_limb_columns(_lanes(np.bitwise_or.reduce(gt_words, axis=0)), np.any)
+
+
 def evaluated_limbs(gt):
     """(14,) bool: limb n is evaluated iff its GT slice (479 columns) has a non-zero pixel (before binarization)."""
-    gt = np.asarray(gt)
-    _check(gt, "gt")
-    if gt.shape[0] == 0:
-        return np.zeros(N_LIMBS, dtype=bool)
-    return _per_limb_columns(gt.max(axis=0), np.max) > 0
+    return _evaluated(_words(gt, "gt"))
 
 
-def limb_overlaps(gt, pred):
+class OverlapScratch(object):
+    """Two blocks of words that limb_overlaps reuses from pair to pair: scoring thousands of panoramas then
+    allocates nothing per pair (fresh multi-megabyte temporaries cost page faults, ~10% of the scoring time)."""
+
+    def __init__(self):
+        self._blocks = None
+
+    def blocks(self, rows):
+        if self._blocks is None or self._blocks[0].shape[0] < rows:
+            self._blocks = tuple(np.empty((rows, PANORAMA_WIDTH // 8), dtype=_WORD) for _ in range(2))
+        return self._blocks
+
+
+def limb_overlaps(gt, pred, scratch=None):
     """Per-limb (evaluated, intersection, union) pixel counts of one GT/prediction panorama pair.
 
     evaluated: (14,) bool (see evaluated_limbs); intersection / union: (14,) int64 counts of the binarized
-    (> 127) slices, restricted to the 479 scored columns of each limb. Vectorized over the 14 slices: one pass
-    per mask over the pixels, column sums, then a (14, 480) reshape.
+    (> 127) slices, restricted to the 479 scored columns of each limb. Computed on 8 pixels per uint64 word
+    (see _WORD above), block of rows by block of rows: the pixels are read once, as words, and the counts are
+    exact integers (|A or B| = |A| + |B| - |A and B|). scratch: an OverlapScratch reused across pairs.
     """
-    gt = np.asarray(gt)
-    pred = np.asarray(pred)
-    _check(gt, "gt")
-    _check(pred, "pred")
-    if gt.shape != pred.shape:
-        raise ValueError("gt and pred shapes differ: %s vs %s" % (gt.shape, pred.shape))
-    evaluated = evaluated_limbs(gt)
-    gb = (gt > THRESHOLD).view(np.uint8)
-    pb = (pred > THRESHOLD).view(np.uint8)
-    inter_cols = np.add.reduce(gb & pb, axis=0, dtype=np.int64)
-    union_cols = np.add.reduce(gb | pb, axis=0, dtype=np.int64)
-    return evaluated, _per_limb_columns(inter_cols, np.sum), _per_limb_columns(union_cols, np.sum)
+    g = _words(gt, "gt")
+    p = _words(pred, "pred")
+    if g.shape != p.shape:
+        raise ValueError("gt and pred shapes differ: %s vs %s" % (np.shape(gt), np.shape(pred)))
+    counts = np.zeros((3, PANORAMA_WIDTH), dtype=np.int64)        # per column: |A|, |B|, |A and B|
+    block_a, block_b = (scratch or OverlapScratch()).blocks(min(g.shape[0], _ROWS))
+    for r0 in range(0, g.shape[0], _ROWS):
+        rows = min(_ROWS, g.shape[0] - r0)
+        a = np.right_shift(g[r0:r0 + rows], _SEVEN, out=block_a[:rows])
+        a &= _LANE_BITS
+        b = np.right_shift(p[r0:r0 + rows], _SEVEN, out=block_b[:rows])
+        b &= _LANE_BITS
+        counts[0] += _lanes(np.add.reduce(a, axis=0))
+        counts[1] += _lanes(np.add.reduce(b, axis=0))
+        a &= b
+        counts[2] += _lanes(np.add.reduce(a, axis=0))
+    gt_px, pred_px, inter = (_per_limb_columns(c, np.sum) for c in counts)
+    return _evaluated(g), inter, gt_px + pred_px - inter
 
 
 def jaccard(intersection, union):

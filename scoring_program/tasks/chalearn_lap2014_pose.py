@@ -16,7 +16,9 @@ from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
                                      PanoramaHeader, read_panorama, read_reference_size, split_name)
-from ..metrics.hit_rate import N_LIMBS, evaluated_limbs, hit_rate, is_hit, limb_overlaps, weighted_hit_rate
+from ..formats.images import DecodeBuffer
+from ..metrics.hit_rate import (N_LIMBS, OverlapScratch, evaluated_limbs, hit_rate, is_hit, limb_overlaps,
+                               weighted_hit_rate)
 from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Task, no_progress
 
@@ -90,9 +92,10 @@ def load_reference(ref_dir):
     return Reference(ref_dir, [name for _, name in refs], Panoramas(refs, sizes))
 
 
-def read_ground_truth(ref_dir, name, size):
-    """One ground-truth panorama decoded to luminance; it must have the size its header declared."""
-    gt = read_panorama(os.path.join(str(ref_dir), name), "ref/" + name, ReferenceDataError)
+def read_ground_truth(ref_dir, name, size, buffer=None):
+    """One ground-truth panorama decoded to luminance; it must have the size its header declared. buffer: a
+    DecodeBuffer reused from panorama to panorama."""
+    gt = read_panorama(os.path.join(str(ref_dir), name), "ref/" + name, ReferenceDataError, buffer=buffer)
     if gt.shape != (size[1], size[0]) or gt.shape[1] != PANORAMA_WIDTH:
         raise ReferenceDataError("ref/" + name, expected="a %dx%d panorama" % size,
                                  found="%dx%d decoded" % (gt.shape[1], gt.shape[0]))
@@ -105,8 +108,9 @@ def limbs_present(reference):
     panoramas = reference.data
     if panoramas.limbs_present is None:
         present = np.zeros(N_LIMBS, dtype=bool)
+        buffer = DecodeBuffer()
         for (_, name), size in zip(panoramas.names, panoramas.sizes):
-            present |= evaluated_limbs(read_ground_truth(reference.root, name, size))
+            present |= evaluated_limbs(read_ground_truth(reference.root, name, size, buffer))
         panoramas.limbs_present = present
     return panoramas.limbs_present
 
@@ -181,9 +185,10 @@ class PoseEvaluation(NamedTuple):
 
 
 def evaluate(reference, sub, label, progress=no_progress):
-    """evalPose over every ground-truth panorama, decoded one at a time (flat memory). label(path): the
-    prediction file's name in messages."""
+    """evalPose over every ground-truth panorama, decoded one at a time into the same two buffers (flat memory,
+    no allocation per panorama). label(path): the prediction file's name in messages."""
     names, sizes = reference.data.names, reference.data.sizes
+    gt_buffer, pred_buffer, scratch = DecodeBuffer(), DecodeBuffer(), OverlapScratch()
     limb_eval = np.zeros(N_LIMBS, dtype=np.int64)
     limb_hit = np.zeros(N_LIMBS, dtype=np.int64)
     limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
@@ -194,7 +199,7 @@ def evaluate(reference, sub, label, progress=no_progress):
     n = len(names)
     for i, ((stem, name), size, path) in enumerate(zip(names, sizes, sub.paths)):
         progress(i, n, "panoramas")
-        gt = read_ground_truth(reference.root, name, size)
+        gt = read_ground_truth(reference.root, name, size, gt_buffer)
         if path is None:
             # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
             evaluations += 1
@@ -205,8 +210,8 @@ def evaluate(reference, sub, label, progress=no_progress):
             continue
         file = label(path)
         pred = read_panorama(path, file, SubmissionError, expected_size=size,
-                             max_pixels=BOMB_FACTOR * size[0] * size[1])
-        ev, inter, union = limb_overlaps(gt, pred)
+                             max_pixels=BOMB_FACTOR * size[0] * size[1], buffer=pred_buffer)
+        ev, inter, union = limb_overlaps(gt, pred, scratch)
         del gt, pred
         hits = ev & is_hit(inter, union)
         ne, nh = int(ev.sum()), int(hits.sum())

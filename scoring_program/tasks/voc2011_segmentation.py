@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
-from ..formats.images import LabelImage, first_pixel_where
+from ..formats.images import DecodeBuffer, LabelImage, first_pixel_where
 from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
@@ -57,11 +57,12 @@ def read_id_list(path, label):
     return [i.decode("utf-8", "replace") for i in ids.tolist()]
 
 
-def read_ground_truth(ref_dir, image_id):
-    """SegmentationClass/<id>.png of the reference, decoded (class indices, 255 void)."""
+def read_ground_truth(ref_dir, image_id, buffer=None):
+    """SegmentationClass/<id>.png of the reference, decoded (class indices, 255 void); buffer: a DecodeBuffer
+    reused from image to image."""
     with LabelImage(os.path.join(str(ref_dir), "SegmentationClass", image_id + ".png"),
                     "ref/SegmentationClass/%s.png" % image_id, ReferenceDataError) as g:
-        return g.decode()
+        return g.decode(buffer=buffer)
 
 
 def check_ground_truth_labels(counts, image_id):
@@ -73,9 +74,11 @@ def check_ground_truth_labels(counts, image_id):
 
 
 def check_prediction(pred, label):
-    """Any value above 20 (255 included) is an error naming the first such pixel."""
-    if pred.size and int(pred.max()) >= NCLS:
-        x, y = first_pixel_where(pred >= NCLS)
+    """Any value above 20 (255 included) is an error naming the first such pixel. (A comparison, not pred.max():
+    on numpy 1.17, the legacy-py37 stack's, a uint8 max takes 5x as long.)"""
+    bad = pred >= NCLS
+    if bad.any():
+        x, y = first_pixel_where(bad)
         raise SubmissionError(label, expected="class indices 0..%d (0 = background; 255 'void' is only for the "
                               "ground truth)" % (NCLS - 1), found="value %d at pixel x=%d, y=%d (0-based)"
                               % (int(pred[y, x]), x, y))
@@ -238,12 +241,13 @@ def evaluate(reference, sub, progress=no_progress, per_image=False):
     images = []
     image_conf = np.zeros((len(ids) if per_image else 0, NCLS, NCLS), dtype=np.int64)
     n = len(ids)
+    gt_buffer, pred_buffer = DecodeBuffer(), DecodeBuffer()     # no allocation per image of a common size
     for k, img in enumerate(ids):
         progress(k, n, "images")
-        gt = read_ground_truth(reference.root, img)
+        gt = read_ground_truth(reference.root, img, gt_buffer)
         label = "%s/%s.png" % (sub.folder_label, img)     # == submission.label(pngs[img]), without relpath
         with LabelImage(sub.pngs[img], label) as r:
-            pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]))
+            pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]), buffer=pred_buffer)
         check_prediction(pred, label)
         h = joint_histogram(gt, pred, NCLS)
         check_ground_truth_labels(h.sum(axis=1), img)
