@@ -252,19 +252,24 @@ def _frames_by_video(scan):
     return videos, per_video
 
 
+def _scan_part_file(data, pred):
+    """The bytes of a part_result file -> (scan, videos, per_video) (kinetics_json.read_part_file, then
+    _frames_by_video), or None where either gives up (the stdlib path then)."""
+    from .kinetics_json import read_part_file
+    scan = read_part_file(data, pred=pred)
+    found = None if scan is None else _frames_by_video(scan)
+    return None if found is None else (scan,) + tuple(found)
+
+
 def ground_truth_from_bytes(vid, data):
     """GroundTruth from the parsed gt_vid_result and the bytes of gt_part_result, or None for the stdlib path
     (anything flatten_ground_truth would reject, or the pass does not handle)."""
-    from .kinetics_json import read_part_file
     if not isinstance(vid, dict) or not vid or not all(isinstance(c, str) for c in vid.values()):
         return None
-    scan = read_part_file(data, pred=False)
-    if scan is None:
-        return None
-    found = _frames_by_video(scan)
+    found = _scan_part_file(data, pred=False)
     if found is None:
         return None
-    videos, per_video = found
+    scan, videos, per_video = found
     gt = GroundTruth()
     gt.videos = list(vid)
     gt.classes = list(vid.values())
@@ -541,14 +546,10 @@ def read_predictions_bytes(pred_vid, data, gt, vid_label, part_label):
 def predictions_from_bytes(pred_vid, data, gt, vid_label):
     """Predictions, or None for the stdlib path (a fault to name, or what the pass does not handle; boxes of more
     than 4 numbers, legal but rare, go there too for their warning)."""
-    from .kinetics_json import read_part_file
-    scan = read_part_file(data, pred=True)
-    if scan is None:
-        return None
-    found = _frames_by_video(scan)
+    found = _scan_part_file(data, pred=True)
     if found is None:
         return None
-    videos, per_video = found
+    scan, videos, per_video = found
     pr = Predictions()
     pr.classes, pr.extra_videos = read_pred_classes(pred_vid, gt, vid_label)    # part_result is valid JSON
     n_frames = len(gt.frame_name)

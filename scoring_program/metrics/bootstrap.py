@@ -189,29 +189,48 @@ LANE_MAX_WEIGHT = 255    # the packed path's largest weight ...
 BLOCK_ENTRIES = 256      # ... and the longest run of entries a lane sums exactly: 256 x 255 < 2**16
 
 
-def _pack_quads(weights):
-    """(b, n) whole weights in [0, 255] -> (ceil(b / 4), n) uint64: row 4r + k of weights in bits 16k..16k+15 of
-    row r (missing last rows are 0)."""
+def _pack_lanes(weights, bits):
+    """(b, n) whole weights -> (ceil(b / k), n) uint64, k = 64 // bits rows to a word: row k*r + j in bits
+    [j * bits, (j + 1) * bits) of row r (missing last rows are 0)."""
+    k = 64 // bits
     b, n = weights.shape
-    lanes = np.zeros((-(-b // LANES) * LANES, n), dtype=np.uint64)
+    rows = -(-b // k)
+    lanes = np.zeros((rows * k, n), dtype=np.uint64)
     lanes[:b] = weights.astype(np.uint64)
-    packed = lanes[0::LANES].copy()
-    for k in range(1, LANES):
-        packed |= lanes[k::LANES] << np.uint64(16 * k)
-    return packed
+    lanes = lanes.reshape(rows, k, n)
+    out = lanes[:, 0].copy()
+    for j in range(1, k):
+        out |= lanes[:, j] << np.uint64(j * bits)
+    return out
+
+
+def _unpack_lanes(packed, bits, b):
+    """The inverse of _pack_lanes, as (b, m) float64."""
+    k = 64 // bits
+    rows, m = packed.shape
+    out = np.empty((rows, k, m))
+    mask = np.uint64((1 << bits) - 1)
+    for j in range(k):
+        out[:, j] = (packed >> np.uint64(j * bits)) & mask
+    return out.reshape(rows * k, m)[:b]
+
+
+def _whole(weights):
+    """Whether every weight is a non-negative whole number (what the packed integer paths need)."""
+    return weights.size > 0 and weights.min() >= 0 and np.array_equal(weights, np.floor(weights))
 
 
 def _unpack_quads(packed):
     """(q, m) uint64 of four 16-bit lane values -> (q, m, 4) float64, [r, j, k] the value of row 4r + k of the
-    packed weights (the inverse of _pack_quads, rows kept interleaved: the words read as uint16 quads, lane k at
-    index k of a quad on a little-endian machine, 3 - k on a big-endian one)."""
+    packed weights (the inverse of _pack_lanes(weights, 16), rows kept interleaved: the words read as uint16
+    quads, lane k at index k of a quad on a little-endian machine, 3 - k on a big-endian one)."""
     q, m = packed.shape
     quads = np.ascontiguousarray(packed).view(np.uint16).reshape(q, m, LANES)
     return (quads if sys.byteorder == "little" else quads[:, :, ::-1]).astype(np.float64)
 
 
 def _packed_cumsum_at(packed, positions=None):
-    """Exact cumulative sums of packed 16-bit-lane weights (_pack_quads) along axis 1, at positions (default:
+    """Exact cumulative sums of packed 16-bit-lane weights (_pack_lanes(weights, 16)) along axis 1, at positions (default:
     everywhere) -> (q, len(positions), 4) float64 (_unpack_quads' layout). packed is overwritten.
 
     The packed cumulative sum wraps around 2**64, but the difference of two of its values is exact in every lane
@@ -293,9 +312,8 @@ class RankedLists(object):
         """Yield (g, weight, tp, seen) for every list g with a kept true positive, each (rows, J_g, lanes) float64:
         resample r * lanes + k at [r, :, k] (rows past the last resample are 0)."""
         weights = np.asarray(weights, dtype=np.float64)
-        packed = (weights.size > 0 and weights.min() >= 0 and weights.max() <= LANE_MAX_WEIGHT
-                  and np.array_equal(weights, np.floor(weights)))
-        lanes = _pack_quads(weights) if packed else weights
+        packed = _whole(weights) and weights.max() <= LANE_MAX_WEIGHT
+        lanes = _pack_lanes(weights, 64 // LANES) if packed else weights
         for g in range(self.ngroups):
             s, e = self.tp_start[g], self.tp_start[g + 1]
             if e == s:
@@ -356,32 +374,6 @@ class RankedLists(object):
 
 
 # ------------------------------------------------------------------ sums over segments of gathered weights
-def _pack_lanes(weights, bits):
-    """(b, n) whole weights -> (ceil(b / k), n) uint64, k = 64 // bits rows to a word: row k*r + j in bits
-    [j * bits, (j + 1) * bits) of row r (missing last rows are 0)."""
-    k = 64 // bits
-    b, n = weights.shape
-    rows = -(-b // k)
-    lanes = np.zeros((rows * k, n), dtype=np.uint64)
-    lanes[:b] = weights.astype(np.uint64)
-    lanes = lanes.reshape(rows, k, n)
-    out = lanes[:, 0].copy()
-    for j in range(1, k):
-        out |= lanes[:, j] << np.uint64(j * bits)
-    return out
-
-
-def _unpack_lanes(packed, bits, b):
-    """The inverse of _pack_lanes, as (b, m) float64."""
-    k = 64 // bits
-    rows, m = packed.shape
-    out = np.empty((rows, k, m))
-    mask = np.uint64((1 << bits) - 1)
-    for j in range(k):
-        out[:, j] = (packed >> np.uint64(j * bits)) & mask
-    return out.reshape(rows * k, m)[:b]
-
-
 class SegmentSums(object):
     """For blocks of weights (b, n): the sum of weights[:, columns[s]] over each segment s of a fixed list of
     columns, (b, segments) float64 -- np.add.reduceat(np.take(weights, columns, axis=1), starts, axis=1), with
@@ -421,7 +413,7 @@ class SegmentSums(object):
         if not self.nonempty.size or not b:
             return out
         bound = float(weights.sum(axis=1).max()) * self.max_repeat if weights.size else 0.0
-        whole = weights.size > 0 and weights.min() >= 0 and np.array_equal(weights, np.floor(weights))
+        whole = _whole(weights)
         bits = 16 if whole and bound < 2 ** 16 else 32 if whole and bound < 2 ** 32 else None
         if bits is None:
             out[:, self.nonempty] = np.add.reduceat(np.take(weights, self.columns, axis=1), self.starts, axis=1)

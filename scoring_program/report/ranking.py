@@ -41,7 +41,8 @@ class Ranking(object):
         self.rank_low, self.rank_high = (np.percentile(self.ranks, [2.5, 97.5], axis=0)
                                          if self.boot.shape[0] else (self.official_rank, self.official_rank))
         self.beats = beats(self.boot, descending)
-        self.tau = kendall_tau(self.official_rank, self.ranks) if len(self.names) > 1 else np.zeros(0)
+        tau = kendall_tau(self.official_rank, self.ranks) if len(self.names) > 1 else np.zeros(0)
+        self.tau = tau[np.isfinite(tau)]        # NaN where a ranking is constant: no order to compare
 
 
 def bootstrap_csv(ranking):
@@ -171,12 +172,11 @@ def render_ranking(title, ranking, key, unit, n_items, resamples, seed, failed=(
                "recomputed on each resample from its per-%s records.</p>"
                % (s, e(key.label), "higher" if ranking.descending else "lower", resamples, seed, n_items, e(unit),
                   e(key.label), e(unit)))
-    if s > 1 and ranking.tau.size:
-        tau = ranking.tau[np.isfinite(ranking.tau)]
-        if tau.size:
-            out.append("<div class='headline'><span class='value'>%.3f</span><span class='label'>Kendall's tau "
-                       "between the official ranking and the resampled ones: median (5th percentile %.3f)</span>"
-                       "</div>" % (np.median(tau), np.percentile(tau, 5)))
+    tau = ranking.tau
+    if s > 1 and tau.size:
+        out.append("<div class='headline'><span class='value'>%.3f</span><span class='label'>Kendall's tau "
+                   "between the official ranking and the resampled ones: median (5th percentile %.3f)</span>"
+                   "</div>" % (np.median(tau), np.percentile(tau, 5)))
     out.append("<h2>Scores and ranks</h2><div class='scroll'><table><tr><th>submission</th><th>rank</th>"
                "<th>%s</th><th>95%% interval</th><th>median rank</th><th>95%% rank interval</th>"
                "<th>beats the next</th></tr>" % e(key.label))
@@ -203,7 +203,6 @@ def render_ranking(title, ranking, key, unit, n_items, resamples, seed, failed=(
                         "Cell (row, column): the percentage of resamples in which the row's submission scores "
                         "strictly better than the column's. A pair is told apart with confidence when the cell is "
                         "at least 95; near 50 the order between the two is a coin toss."))
-        tau = ranking.tau[np.isfinite(ranking.tau)]
         if tau.size:
             start = max(-1.0, min(0.95, float(np.floor(tau.min() * 20) / 20)))
             edges = np.linspace(start, 1.0, int(round((1.0 - start) * 20)) + 1)    # bins 0.05 wide
