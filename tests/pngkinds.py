@@ -123,5 +123,10 @@ def filtered_png(samples, colour_type, filters, extra=b"", tail=b""):
             + _chunk(b"IDAT", zlib.compress(b"".join(rows) + tail)) + _chunk(b"IEND", b""))
 
 
+def plte_chunk(entries):
+    """A PLTE chunk holding these (R, G, B) entries, in order."""
+    return _chunk(b"PLTE", np.asarray(entries, dtype=np.uint8).tobytes())
+
+
 def palette_chunk(n=256):
     return _chunk(b"PLTE", bytes((7 * i) % 256 for i in range(3 * n)))

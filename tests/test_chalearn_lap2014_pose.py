@@ -1,5 +1,6 @@
-"""chalearn-lap2014-pose: hand-computed scenarios for every rule of issue 4 (Track 1), Pillow convert('L')
-equality, a literal port of the original evalPose as an oracle, and the starting kit's baseline."""
+"""chalearn-lap2014-pose: hand-computed scenarios for every rule of issue 4 (Track 1), equality with Pillow 6.1's
+convert('L') (the platform's; on other stacks its integer formulas written out), a literal port of the original
+evalPose as an oracle, and the starting kit's baseline."""
 import io
 import os
 import subprocess
@@ -7,6 +8,7 @@ import sys
 import warnings
 
 import numpy as np
+import PIL
 import pytest
 from hypothesis import given, settings, strategies as st
 from PIL import Image
@@ -39,6 +41,31 @@ def save(arr, path, mode=None):
     os.makedirs(os.path.dirname(str(path)), exist_ok=True)
     img = Image.fromarray(arr) if mode is None else Image.fromarray(arr).convert(mode)
     img.save(str(path), format="PNG")
+
+
+PILLOW_6 = int(PIL.__version__.split(".")[0]) < 7      # the platform's Pillow 6.1.0 (legacy-py37)
+
+
+def written_out_pillow61_L(img):
+    """Pillow 6.1's convert('L') for the modes later Pillow changed, written out plainly (int64, floor division):
+    RGB/RGBA (R*19595 + G*38470 + B*7471) // 2**16 (rgb2l); P (R*299 + G*587 + B*114) // 1000 of the palette
+    entry, entries past a short palette being Pillow 6.1's grey ramp (p2l). Other modes: Pillow's convert('L')."""
+    if img.mode in ("RGB", "RGBA"):
+        px = np.asarray(img).astype(np.int64)
+        return ((px[..., 0] * 19595 + px[..., 1] * 38470 + px[..., 2] * 7471) // 2 ** 16).astype(np.uint8)
+    if img.mode == "P":
+        pal = list(img.getpalette())[:768]
+        pal += [i for i in range(len(pal) // 3, 256) for _ in range(3)]
+        entries = np.array(pal, dtype=np.int64).reshape(256, 3)
+        lut = (entries[:, 0] * 299 + entries[:, 1] * 587 + entries[:, 2] * 114) // 1000
+        return lut[np.asarray(img)].astype(np.uint8)
+    return np.asarray(img.convert("L"))
+
+
+def pillow61_convert_L(img):
+    """The oracle: Pillow's own convert('L') on Pillow 6 (legacy-py37, bit for bit the platform), else the
+    formulas written out (tested equal to Pillow 6.1 there: test_written_out_formulas_are_pillow_61s)."""
+    return np.asarray(img.convert("L")) if PILLOW_6 else written_out_pillow61_L(img)
 
 
 def score(tmp_path, gts, preds, private=False):
@@ -182,7 +209,7 @@ def test_colour_png_works_through_luminance(tmp_path):
     gt[:, cols(1, 0, 10)] = 255
     gt[:, cols(2, 0, 10)] = 255
     rgb = np.zeros((H, W, 3), dtype=np.uint8)
-    rgb[:, cols(1, 0, 10)] = (0, 255, 0)             # luminance 150: ON
+    rgb[:, cols(1, 0, 10)] = (0, 255, 0)             # luminance 149 (Pillow 6.1; 150 rounded): ON
     rgb[:, cols(2, 0, 10)] = (255, 0, 0)             # luminance 76: OFF
     r = score(tmp_path, {"01_0001_1": gt}, {"01_0001_1_prediction.png": rgb})
     assert r.scores["hit_rate_head"] == 1.0 and r.scores["hit_rate_torso"] == 0.0
@@ -205,7 +232,7 @@ def test_decoding_equals_pillow_convert_L(tmp_path, mode):
     with warnings.catch_warnings():
         warnings.simplefilter("error")               # nothing may be printed
         ours = read_panorama(str(path), "x.png")
-    theirs = np.asarray(Image.open(str(path)).convert("L"))
+    theirs = pillow61_convert_L(Image.open(str(path)))
     assert ours.dtype == np.uint8 and ours.shape == (7, W)
     assert np.array_equal(ours, theirs)
 
@@ -298,8 +325,8 @@ def original_eval_pose(prediction_dir, truth_dir):
         if not os.path.isfile(pred):
             nevals += 1
             continue
-        gt = np.asarray(Image.open(os.path.join(truth_dir, name)).convert("L"))
-        pr = np.asarray(Image.open(pred).convert("L"))
+        gt = pillow61_convert_L(Image.open(os.path.join(truth_dir, name)))     # convert('L') on the platform's
+        pr = pillow61_convert_L(Image.open(pred))                               # Pillow 6.1
         for limb in range(1, 15):
             g = get_limb_panoramic(gt, limb)
             if np.count_nonzero(g) >= 1:
@@ -562,7 +589,7 @@ def test_every_png_kind_decodes_as_pillow_convert_L_with_or_without_a_buffer(tmp
         data = panorama_kinds(np.random.RandomState(h), h, W)[kind]
         path = tmp_path / ("%d.png" % h)
         path.write_bytes(data)
-        theirs = np.asarray(Image.open(io.BytesIO(data)).convert("L"))
+        theirs = pillow61_convert_L(Image.open(io.BytesIO(data)))
         buffer.array(h, W)[...] = 77                    # stale pixels must all be overwritten
         with warnings.catch_warnings():
             warnings.simplefilter("error")              # nothing may be printed
@@ -629,3 +656,118 @@ def test_one_scratch_serves_pairs_of_any_height():
         pred = rng.choice(np.array([0, 127, 128, 255], dtype=np.uint8), (h, W))
         for a, b in zip(limb_overlaps(gt, pred, scratch), slice_loop_overlaps(gt, pred)):
             assert np.array_equal(a, b)
+
+
+# ---------------------------------------------------------------- Pillow 6.1's convert('L') on every stack
+
+from pngkinds import plte_chunk, raw_png  # noqa: E402  (appended section: luminance as Pillow 6.1)
+from scoring_program.formats.chalearn_pose import (luminance_pillow61, palette_luminance_pillow61,  # noqa: E402
+                                                   rgb_luminance_pillow61)
+
+# (R, G, B) -> Pillow 6.1's luminance, by hand. L24 = R*19595 + G*38470 + B*7471; L = L24 >> 16 (truncated).
+# Pillow >= 7.0 rounds: the rounded value is given where it differs.
+HAND_RGB = [
+    ((177, 175, 175), 175),    # L24 = 11507990 = 175.598 * 65536 (Pillow 13: 176)
+    ((128, 128, 127), 127),    # L24 =  8381137 = 127.886 * 65536: OFF (rounded 128: ON)
+    ((128, 128, 128), 128),    # L24 =  8388608 = 128 * 65536 exactly: ON either way
+    ((255, 0, 0), 76),         # L24 =  4996725 = 76.244 * 65536
+    ((0, 255, 0), 149),        # L24 =  9809850 = 149.686 * 65536 (Pillow 13: 150)
+    ((0, 0, 255), 29),         # L24 =  1905105 = 29.07 * 65536
+    ((255, 255, 255), 255),    # the weights sum to 65536
+    ((0, 0, 0), 0),
+]
+# the same colours as palette entries: (R*299 + G*587 + B*114) // 1000 (Pillow >= 9.0 rounds)
+HAND_P = [((177, 175, 175), 175),   # 175598 // 1000 (Pillow 13: 176)
+          ((128, 128, 127), 127),   # 127886 // 1000: OFF (rounded 128: ON)
+          ((128, 128, 128), 128),   # 128000 // 1000
+          ((255, 0, 0), 76),        # 76245 // 1000
+          ((0, 255, 0), 149)]       # 149685 // 1000 (Pillow 13: 150)
+
+
+def test_rgb_luminance_truncates_as_pillow_61_by_hand():
+    colours = np.array([c for c, _ in HAND_RGB], dtype=np.uint8)[None]
+    expected = [v for _, v in HAND_RGB]
+    assert rgb_luminance_pillow61(colours)[0].tolist() == expected
+    rgba = np.concatenate([colours, np.array([[[0], [255], [7], [128], [1], [2], [3], [0]]], np.uint8)], axis=2)
+    assert rgb_luminance_pillow61(rgba)[0].tolist() == expected          # alpha ignored
+    for data in (raw_png(colours, 8, 2), raw_png(rgba, 8, 6), raw_png(colours.astype(np.int64) * 257, 16, 2)):
+        assert luminance_pillow61(Image.open(io.BytesIO(data))).tolist() == [expected]
+
+
+def test_palette_luminance_truncates_as_pillow_61_by_hand():
+    lut = palette_luminance_pillow61([v for c, _ in HAND_P for v in c])
+    assert lut[:5].tolist() == [v for _, v in HAND_P]
+    assert lut[5:].tolist() == list(range(5, 256))      # past a short palette: Pillow 6.1's grey ramp
+    idx = np.array([[0, 1, 2, 3, 4, 5, 127, 128, 255]])
+    img = Image.open(io.BytesIO(raw_png(idx, 8, 3, extra=plte_chunk([c for c, _ in HAND_P]))))
+    assert luminance_pillow61(img).tolist() == [[175, 127, 128, 76, 149, 5, 127, 128, 255]]
+    assert palette_luminance_pillow61(None).tolist() == list(range(256))
+
+
+def test_pixels_straddling_127_binarize_as_truncated(tmp_path):
+    """(128, 128, 127) is 127.886: truncated to 127, OFF; (128, 128, 128) is 128, ON. Rounding would turn both
+    on. As RGB, RGBA and palette PNGs."""
+    pair = np.array([[[128, 128, 127], [128, 128, 128]]], dtype=np.uint8)
+    for data in (raw_png(pair, 8, 2), raw_png(np.dstack([pair, [[[9], [9]]]]), 8, 6),
+                 raw_png(np.array([[0, 1]]), 8, 3, extra=plte_chunk(pair[0]))):
+        path = tmp_path / "p.png"
+        path.write_bytes(data)
+        lum = read_panorama(str(path), "p.png")
+        assert lum.tolist() == [[127, 128]]
+        assert (lum > 127).tolist() == [[False, True]]
+
+
+def test_rgb_prediction_scored_with_truncated_luminance(tmp_path):
+    """Head predicted in (128, 128, 127) (127: OFF), torso in (177, 175, 175) (175: ON); the ground truth has both
+    limbs 0..9 at 255. Pillow 6.1 gives head a miss, torso a hit: 0.5. Rounding (Pillow >= 7) would give 1.0."""
+    gt = blank()
+    gt[:, cols(1, 0, 10)] = 255
+    gt[:, cols(2, 0, 10)] = 255
+    rgb = np.zeros((H, W, 3), dtype=np.uint8)
+    rgb[:, cols(1, 0, 10)] = (128, 128, 127)
+    rgb[:, cols(2, 0, 10)] = (177, 175, 175)
+    for pred in (raw_png(rgb, 8, 2), raw_png(np.dstack([rgb, np.full((H, W, 1), 255)]), 8, 6)):
+        r = score(tmp_path, {"01_0001_1": gt}, {"01_0001_1_prediction.png": pred})
+        assert r.scores["hit_rate_head"] == 0.0 and r.scores["hit_rate_torso"] == 1.0
+        assert r.scores["mean_hit_rate"] == 0.5
+
+
+def random_rgb_with_every_value(rng, h, w):
+    rgb = rng.randint(0, 256, (h, w, 3)).astype(np.uint8)
+    rgb[0, :256] = np.arange(256)[:, None]               # all 256 values in every channel
+    rgb[1, :256] = np.arange(256)[::-1, None]
+    return rgb
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ours_equal_the_written_out_formulas(seed):
+    rng = np.random.RandomState(seed)
+    rgb = random_rgb_with_every_value(rng, 40, 2000)
+    for mode in ("RGB", "RGBA"):
+        img = Image.fromarray(np.dstack([rgb, rng.randint(0, 256, (40, 2000, 1))]).astype(np.uint8)
+                              if mode == "RGBA" else rgb, mode)
+        assert np.array_equal(luminance_pillow61(img), written_out_pillow61_L(img))
+        for rows in (1, 3, 40, 41):                     # row blocks: partial last block, one block, more rows
+            assert np.array_equal(rgb_luminance_pillow61(np.asarray(img), rows), written_out_pillow61_L(img))
+    for n in (1, 2, 16, 100, 256):
+        idx = rng.randint(0, 256, (8, 512))
+        idx[0, :256] = np.arange(256)
+        data = raw_png(idx, 8, 3, extra=plte_chunk(rng.randint(0, 256, (n, 3))))
+        img = Image.open(io.BytesIO(data))
+        assert np.array_equal(luminance_pillow61(img), written_out_pillow61_L(img))
+
+
+@pytest.mark.skipif(not PILLOW_6, reason="Pillow 6.1's own convert('L') is the truth only on the legacy-py37 stack")
+@pytest.mark.parametrize("seed", range(3))
+def test_written_out_formulas_are_pillow_61s(seed):
+    """Validates the oracle where the truth runs: RGB, RGBA and palettes of every length (indices past a short
+    palette included) against Pillow 6.1's convert('L')."""
+    rng = np.random.RandomState(seed)
+    rgb = random_rgb_with_every_value(rng, 40, 2000)
+    for img in (Image.fromarray(rgb), Image.fromarray(rgb).convert("RGBA")):
+        assert np.array_equal(written_out_pillow61_L(img), np.asarray(img.convert("L")))
+    for n in (1, 2, 16, 100, 256):
+        idx = rng.randint(0, 256, (8, 512))
+        idx[0, :256] = np.arange(256)
+        img = Image.open(io.BytesIO(raw_png(idx, 8, 3, extra=plte_chunk(rng.randint(0, 256, (n, 3))))))
+        assert np.array_equal(written_out_pillow61_L(img), np.asarray(img.convert("L")))

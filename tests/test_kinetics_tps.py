@@ -753,3 +753,82 @@ def test_part_correctness_in_blocks_equals_one_block(monkeypatch):
     import scoring_program.tasks.kinetics_tps as task_module
     monkeypatch.setattr(task_module, "part_correctness", small_blocks)
     assert TASK.score(ref, sub).scores == whole and calls
+
+
+# ---------------------------------------------------------------- integers of any length, as on Python 3.7.3
+
+# 5000 digits: json.loads refuses more than 4300 on Python >= 3.11 and on the 3.7.14+ security releases; the
+# platform's Python 3.7.3 (codalab-legacy:py37) parses it
+BIG = "1" + "0" * 4999
+FIRST = "video '0d90b23a000_000000_000010' > frame 'img_00001.json' > humans[0]"
+
+
+def test_parse_json_reads_integers_of_any_length_and_restores_the_limit():
+    import sys
+    from scoring_program.formats.kinetics_tps import _found, parse_json
+    get_limit = getattr(sys, "get_int_max_str_digits", None)
+    before = get_limit() if get_limit else None
+    assert parse_json(("[%s, -%s]" % (BIG, BIG)).encode(), "x.json") == [10 ** 4999, -10 ** 4999]
+    assert _found([10 ** 4999, 2, 3, 4]) == "a list of 4: '[%s...'" % BIG[:59]      # json.dumps, shortened
+    with pytest.raises(SubmissionError):
+        parse_json(("[%s" % BIG).encode(), "x.json")
+    if get_limit:
+        assert get_limit() == before                    # restored after a parse, a message and an error
+        sys.set_int_max_str_digits(5000)
+        try:
+            assert parse_json(BIG.encode() + b"0" * 1000, "x.json") == 10 ** 5999
+            assert get_limit() == 5000                  # a caller's own limit comes back
+        finally:
+            sys.set_int_max_str_digits(before)
+
+
+def big_integer_case(tmp_path, root, part_edit=None, vid_edit=None):
+    """score.py on the perfect sample with one text replacement (old, new) in pred_part / pred_vid."""
+    from conftest import run_score
+    perfect = os.path.join(root, "starting_kit", KIN, "submissions", "perfect")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    for name, edit in (("pred_part_result.json", part_edit), ("pred_vid_result.json", vid_edit)):
+        with open(os.path.join(perfect, name)) as f:
+            text = f.read()
+        if edit:
+            assert edit[0] in text
+            text = text.replace(edit[0], edit[1], 1)
+        (sub / name).write_text(text)
+    return run_score(KIN, os.path.join(root, "reference_data", KIN), str(sub), tmp_path)
+
+
+@pytest.mark.parametrize("part_edit, vid_edit", [
+    (('"humans":[{"box":[20,', '"humans":[{"number":%s,"box":[20,' % BIG), None),      # a human's "number"
+    (('"humans":[{"box":[20,', '"humans":[{"number":-%s,"box":[20,' % BIG), None),
+    (('{"img_00001.json":{"humans"', '{"img_00001.json":{"n":%s,"humans"' % BIG), None),  # a frame's extra key
+    (None, ('{', '{"not_a_test_video":%s,' % BIG)),                                       # a video not in the test
+])
+def test_5000_digit_integer_in_an_ignored_place_scores_normally(tmp_path, root, part_edit, vid_edit):
+    proc, out = big_integer_case(tmp_path, root, part_edit, vid_edit)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("kinetics-tps  score: 0.9999  top1: 1.0  mean_PSC: 1.0")
+
+
+@pytest.mark.parametrize("part_edit, vid_edit, message", [
+    (('"humans":[{"box":[20,', '"humans":[{"box":[%s,' % BIG), None,
+     "pred_part_result.json: %s > box; expected a box [x1, y1, x2, y2] of 4 finite numbers; found a list of 4: "
+     "'[%s...'" % (FIRST, BIG[:59])),
+    (('"head":{"box":[[82,', '"head":{"box":[[%s,' % BIG), None,
+     "pred_part_result.json: %s > parts 'head' > box[0]; expected a box [x1, y1, x2, y2] of 4 finite numbers; "
+     "found a list of 4: '[%s...'" % (FIRST, BIG[:59])),
+    (('"verb":["lift"]', '"verb":[%s]' % BIG), None,
+     "pred_part_result.json: %s > parts 'head' > verb; expected a list of state names; found a list of 1: "
+     "'[%s...'" % (FIRST, BIG[:59])),
+    (None, ('"shooting_basketball"', BIG),
+     "pred_vid_result.json: video '0d90b23a000_000000_000010'; expected a class name (text); found '%s...'"
+     % BIG[:60]),
+])
+def test_5000_digit_integer_where_a_value_is_read_is_the_python_37_message(tmp_path, root, part_edit, vid_edit,
+                                                                         message):
+    """Python 3.7.3 parses it; float() of it overflows (not a finite number), or it is not text; the message
+    prints its first digits (json.dumps, shortened). Exit 1, no scores: the same on every stack."""
+    proc, out = big_integer_case(tmp_path, root, part_edit, vid_edit)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.splitlines() == ["submission error: " + message]
+    assert not os.path.exists(os.path.join(str(out), "scores.txt"))

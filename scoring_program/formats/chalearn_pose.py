@@ -7,8 +7,21 @@
   Pillow's own DecompressionBombWarning is turned into the same error; its other warnings are silenced
   (nothing is printed).
 - A truncated or corrupt stream is an error naming the file (LOAD_TRUNCATED_IMAGES is never set).
-- Colour, palette, 1-bit, grey+alpha and 16-bit PNGs work: they go through Pillow's convert('L') (alpha is
-  dropped, ITU-R 601-2 luma L = R*299/1000 + G*587/1000 + B*114/1000 in Pillow's fixed-point rounding).
+- Colour, palette, 1-bit, grey+alpha and 16-bit PNGs work, converted as Pillow 6.1's convert('L') does on
+  EVERY stack: Pillow 6.1.0 is what the platform's default image (codalab-legacy:py37) runs, and the 2014
+  original ran an older PIL with the same integer formulas. Later Pillow changed two of them, and a pixel's
+  luminance moves by one, which flips its binarization (> 127) at 127/128:
+    RGB, RGBA  ITU-R 601-2 luma in 16-bit fixed point, L = (R*19595 + G*38470 + B*7471) >> 16, TRUNCATED
+               (Convert.c rgb2l; Pillow >= 7.0 adds 0x8000 first, i.e. rounds: python-pillow PR #4320);
+               alpha is ignored. (177, 175, 175) is 175 (Pillow 13: 176); (128, 128, 127) is 127, i.e. OFF.
+    P          the palette entry's (R*299 + G*587 + B*114) / 1000 in C integer division, TRUNCATED (p2l;
+               Pillow >= 9.0 rounds: PR #5824). A PLTE shorter than 256 entries leaves the rest of Pillow 6.1's
+               palette as the grey ramp it starts from (entry i = (i, i, i), luminance i); Pillow 13 reads
+               them as black.
+  Those two are computed here in numpy from the decoded pixels (np.asarray(img)) and img.getpalette(); every
+  other mode a PNG decodes to (1, LA, I / I;16 for 16-bit grey) converts identically on Pillow 6.1, 9.0 and 13
+  and goes through Pillow's convert('L') (1 -> 0/255, LA -> L, 16-bit grey clipped to 255). Tested bit for bit
+  against Pillow 6.1's convert('L') on the legacy-py37 stack for every PNG kind tests/pngkinds.py makes.
   An 8-bit grey ('L') image is used as decoded: convert('L') would return an identical copy. It is decoded
   straight into a numpy array (images.load_into), which evaluate reuses panorama after panorama (DecodeBuffer).
 
@@ -120,7 +133,7 @@ class PanoramaHeader(object):
                     arr = load_into(img, buffer)
                 else:
                     img.load()
-                    arr = np.asarray(img.convert("L"))
+                    arr = luminance_pillow61(img)
         except DECODE_ERRORS as e:
             raise self.err(self.label, message="cannot decode the PNG data (%s)" % describe_error(e, self.label, 100),
                            expected="a complete, valid PNG", found="a truncated or corrupt image")
@@ -128,6 +141,57 @@ class PanoramaHeader(object):
             raise self.err(self.label, expected="an image convertible to 8-bit luminance",
                            found="mode %s" % self.mode)
         return arr
+
+
+# Pillow 6.1's RGB -> L weights, 16-bit fixed point (Convert.c: L24 = R*19595 + G*38470 + B*7471, then >> 16)
+RGB_WEIGHTS_L24 = (19595, 38470, 7471)
+
+
+def luminance_pillow61(img):
+    """A decoded PIL image -> (H, W) uint8, bit for bit Pillow 6.1's ``np.asarray(img.convert('L'))`` whatever
+    Pillow runs: RGB and RGBA by rgb2l (truncating), P by p2l (truncating, short palettes padded with the grey
+    ramp), computed here; other modes, whose conversion no Pillow release changed, by Pillow (module docstring)."""
+    if img.mode in ("RGB", "RGBA"):
+        return rgb_luminance_pillow61(np.asarray(img))
+    if img.mode == "P":
+        return palette_luminance_pillow61(img.getpalette()).take(np.asarray(img))
+    return np.asarray(img.convert("L"))
+
+
+def rgb_luminance_pillow61(pixels, rows=16):
+    """(H, W, 3 or 4) uint8 -> (H, W) uint8: (R*19595 + G*38470 + B*7471) >> 16 (Pillow 6.1's rgb2l; any 4th
+    channel ignored). Worked through `rows` rows at a time in two uint32 scratch blocks (430 KB for a 6720-wide
+    panorama): memory stays flat and the scratch stays in cache (10 ms a 360 x 6720 panorama, 16 ms whole)."""
+    height, width = pixels.shape[:2]
+    out = np.empty((height, width), dtype=np.uint8)
+    l24 = np.empty((min(rows, height), width), dtype=np.uint32)
+    term = np.empty_like(l24)
+    for y in range(0, height, rows):
+        block = pixels[y:y + rows]
+        n = block.shape[0]
+        acc, tmp = l24[:n], term[:n]
+        acc[...] = block[..., 0]
+        acc *= RGB_WEIGHTS_L24[0]
+        tmp[...] = block[..., 1]
+        tmp *= RGB_WEIGHTS_L24[1]
+        acc += tmp
+        tmp[...] = block[..., 2]
+        tmp *= RGB_WEIGHTS_L24[2]
+        acc += tmp
+        acc >>= 16              # the weights sum to 65536: at most 255, fits uint8
+        out[y:y + n] = acc
+    return out
+
+
+def palette_luminance_pillow61(palette):
+    """img.getpalette() (flat R, G, B values; None or fewer than 256 entries allowed) -> (256,) uint8 lookup table
+    index -> (R*299 + G*587 + B*114) // 1000, Pillow 6.1's p2l. Entries the palette lacks keep Pillow 6.1's
+    initial grey ramp (i, i, i), whose luminance is i."""
+    entries = np.repeat(np.arange(256, dtype=np.int64), 3).reshape(256, 3)
+    given = np.asarray(list(palette or [])[:3 * 256], dtype=np.int64)
+    given = given[:len(given) // 3 * 3].reshape(-1, 3)
+    entries[:len(given)] = given
+    return ((entries[:, 0] * 299 + entries[:, 1] * 587 + entries[:, 2] * 114) // 1000).astype(np.uint8)
 
 
 def _quiet(Image):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import sys
 from contextlib import contextmanager
 from itertools import chain, repeat
 from typing import NamedTuple
@@ -56,10 +57,30 @@ def load_json(path, label, err=SubmissionError):
     return parse_json(read_bytes(path, label, err), label, err)
 
 
-def parse_json(data, label, err=SubmissionError):
-    """json.loads of a file's bytes (the stdlib path), with load_json's messages."""
+@contextmanager
+def any_int_digits():
+    """Integers of any number of digits convert from and to text, as on the platform's Python 3.7 (3.7.3 in
+    codalab-legacy:py37, which predates the limit). Python >= 3.11, and the 3.7.14 / 3.8.14 / 3.9.14 / 3.10.7
+    security releases, refuse more than sys.get_int_max_str_digits() (4300 by default) with a ValueError: json.loads
+    of a longer integer literal, json.dumps of the number. The limit is lifted (0) inside and restored after.
+    Conversion is then quadratic in the digits, as on the platform: a million digits take seconds to parse."""
+    get_limit = getattr(sys, "get_int_max_str_digits", None)
+    if get_limit is None:
+        yield
+        return
+    previous = get_limit()
+    sys.set_int_max_str_digits(0)
     try:
-        with no_cycle_collection():
+        yield
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
+def parse_json(data, label, err=SubmissionError):
+    """json.loads of a file's bytes (the stdlib path), with load_json's messages. Integer literals of any length
+    parse (any_int_digits): one in an ignored key changes nothing, one where a number is read is not finite."""
+    try:
+        with no_cycle_collection(), any_int_digits():
             return json.loads(data)
     except json.JSONDecodeError as e:
         raise err(label, line=e.lineno, message="not valid JSON (%s at column %d)" % (e.msg, e.colno))
@@ -70,6 +91,11 @@ def parse_json(data, label, err=SubmissionError):
 
 
 def _found(x):
+    with any_int_digits():              # a number parse_json read prints whatever its length, as on Python 3.7
+        return _describe(x)
+
+
+def _describe(x):
     if isinstance(x, dict):
         return "an object with keys %s" % shorten(", ".join(map(str, list(x)[:6])))
     if isinstance(x, list):

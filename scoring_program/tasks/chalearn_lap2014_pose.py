@@ -33,9 +33,11 @@ PROTOCOL = [
     "left/right forearm, left/right upper arm, left/right foot, left/right lower leg, left/right thigh). The "
     "prediction for it is XX_YYYY_W_prediction.png; XX_YYYY_W.png is accepted too, and when both are submitted "
     "the _prediction one is used.",
-    "Both images are converted to 8-bit luminance with Pillow's convert('L') (so colour PNGs work: "
-    "L = R*299/1000 + G*587/1000 + B*114/1000; pure red is 76, i.e. OFF). A prediction must have exactly the "
-    "size of its ground truth.",
+    "Both images are converted to 8-bit luminance as Pillow's convert('L') does, with Pillow 6.1's integer "
+    "formula on every stack, which truncates; newer Pillow rounds (so colour PNGs work: RGB and RGBA "
+    "L = (R*19595 + G*38470 + B*7471) >> 16, alpha ignored; palette L = (R*299 + G*587 + B*114) // 1000 of the "
+    "entry; (177, 175, 175) is 175, (128, 128, 127) is 127, i.e. OFF, pure red is 76, OFF). A prediction must "
+    "have exactly the size of its ground truth.",
     "Columns numbered from 0: limb n (1..14) uses the columns (n-1)*480 .. (n-1)*480+478, 479 columns. The last "
     "column of each 480-px block (479, 959, ..., 6719) is IGNORED (getLimbPanoramic's quirk, kept).",
     "A limb is evaluated iff its ground-truth slice has any non-zero pixel, BEFORE binarization (so a slice "
