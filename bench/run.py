@@ -86,7 +86,7 @@ def main(argv):
         [python, "-c", "import sys, numpy, PIL; print('Python %d.%d.%d' % sys.version_info[:3], 'numpy', "
          "numpy.__version__, 'Pillow', PIL.__version__)"], capture_output=True, text=True).stdout.strip()))
     slugs = a.slugs or [s for s in MODULES if get(s) is not None and hasattr(get(s), "make_bench")]
-    rows = []
+    rows, baselines, sizes = [], {}, {}
     for slug in slugs:
         mod = get(slug)
         work = tempfile.mkdtemp(prefix="bench-%s-" % slug)
@@ -104,6 +104,7 @@ def main(argv):
                 first = tail.splitlines()[0] if tail else ""
                 phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split
                 rows.append((slug, label, dt, mem, rc))
+                sizes[slug, label] = _size(inp)
                 print("%-32s %-14s %7.2f s  peak %7.1f MiB  exit %d  [%s; data generated in %.1f s]\n    %s"
                       % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
                 for x in phases:
@@ -118,15 +119,40 @@ def main(argv):
                         rows[-1] = rows[-1][:4] + (max(rows[-1][4], 1),)
                 sys.stdout.flush()
             if hasattr(mod, "bench_baseline"):
-                label, base = _in_child("bench_baseline", slug, info)
-                print("%-32s %-14s %7.2f s  (ratio scoring/%s = %.2f)" % (slug, label, base, label,
-                                                                           rows[-1][2] / base if base else 0))
+                got = _in_child("bench_baseline", slug, info)
+                for label, base in (got if isinstance(got[0], list) else [got]):
+                    ratio = rows[-1][2] / base if base else 0
+                    print("%-32s %-14s %7.2f s  (ratio scoring/%s = %.2f)" % (slug, label, base, label, ratio))
+                    baselines.setdefault(slug, []).append((label, ratio))
         finally:
             if keep:
                 print("    kept %s" % work)
             else:
                 shutil.rmtree(work, ignore_errors=True)
+    print(summary(rows, sizes, baselines))
     return 1 if any(r[4] != 0 for r in rows) else 0
+
+
+def _size(path):
+    """Bytes of the files under path (the run's input: reference and submission)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            total += os.path.getsize(os.path.join(root, f))
+    return total
+
+
+def summary(rows, sizes, baselines):
+    """The table of every run: seconds, peak RSS, peak RSS over the input's size, the baseline ratios."""
+    out = ["", "| competition | run | seconds | peak RSS MiB | input MiB | peak / input | against the baseline |",
+           "|---|---|---|---|---|---|---|"]
+    for slug, label, dt, mem, rc in rows:
+        size = sizes.get((slug, label), 0) / 2.0 ** 20
+        ratios = ", ".join("%.2fx %s" % (r, b) for b, r in baselines.get(slug, []))
+        out.append("| %s | %s | %.2f%s | %.1f | %.1f | %s | %s |" % (
+            slug, label, dt, "" if rc == 0 else " (exit %d)" % rc, mem, size,
+            "%.2f" % (mem / size) if size else "-", ratios or "-"))
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

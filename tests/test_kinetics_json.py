@@ -321,3 +321,121 @@ def test_json_numbers_read_every_token_as_json_loads_then_float64(tokens):
             assert not good, t
         else:
             assert good and np.float64(v).tobytes() == want.tobytes(), (t, v, want)
+
+
+# ---------------------------------------------------------------- frames of a shape seen before (_by_shape)
+
+def _repetitive(rng, pred, n_videos=4, n_frames=6):
+    """A part file whose frames repeat a few shapes (as a model's output does): the same keys in the same order,
+    a fixed number of parts and proposals, values that vary. ASCII, no escapes: what the shape path reads."""
+    names = ["head", "torso", "left_hand", "right_foot", "x"][:rng.choice([2, 5])]
+    verbs = ["bend", "unbend", "step_on", "kick", "a_rather_long_state_name"]
+    order = rng.choice([("box", "parts"), ("parts", "box")])
+    k = rng.choice([1, 3])
+    part = {}
+    for v in range(n_videos):
+        frames = {}
+        for f in range(n_frames):
+            humans = []
+            for _ in range(rng.choice([1, 2, 2, 2, 2])):
+                parts = {}
+                for n in names:
+                    if pred:
+                        parts[n] = {"box": [[_coord(rng) for _ in range(4)] for _ in range(k)],
+                                    "verb": [rng.choice(verbs) for _ in range(k)]}
+                    else:
+                        parts[n] = {"number": rng.randint(1, 9), "box": [_coord(rng) for _ in range(4)],
+                                    "verb": rng.choice(verbs)}
+                h = {"box": [_coord(rng) for _ in range(4)], "parts": parts}
+                humans.append(dict((key, h[key]) for key in order))
+            frames["img_%05d.json" % (5 * f + 1)] = {"humans": humans}
+        part["vid%03d" % v] = frames
+    return part
+
+
+def _compact_or_spaced(obj, rng):
+    r = rng.random()
+    if r < 0.4:
+        return json.dumps(obj, separators=(",", ":")).encode()
+    if r < 0.7:
+        return json.dumps(obj).encode()
+    if r < 0.85:
+        return json.dumps(obj, indent=rng.choice([1, 2, 4])).encode()
+    return document(obj, rng)
+
+
+def test_a_string_keeps_its_code_in_blocks_of_other_lengths(monkeypatch):
+    """A state of 24 bytes in one block and 8-byte ones in the next: the string hash must not depend on the
+    longest string of the block (it did: the pass gave up with a false hash collision and fell back to
+    json.loads)."""
+    from scoring_program.formats import kinetics_json
+    monkeypatch.setattr(kinetics_json, "BLOCK", 256)
+    data = json.dumps(_repetitive(random.Random(0), pred=False)).encode()
+    p = kinetics_json._Pass(data, False)
+    got = p.run()
+    assert p.blocks_by_shape > 0
+    assert len(got.part_verb.texts) == len(set(got.part_verb.texts)) == 5
+
+
+def _same_part_file(a, b):
+    for k in a._fields:
+        x, y = getattr(a, k), getattr(b, k)
+        if hasattr(x, "texts"):
+            assert x.texts == y.texts and x.codes.tobytes() == y.codes.tobytes(), k
+        elif isinstance(x, np.ndarray):
+            assert (x.dtype, x.shape, x.tobytes()) == (y.dtype, y.shape, y.tobytes()), k
+        else:
+            assert x == y, k
+
+
+@pytest.mark.parametrize("layout", [{"separators": (",", ":")}, {}, {"indent": 2}])
+def test_most_blocks_are_read_by_shape(monkeypatch, layout):
+    """In small blocks, the files of _repetitive are read mostly from the shapes learnt in their first blocks,
+    whatever the white space; the arrays are those of the full pass (blocks large enough for the file)."""
+    from scoring_program.formats import kinetics_json
+    for seed in range(10):
+        for pred in (False, True):
+            data = json.dumps(_repetitive(random.Random(seed), pred=pred, n_frames=20), **layout).encode()
+            monkeypatch.setattr(kinetics_json, "BLOCK", 256)
+            p = kinetics_json._Pass(data, pred)
+            got = p.run()
+            blocks = p.blocks_by_shape
+            monkeypatch.setattr(kinetics_json, "BLOCK", 1 << 24)
+            q = kinetics_json._Pass(data, pred)
+            _same_part_file(got, q.run())
+            assert q.blocks_by_shape == 0
+            # a block of 256 bytes is grown until a frame ends in it: about a block per frame (80)
+            assert blocks >= 0.7 * 80, (seed, pred, blocks)
+
+
+def _damaged(data, rng):
+    """data with one random edit (corrupt) in its second half, in frames whose shape was seen before."""
+    half = len(data) // 2
+    return data[:half] + corrupt(data[half:], rng)
+
+
+@pytest.mark.parametrize("damage", [False, True])
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_frames_of_a_known_shape_give_what_the_stdlib_path_gives(tmp_path_factory, damage, seed):
+    """Many blocks, most read from the shapes learnt in the first ones: the same arrays as the stdlib path; and
+    a fault in a late frame, whose shape was learnt from earlier ones, gives the same error."""
+    from scoring_program.formats import kinetics_json
+    rng = random.Random(seed)
+    tmp_path = tmp_path_factory.mktemp("k")
+    gt_part = _repetitive(rng, pred=False)
+    vid = dict((v, "run") for v in gt_part)
+    data = _compact_or_spaced(gt_part, rng)
+    pdata = _compact_or_spaced(_repetitive(rng, pred=True), rng)
+    if damage:
+        data, pdata = _damaged(data, rng), _damaged(pdata, rng)
+    old = kinetics_json.BLOCK
+    kinetics_json.BLOCK = rng.choice([256, 512, 1024, 4096])
+    try:
+        if not damage:
+            assert read_part_file(data, pred=False) is not None
+            assert read_part_file(pdata, pred=True) is not None
+        _check(*_ground_truth_both(tmp_path, vid, data))
+        _check(*_predictions_both(dict(vid), pdata, ktps.flatten_ground_truth(vid, gt_part)))
+    finally:
+        kinetics_json.BLOCK = old

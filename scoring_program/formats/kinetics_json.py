@@ -36,6 +36,7 @@ from .fastnum import gather_words
 from .jsonnum import first_words, json_numbers, literal_or_number, word_view
 
 BLOCK = 1 << 19                 # bytes per block of vectorized work (grown when one frame is larger)
+MAX_SHAPES = 4096               # frame shapes remembered per file (_learn)
 
 # token codes
 START, OBJ_OPEN, OBJ_CLOSE, ARR_OPEN, ARR_CLOSE, COLON, COMMA, STR, WS, KEY = range(10)
@@ -203,11 +204,13 @@ class _Strings(object):
         words = gather_words(arr, start, np.where(escaped, 0, length), nw)
         for i, b in canon.items():
             words[:, i] = np.frombuffer(b + b"\x00" * (8 * nw - len(b)), dtype="<u8")
+        # the hash of a string mixes its own words only, so it does not depend on the longest string of the block
         h = length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         for k in range(nw):
-            h ^= words[k]
-            h *= np.uint64(0xBF58476D1CE4E5B9)
-            h ^= h >> np.uint64(29)
+            g = h ^ words[k]
+            g *= np.uint64(0xBF58476D1CE4E5B9)
+            g ^= g >> np.uint64(29)
+            h = g if k == 0 else np.where(length > 8 * k, g, h)
         at = np.minimum(np.searchsorted(self.known, h), max(self.known.size - 1, 0))
         hit = self.known[at] == h if self.known.size else np.zeros(n, dtype=bool)
         if not hit.all():
@@ -282,6 +285,8 @@ class _Pass(object):
         self.part_nbox, self.part_nverb, self.prop_box = _Grow(np.int64), _Grow(np.int64), _Grow(np.float64, 4)
         self.names, self.verbs = _Strings(), _Strings()
         self.done = False
+        self.shapes = {}                # frame shape (signature bytes) -> _Shape (_learn, _by_shape)
+        self.blocks_by_shape = 0        # blocks read by _by_shape (tests)
         self.fraction = 1e-3            # of the file read so far (for _Grow's estimates)
 
     def run(self):
@@ -442,18 +447,27 @@ class _Pass(object):
         kidx = np.flatnonzero(key)
         code[kidx] = KEY
         sc = gap > 0
-        pair = code[:-1] * np.uint8(2 * NCODES)
-        pair += code[1:]
-        pair += sc.view(np.uint8) * np.uint8(NCODES)
-        if not _ALLOW.take(pair).all():
-            raise Unexpected("grammar")
         # key classes, carried to the colon after the key
         klen = end[kidx] - pos[kidx] - 1
         kword = first_words(self.arr, self.u64, pos[kidx] + 1, klen)
         kcls = np.full(kidx.size, K_OTHER, dtype=np.uint8)
         for text, cls in _KEY_WORDS:
             kcls[(kword == np.uint64(int.from_bytes(text, "little"))) & (klen == len(text))] = cls
-        if self.data.find(b"\\", a, b) >= 0:
+        escaped = self.data.find(b"\\", a, b) >= 0
+        shaped = not last_block and not escaped and self.ascii
+        if shaped:
+            sig = _signature(code, sc, kidx, kcls)
+            units = np.flatnonzero((depth == 2) & (code == OBJ_CLOSE))     # frame ends: units between them
+            if pcode == OBJ_CLOSE and self.shapes and self._by_shape(sig, units, pos, end, gap, sc_start):
+                self.blocks_by_shape += 1
+                self.prev = (OBJ_CLOSE, int(end[-1]), 2, 0)
+                return int(end[-1]) + 1
+        pair = code[:-1] * np.uint8(2 * NCODES)
+        pair += code[1:]
+        pair += sc.view(np.uint8) * np.uint8(NCODES)
+        if not _ALLOW.take(pair).all():
+            raise Unexpected("grammar")
+        if escaped:
             self._check_escapes(a, b, pos, code, end)
             self._escaped_key_classes(kidx, kcls, pos, end)
         key_after = np.zeros(n, dtype=np.uint8)     # at a colon: the class of its key
@@ -502,8 +516,11 @@ class _Pass(object):
         if not allowed[(s_node * 6 + key_after[scal]).astype(np.intp) * 16 + SCALAR].all():
             raise Unexpected("schema")
         s_start = end[scal] + 1 if sc_start is None else sc_start[scal]
-        self._arrays(code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                     scal, s_node, s_start, gap[scal], sc)
+        learn = shaped and len(self.shapes) < MAX_SHAPES
+        roles = self._arrays(code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
+                             scal, s_node, s_start, gap[scal], sc, learn)
+        if learn:
+            self._learn(sig, units, roles)
         self.prev = (int(code[-1]), int(end[-1]), int(depth[-1]), int(bits[-1]))
         if last_block:
             self.done = True
@@ -556,7 +573,8 @@ class _Pass(object):
     # ------------------------------------------------------------------------------------------- arrays
 
     def _arrays(self, code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                scal, s_node, s_start, s_len, sc):
+                scal, s_node, s_start, s_len, sc, learn=False):
+        """Appends the block's arrays; with learn, returns the tokens of each role and the counts (_learn)."""
         arr, data = self.arr, self.data
         escapes = data.find(b"\\", int(pos[0]) if pos[0] >= 0 else 0, int(end[-1]) + 1) >= 0
 
@@ -599,14 +617,18 @@ class _Pass(object):
         if (in_video < 0).any():
             raise Unexpected("frame outside a video")
         self.frame_video.append(in_video, self.fraction)
-        self.frame_humans.append(count(human, frame), self.fraction)
+        frame_humans = count(human, frame)
+        self.frame_humans.append(frame_humans, self.fraction)
         nparts = count(part, human)
-        owner = np.repeat(np.arange(human.size), nparts)
         self.human_parts.append(nparts, self.fraction)
         # numbers
         num_node = (HBOX, PROP) if self.pred else (HBOX, PBOX)
         in_hbox = s_node == num_node[0]
         is_num = in_hbox | (s_node == num_node[1])
+        if learn:
+            roles = {"hbox": scal[in_hbox], "num": scal[is_num & ~in_hbox], "ign": scal[~is_num],
+                     "frame": frame - 2, "videos": video - 2, "names": part - 2,
+                     "frame_humans": frame_humans, "human_parts": nparts}
         if not is_num.all():
             other = np.flatnonzero(~is_num)
             if not literal_or_number(arr, self.u64, s_start[other], s_len[other]).all():
@@ -623,9 +645,12 @@ class _Pass(object):
             verbs_o, verbs_c = opens_of(VERBS), closes_of(VERBS)
             exactly_one(verbs_o, part)
             self.prop_box.append(_boxes(other_vals, prop_o, prop_c, sc), self.fraction)
-            self.part_nbox.append(count(prop_o, part), self.fraction)
-            self.part_nverb.append((verbs_c - verbs_o) // 2, self.fraction)
+            part_nbox, part_nverb = count(prop_o, part), (verbs_c - verbs_o) // 2
+            self.part_nbox.append(part_nbox, self.fraction)
+            self.part_nverb.append(part_nverb, self.fraction)
             verb_tok = strs[gap_node[strs - 1] == VERBS]
+            if learn:
+                roles["part_nbox"], roles["part_nverb"] = part_nbox, part_nverb
         else:
             self.part_box.append(_boxes(other_vals, pbox_o, pbox_c, sc), self.fraction)
             verb_tok = strs[(gap_node[strs - 1] == PART) & (key_after[strs - 1] == K_VERB)]
@@ -633,18 +658,141 @@ class _Pass(object):
         # part names (keys), unique within a human; states
         name_tok = part - 2
         self._strings(self.names, pos[name_tok], end[name_tok], escapes)
-        names = self.names.last
-        if names.size:
-            if int(names.max()) < 63 and int(nparts.max()) < 64:     # a bit per name: sum == or when distinct
-                bit = np.left_shift(np.uint64(1), names.astype(np.uint64))
-                starts = np.flatnonzero(np.diff(owner, prepend=-1))
-                if (np.bitwise_or.reduceat(bit, starts) != np.add.reduceat(bit, starts)).any():
-                    raise Unexpected("a part name repeated")
-            else:
-                pairs = owner * (int(names.max()) + 1) + names
-                if np.unique(pairs).size != pairs.size:
-                    raise Unexpected("a part name repeated")
+        _distinct_names(self.names.last, nparts)
         self._strings(self.verbs, pos[verb_tok], end[verb_tok], escapes)
+        if learn:
+            roles["verbs"] = verb_tok
+            return roles
+        return None
+
+    # ------------------------------------------------------------------------------------------- frame shapes
+
+    def _learn(self, sig, units, roles):
+        """Remember the shape of every frame of a block that the full pass accepted (a unit of tokens after a
+        frame's closing brace up to the next one's), with the offsets of what it holds."""
+        if units.size < 2:
+            return
+        start, stop = units[:-1] + 1, units[1:] + 1
+        lens = stop - start
+        fh = roles["frame_humans"]
+        h_at = np.concatenate(([0], np.cumsum(fh)))
+        p_at = np.concatenate(([0], np.cumsum(roles["human_parts"])))
+        frame_tok = roles["frame"]
+        for L in np.unique(lens).tolist():
+            rows = np.flatnonzero(lens == L)
+            m = sig[start[rows, None] + np.arange(L)]
+            _, first = np.unique(m, axis=0, return_index=True)
+            for r in rows[np.sort(first)].tolist():
+                s, e = int(start[r]), int(stop[r])
+                key = sig[s:e].tobytes()
+                if key in self.shapes or len(self.shapes) >= MAX_SHAPES:
+                    continue
+                f = int(np.searchsorted(frame_tok, s))
+                if f >= frame_tok.size or not s <= frame_tok[f] < e:
+                    continue
+                h0, h1 = int(h_at[f]), int(h_at[f + 1])
+                p0, p1 = int(p_at[h0]), int(p_at[h1])
+
+                def within(t):
+                    t = t[(t >= s) & (t < e)]
+                    return (t - s).astype(np.intp)
+                videos = within(roles["videos"])
+                pred = "part_nbox" in roles
+                self.shapes[key] = _Shape(
+                    within(roles["hbox"]), within(roles["num"]), within(roles["ign"]), within(frame_tok), videos,
+                    within(roles["names"]), within(roles["verbs"]), np.array([videos.size]), fh[f:f + 1].copy(),
+                    roles["human_parts"][h0:h1].copy(),
+                    roles["part_nbox"][p0:p1].copy() if pred else None,
+                    roles["part_nverb"][p0:p1].copy() if pred else None)
+
+    def _by_shape(self, sig, units, pos, end, gap, sc_start):
+        """Read a block whose every frame has a shape learnt before: no grammar, depth or schema work, only the
+        values (numbers, names, states, keys), with their own checks. False (nothing read) when a frame's shape
+        is new: the full pass reads the block."""
+        if units.size < 2 or units[0] != 0:
+            return False
+        lens = np.diff(units)
+        groups = []                                 # (unit rows, first tokens, shape)
+        distinct = np.unique(lens)
+        for L in distinct.tolist():
+            if distinct.size == 1:
+                rows = np.arange(lens.size)
+                m = sig[1:].reshape(-1, L)
+            else:
+                rows = np.flatnonzero(lens == L)
+                m = sig[units[rows, None] + 1 + np.arange(L)]
+            same = (m == m[0]).all(axis=1)
+            if same.all():
+                kinds = [(rows, m[0])]
+            else:
+                uniq, inverse = np.unique(m, axis=0, return_inverse=True)
+                inverse = inverse.ravel()
+                kinds = [(rows[inverse == k], uniq[k]) for k in range(uniq.shape[0])]
+            for r, row in kinds:
+                shape = self.shapes.get(row.tobytes())
+                if shape is None:
+                    return False
+                groups.append((r, units[r] + 1, shape))
+
+        def merged(field, tokens):
+            """Per frame, file order: the tokens of one role (tokens=True) or a count array of the shape."""
+            if len(groups) == 1:
+                r, first, shape = groups[0]
+                x = getattr(shape, field)
+                return (first[:, None] + x).ravel() if tokens else np.tile(x, r.size)
+            size = np.zeros(lens.size, dtype=np.intp)
+            for r, _, shape in groups:
+                size[r] = getattr(shape, field).size
+            at = np.cumsum(size) - size
+            out = np.empty(int(size.sum()), dtype=np.int64)
+            for r, first, shape in groups:
+                x = getattr(shape, field)
+                if x.size:
+                    out[(at[r][:, None] + np.arange(x.size)).ravel()] = \
+                        (first[:, None] + x).ravel() if tokens else np.tile(x, r.size)
+            return out
+
+        def tokens(field):
+            return merged(field, True)
+
+        def counts(field):
+            return merged(field, False)
+
+        arr, u64 = self.arr, self.u64
+
+        def scalars(t):
+            return (end[t] + 1 if sc_start is None else sc_start[t]), gap[t]
+
+        ign = tokens("ign")
+        if ign.size and not literal_or_number(arr, u64, *scalars(ign)).all():
+            raise Unexpected("scalar")
+        hvals, ok = json_numbers(arr, u64, *scalars(tokens("hbox")))
+        nvals, ok2 = json_numbers(arr, u64, *scalars(tokens("num")))
+        if not (ok.all() and ok2.all()):
+            raise Unexpected("a box holds something else than finite numbers")
+        vk, fk = tokens("videos"), tokens("frame")
+        in_video = np.cumsum(counts("nvideos")) + (self.n_videos - 1)
+        if in_video.size and in_video[0] < 0:
+            raise Unexpected("frame outside a video")
+        self.video_key += self._texts(pos[vk], end[vk], False)
+        self.frame_key += self._texts(pos[fk], end[fk], False)
+        self.n_videos += vk.size
+        self.frame_video.append(in_video, self.fraction)
+        self.frame_humans.append(counts("frame_humans"), self.fraction)
+        nparts = counts("human_parts")
+        self.human_parts.append(nparts, self.fraction)
+        self.human_box.append(hvals.reshape(-1, 4), self.fraction)
+        if self.pred:
+            self.prop_box.append(nvals.reshape(-1, 4), self.fraction)
+            self.part_nbox.append(counts("part_nbox"), self.fraction)
+            self.part_nverb.append(counts("part_nverb"), self.fraction)
+        else:
+            self.part_box.append(nvals.reshape(-1, 4), self.fraction)
+        nt, vt = tokens("names"), tokens("verbs")
+        self._strings(self.names, pos[nt], end[nt], False)
+        _distinct_names(self.names.last, nparts)
+        self._strings(self.verbs, pos[vt], end[vt], False)
+        return True
 
     def _texts(self, start, end, escapes):
         data = self.data
@@ -669,6 +817,48 @@ class _Pass(object):
                 if b"\\" in data[int(start[i]) + 1:int(end[i])]:
                     esc[i] = True
         into.add(self.arr, self.data, start + 1, length, esc, self.fraction)
+
+
+def _signature(code, sc, kidx, kcls):
+    """One byte per token: its code, whether a scalar precedes it, and for a key its class. Two runs of tokens that
+    start after a frame's end with the same signatures pass every check of the grammar and the schema alike."""
+    sig = code.copy()
+    sig[1:] += sc.view(np.uint8) * np.uint8(NCODES)
+    sig[kidx] += kcls * np.uint8(2 * NCODES)
+    return sig
+
+
+def _distinct_names(names, nparts):
+    """Unexpected when a human's part names (codes, humans' parts in order) repeat."""
+    if names.size == 0:
+        return
+    owner = np.repeat(np.arange(nparts.size), nparts)
+    if int(names.max()) < 63 and int(nparts.max()) < 64:     # a bit per name: sum == or when distinct
+        bit = np.left_shift(np.uint64(1), names.astype(np.uint64))
+        starts = np.flatnonzero(np.diff(owner, prepend=-1))
+        if (np.bitwise_or.reduceat(bit, starts) != np.add.reduceat(bit, starts)).any():
+            raise Unexpected("a part name repeated")
+    else:
+        pairs = owner * (int(names.max()) + 1) + names
+        if np.unique(pairs).size != pairs.size:
+            raise Unexpected("a part name repeated")
+
+
+class _Shape(NamedTuple):
+    """What a frame of one shape holds, as token offsets from the frame's first token (after the previous frame's
+    closing brace: a unit may also close a video and open others), and its counts."""
+    hbox: np.ndarray            # tokens followed by a human box's number (4 per human)
+    num: np.ndarray             # ... by a part's (ground truth) or a proposal's (prediction) box number
+    ign: np.ndarray             # ... by a scalar the scorer ignores (it must still be a JSON literal or number)
+    frame: np.ndarray           # the frame's key (1)
+    videos: np.ndarray          # the keys of the videos it opens (0 or more)
+    names: np.ndarray           # the part names (keys)
+    verbs: np.ndarray           # the state strings
+    nvideos: np.ndarray         # [len(videos)]
+    frame_humans: np.ndarray    # [humans]
+    human_parts: np.ndarray     # parts per human
+    part_nbox: np.ndarray       # prediction: proposal boxes per part
+    part_nverb: np.ndarray      # prediction: verbs per part
 
 
 def _last_frame_end(depth, code, tail=4096):
