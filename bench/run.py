@@ -9,7 +9,8 @@ under the same interpreter as the scorer.
 Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and optionally
 {"inputs": {label: dir}} for several timed variants. A scorer that splits its time into phases prints a
 "time: ..." line (Result.timings); it is shown under the run. A generator may define bench_baseline(info) ->
-(label, seconds) for a comparison workload (e.g. decoding the same PNGs alone); the ratio is printed. The size of
+(label, seconds), or a list of them, for comparison workloads (e.g. decoding the same PNGs alone); each ratio is
+printed, and the table at the end lists them with every run's seconds, peak RSS and peak RSS over the input's size. The size of
 each run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does.
 """
 import argparse

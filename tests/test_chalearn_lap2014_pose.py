@@ -14,11 +14,14 @@ from hypothesis import given, settings, strategies as st
 from PIL import Image
 
 from conftest import ROOT
+from pngkinds import panorama_kinds, plte_chunk, raw_png
 from privacy import no_item_ids
 from scoring_program.errors import ReferenceDataError, SubmissionError
-from scoring_program.formats.chalearn_pose import LIMBS, read_panorama
+from scoring_program.formats.chalearn_pose import (LIMBS, luminance_pillow61, palette_luminance_pillow61,
+                                                   read_panorama, rgb_luminance_pillow61)
 from scoring_program.formats.files import Submission
-from scoring_program.metrics.hit_rate import (is_hit, jaccard, limb_hits, limb_overlaps)
+from scoring_program.formats.images import DecodeBuffer
+from scoring_program.metrics.hit_rate import (evaluated_limbs, is_hit, jaccard, limb_hits, limb_overlaps)
 from scoring_program.report.result import LOST
 from scoring_program.tasks.chalearn_lap2014_pose import TASK
 
@@ -577,9 +580,6 @@ def test_weight_zero_is_the_panorama_removed_and_weight_two_its_copy(tmp_path, s
 
 # ---------------------------------------------------------------- decoding into a reused buffer, counting by words
 
-from pngkinds import panorama_kinds  # noqa: E402  (appended section: issue 14)
-from scoring_program.formats.images import DecodeBuffer  # noqa: E402
-from scoring_program.metrics.hit_rate import evaluated_limbs  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", sorted(panorama_kinds(np.random.RandomState(0), 2, 8)))
@@ -660,9 +660,6 @@ def test_one_scratch_serves_pairs_of_any_height():
 
 # ---------------------------------------------------------------- Pillow 6.1's convert('L') on every stack
 
-from pngkinds import plte_chunk, raw_png  # noqa: E402  (appended section: luminance as Pillow 6.1)
-from scoring_program.formats.chalearn_pose import (luminance_pillow61, palette_luminance_pillow61,  # noqa: E402
-                                                   rgb_luminance_pillow61)
 
 # (R, G, B) -> Pillow 6.1's luminance, by hand. L24 = R*19595 + G*38470 + B*7471; L = L24 >> 16 (truncated).
 # Pillow >= 7.0 rounds: the rounded value is given where it differs.

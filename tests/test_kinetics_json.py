@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from scoring_program.errors import ReferenceDataError, SubmissionError
-from scoring_program.formats import kinetics_tps as ktps
+from scoring_program.formats import kinetics_json, kinetics_tps as ktps
 from scoring_program.formats.jsonnum import json_numbers, literal_or_number, word_view
 from scoring_program.formats.kinetics_json import read_part_file
 
@@ -277,7 +277,6 @@ def test_hostile_ground_truth_texts_give_the_same_outcome(tmp_path, text):
 
 
 def test_a_frame_larger_than_a_block_and_many_blocks(tmp_path, monkeypatch):
-    from scoring_program.formats import kinetics_json
     rng = random.Random(3)
     vid, gt_part = gt_doc(rng, True)
     big = {"box": [1, 2, 3, 4], "parts": dict(("p%d" % k, {"box": [k, k, k + 1, k + 1], "verb": "s"})
@@ -368,7 +367,6 @@ def test_a_string_keeps_its_code_in_blocks_of_other_lengths(monkeypatch):
     """A state of 24 bytes in one block and 8-byte ones in the next: the string hash must not depend on the
     longest string of the block (it did: the pass gave up with a false hash collision and fell back to
     json.loads)."""
-    from scoring_program.formats import kinetics_json
     monkeypatch.setattr(kinetics_json, "BLOCK", 256)
     data = json.dumps(_repetitive(random.Random(0), pred=False)).encode()
     p = kinetics_json._Pass(data, False)
@@ -392,7 +390,6 @@ def _same_part_file(a, b):
 def test_most_blocks_are_read_by_shape(monkeypatch, layout):
     """In small blocks, the files of _repetitive are read mostly from the shapes learnt in their first blocks,
     whatever the white space; the arrays are those of the full pass (blocks large enough for the file)."""
-    from scoring_program.formats import kinetics_json
     for seed in range(10):
         for pred in (False, True):
             data = json.dumps(_repetitive(random.Random(seed), pred=pred, n_frames=20), **layout).encode()
@@ -420,7 +417,6 @@ def _damaged(data, rng):
 def test_frames_of_a_known_shape_give_what_the_stdlib_path_gives(tmp_path_factory, damage, seed):
     """Many blocks, most read from the shapes learnt in the first ones: the same arrays as the stdlib path; and
     a fault in a late frame, whose shape was learnt from earlier ones, gives the same error."""
-    from scoring_program.formats import kinetics_json
     rng = random.Random(seed)
     tmp_path = tmp_path_factory.mktemp("k")
     gt_part = _repetitive(rng, pred=False)

@@ -518,7 +518,7 @@ class _Pass(object):
         s_start = end[scal] + 1 if sc_start is None else sc_start[scal]
         learn = shaped and len(self.shapes) < MAX_SHAPES
         roles = self._arrays(code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                             scal, s_node, s_start, gap[scal], sc, learn)
+                             scal, s_node, s_start, gap[scal], sc, escaped, learn)
         if learn:
             self._learn(sig, units, roles)
         self.prev = (int(code[-1]), int(end[-1]), int(depth[-1]), int(bits[-1]))
@@ -573,10 +573,10 @@ class _Pass(object):
     # ------------------------------------------------------------------------------------------- arrays
 
     def _arrays(self, code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                scal, s_node, s_start, s_len, sc, learn=False):
-        """Appends the block's arrays; with learn, returns the tokens of each role and the counts (_learn)."""
-        arr, data = self.arr, self.data
-        escapes = data.find(b"\\", int(pos[0]) if pos[0] >= 0 else 0, int(end[-1]) + 1) >= 0
+                scal, s_node, s_start, s_len, sc, escapes, learn=False):
+        """Appends the block's arrays (escapes: a backslash in the block); with learn, returns the tokens of each
+        role and the counts (_learn)."""
+        arr = self.arr
 
         def opens_of(node):
             return opens[o_node == node]
@@ -609,18 +609,9 @@ class _Pass(object):
         exactly_one(pbox_o, part)
         if hbox_c.size != hbox_o.size or pbox_c.size != pbox_o.size:
             raise Unexpected("a box that does not close in its block")
-        # keys of videos and frames: Python str (few)
-        self.video_key += self._texts(pos[video - 2], end[video - 2], escapes)
-        self.frame_key += self._texts(pos[frame - 2], end[frame - 2], escapes)
         in_video = parent(frame, video) + self.n_videos
-        self.n_videos += video.size
-        if (in_video < 0).any():
-            raise Unexpected("frame outside a video")
-        self.frame_video.append(in_video, self.fraction)
         frame_humans = count(human, frame)
-        self.frame_humans.append(frame_humans, self.fraction)
         nparts = count(part, human)
-        self.human_parts.append(nparts, self.fraction)
         # numbers
         num_node = (HBOX, PROP) if self.pred else (HBOX, PBOX)
         in_hbox = s_node == num_node[0]
@@ -638,28 +629,25 @@ class _Pass(object):
         values, ok = json_numbers(arr, self.u64, s_start, s_len)
         if not ok.all():
             raise Unexpected("a box holds something else than finite numbers")
-        self.human_box.append(_boxes(values[in_hbox], hbox_o, hbox_c, sc), self.fraction)
+        human_box = _boxes(values[in_hbox], hbox_o, hbox_c, sc)
         other_vals = values[~in_hbox]
+        part_nbox = part_nverb = None
         if self.pred:
             prop_o, prop_c = opens_of(PROP), closes_of(PROP)
             verbs_o, verbs_c = opens_of(VERBS), closes_of(VERBS)
             exactly_one(verbs_o, part)
-            self.prop_box.append(_boxes(other_vals, prop_o, prop_c, sc), self.fraction)
+            other_box = _boxes(other_vals, prop_o, prop_c, sc)
             part_nbox, part_nverb = count(prop_o, part), (verbs_c - verbs_o) // 2
-            self.part_nbox.append(part_nbox, self.fraction)
-            self.part_nverb.append(part_nverb, self.fraction)
             verb_tok = strs[gap_node[strs - 1] == VERBS]
             if learn:
                 roles["part_nbox"], roles["part_nverb"] = part_nbox, part_nverb
         else:
-            self.part_box.append(_boxes(other_vals, pbox_o, pbox_c, sc), self.fraction)
+            other_box = _boxes(other_vals, pbox_o, pbox_c, sc)
             verb_tok = strs[(gap_node[strs - 1] == PART) & (key_after[strs - 1] == K_VERB)]
             exactly_one(verb_tok, part)
-        # part names (keys), unique within a human; states
-        name_tok = part - 2
-        self._strings(self.names, pos[name_tok], end[name_tok], escapes)
-        _distinct_names(self.names.last, nparts)
-        self._strings(self.verbs, pos[verb_tok], end[verb_tok], escapes)
+        # keys of videos and frames, part names (keys of parts), states
+        self._append(pos, end, escapes, video - 2, frame - 2, in_video, frame_humans, nparts, human_box, other_box,
+                     part_nbox, part_nverb, part - 2, verb_tok)
         if learn:
             roles["verbs"] = verb_tok
             return roles
@@ -697,7 +685,7 @@ class _Pass(object):
                     t = t[(t >= s) & (t < e)]
                     return (t - s).astype(np.intp)
                 videos = within(roles["videos"])
-                pred = "part_nbox" in roles
+                pred = self.pred
                 self.shapes[key] = _Shape(
                     within(roles["hbox"]), within(roles["num"]), within(roles["ign"]), within(frame_tok), videos,
                     within(roles["names"]), within(roles["verbs"]), np.array([videos.size]), fh[f:f + 1].copy(),
@@ -770,29 +758,37 @@ class _Pass(object):
         nvals, ok2 = json_numbers(arr, u64, *scalars(tokens("num")))
         if not (ok.all() and ok2.all()):
             raise Unexpected("a box holds something else than finite numbers")
-        vk, fk = tokens("videos"), tokens("frame")
         in_video = np.cumsum(counts("nvideos")) + (self.n_videos - 1)
-        if in_video.size and in_video[0] < 0:
-            raise Unexpected("frame outside a video")
-        self.video_key += self._texts(pos[vk], end[vk], False)
-        self.frame_key += self._texts(pos[fk], end[fk], False)
-        self.n_videos += vk.size
-        self.frame_video.append(in_video, self.fraction)
-        self.frame_humans.append(counts("frame_humans"), self.fraction)
-        nparts = counts("human_parts")
-        self.human_parts.append(nparts, self.fraction)
-        self.human_box.append(hvals.reshape(-1, 4), self.fraction)
-        if self.pred:
-            self.prop_box.append(nvals.reshape(-1, 4), self.fraction)
-            self.part_nbox.append(counts("part_nbox"), self.fraction)
-            self.part_nverb.append(counts("part_nverb"), self.fraction)
-        else:
-            self.part_box.append(nvals.reshape(-1, 4), self.fraction)
-        nt, vt = tokens("names"), tokens("verbs")
-        self._strings(self.names, pos[nt], end[nt], False)
-        _distinct_names(self.names.last, nparts)
-        self._strings(self.verbs, pos[vt], end[vt], False)
+        self._append(pos, end, False, tokens("videos"), tokens("frame"), in_video, counts("frame_humans"),
+                     counts("human_parts"), hvals.reshape(-1, 4), nvals.reshape(-1, 4),
+                     counts("part_nbox") if self.pred else None, counts("part_nverb") if self.pred else None,
+                     tokens("names"), tokens("verbs"))
         return True
+
+    def _append(self, pos, end, escapes, video_tok, frame_tok, in_video, frame_humans, nparts, human_box, other_box,
+                part_nbox, part_nverb, name_tok, verb_tok):
+        """Append one block's frames, in file order, to the arrays (both readers of a block end here): the keys of
+        the videos it opens and of its frames (Python str, few), the frames' videos (in_video), the counts, the
+        human boxes, the part (ground truth) or proposal (prediction) boxes, the part names (unique per human) and
+        the states. escapes: a string of the block may hold a backslash."""
+        if in_video.size and in_video.min() < 0:
+            raise Unexpected("frame outside a video")
+        self.video_key += self._texts(pos[video_tok], end[video_tok], escapes)
+        self.frame_key += self._texts(pos[frame_tok], end[frame_tok], escapes)
+        self.n_videos += video_tok.size
+        self.frame_video.append(in_video, self.fraction)
+        self.frame_humans.append(frame_humans, self.fraction)
+        self.human_parts.append(nparts, self.fraction)
+        self.human_box.append(human_box, self.fraction)
+        if self.pred:
+            self.prop_box.append(other_box, self.fraction)
+            self.part_nbox.append(part_nbox, self.fraction)
+            self.part_nverb.append(part_nverb, self.fraction)
+        else:
+            self.part_box.append(other_box, self.fraction)
+        self._strings(self.names, pos[name_tok], end[name_tok], escapes)
+        _distinct_names(self.names.last, nparts)
+        self._strings(self.verbs, pos[verb_tok], end[verb_tok], escapes)
 
     def _texts(self, start, end, escapes):
         data = self.data
