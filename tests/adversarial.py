@@ -1,0 +1,95 @@
+"""Helpers for the adversarial tests (issue 20): run a scorer on a crafted submission as a worker does and measure
+what it cost, side by side with an honest submission of the same size, in the same test.
+
+    run = measured(slug, ref_dir, res_dir, tmp_path, name="attack")
+    run.returncode, run.seconds, run.peak_rss (bytes, of the scorer process alone), run.stdout, run.stderr, run.out
+
+    assert_bounded(attack, honest, input_bytes)   # the issue's bounds, one place
+
+Peak RSS comes from os.wait4 on the scorer's own process (ru_maxrss), so neither pytest nor an earlier child counts.
+"""
+import os
+import subprocess
+import sys
+import time
+
+from conftest import ROOT
+
+MIB = 1024 * 1024
+RSS_BASE = 256 * MIB        # the issue's bound: peak RSS <= 256 MiB + 8x the input (unzipped submission + reference)
+RSS_PER_INPUT_BYTE = 8
+
+
+class Run(object):
+    def __init__(self, returncode, seconds, peak_rss, stdout, stderr, out):
+        self.returncode = returncode
+        self.seconds = seconds
+        self.peak_rss = peak_rss
+        self.stdout = stdout
+        self.stderr = stderr
+        self.out = out
+
+    def __repr__(self):
+        return "Run(exit %d, %.2f s, %.1f MiB, stderr %r)" % (self.returncode, self.seconds, self.peak_rss / MIB,
+                                                             self.stderr[-300:])
+
+
+def folder_bytes(path):
+    total = 0
+    for root, _dirs, files in os.walk(str(path)):
+        for name in files:
+            p = os.path.join(root, name)
+            if not os.path.islink(p):
+                total += os.path.getsize(p)
+    return total
+
+
+def measured(slug, ref_dir, res_dir, tmp_path, name="run", args=(), timeout=600):
+    """competitions/<slug>/score.py INPUT OUTPUT with INPUT/ref and INPUT/res symbolic links (nothing copied, so
+    a large crafted submission costs the test no disk twice); returns a Run."""
+    inp = tmp_path / name / "input"
+    out = tmp_path / name / "output"
+    inp.mkdir(parents=True)
+    os.symlink(os.path.abspath(str(ref_dir)), str(inp / "ref"))
+    os.symlink(os.path.abspath(str(res_dir)), str(inp / "res"))
+    err_path = tmp_path / name / "stderr"
+    out_path = tmp_path / name / "stdout"
+    argv = [sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"), str(inp), str(out)] + list(args)
+    start = time.perf_counter()
+    with open(str(out_path), "wb") as so, open(str(err_path), "wb") as se:
+        proc = subprocess.Popen(argv, stdout=so, stderr=se)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.01)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else (
+        os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status))
+    return Run(proc.returncode, seconds, usage.ru_maxrss * 1024, out_path.read_text(errors="replace"),
+               err_path.read_text(errors="replace"), out)
+
+
+def rss_bound(input_bytes):
+    return RSS_BASE + RSS_PER_INPUT_BYTE * input_bytes
+
+
+def assert_bounded(attack, honest, input_bytes, time_ratio=3.0, slack_seconds=2.0):
+    """The attack's peak RSS is within the issue's bound for its input, and its time within time_ratio of the
+    honest run's (of the same size, measured in the same test) plus slack_seconds for a loaded CI machine."""
+    assert attack.peak_rss <= rss_bound(input_bytes), (attack, input_bytes)
+    assert attack.seconds <= time_ratio * honest.seconds + slack_seconds, (attack, honest)
+
+
+def one_line(run):
+    """The scorer's verdict on stderr is one line (progress lines aside), with no traceback."""
+    lines = [l for l in run.stderr.splitlines() if l.strip() and not l.startswith("progress: ")]
+    assert len(lines) == 1, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    assert len(lines[0]) <= 1000, lines[0][:300]
+    return lines[0]
