@@ -25,6 +25,9 @@ note, and the scorer, whose score keys come from the same loader on the bundled 
     title: ...                      (at most 100 characters: legacy Codalab's limit)
     description: ...
     docker_image: ...               (--docker-image overrides it)
+    report: hidden                  (the report level, written into reference_data.zip as REPORT_LEVEL: hidden, the
+                                    default, shows participants only their scores and facts about their own
+                                    submission; full shows every diagnostic, for ground truth they hold)
     phases:                         (replace the competition's phases; each inherits the first phase's keys)
       - name: Development
         start: 2024-03-01           (a date, or 'YYYY-MM-DD HH:MM[:SS]'; UTC)
@@ -70,8 +73,9 @@ except ImportError as _e:         # bundle runs on the organizer's machine: say 
                      "needs: run `make venv` and use .venv/bin/python\n" % (sys.executable, _e))
     sys.exit(3)
 
-from . import participant
+from . import errors, participant
 from .errors import ScoringError
+from .report.result import FULL, HIDDEN, LEVEL_FILE, LEVELS
 from .tasks import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -134,10 +138,12 @@ def scoring_program_zip(slug):
     return z.close()
 
 
-def reference_zip(reference):
-    """reference_data.zip: exactly the files the competition's reference loader read, at the zip root."""
+def reference_zip(reference, level=HIDDEN):
+    """reference_data.zip: exactly the files the competition's reference loader read, at the zip root, and the
+    report level the scorer is to use with it (REPORT_LEVEL: hidden unless the organizer set `report: full`)."""
     z = ZipBuilder()
     z.add_reference(reference)
+    z.add_bytes(LEVEL_FILE, (level + "\n").encode("ascii"))
     return z.close()
 
 
@@ -174,6 +180,7 @@ def starting_kit_zip(slug, readme, sample_reference=None):
             if os.path.isdir(os.path.join(kit, folder)):
                 z.add_tree(os.path.join(kit, folder), folder + "/")
         z.add_reference(sample_reference, "%s/ref/" % KIT_SAMPLE_INPUT)
+        z.add_bytes("%s/ref/%s" % (KIT_SAMPLE_INPUT, LEVEL_FILE), (FULL + "\n").encode("ascii"))  # public sample data
         for name, data in sorted(_sample_extras(slug, sample_reference).items()):
             z.add_bytes(name, data)
     return z.close()
@@ -203,7 +210,7 @@ def codabench_yaml(slug, columns, docker_image=None, config=None):
 
 
 # ------------------------------------------------------------------ organizer.yaml
-CONFIG_KEYS = ("title", "description", "docker_image", "phases", "pages")
+CONFIG_KEYS = ("title", "description", "docker_image", "report", "phases", "pages")
 CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
                      "execution_time_limit")
 _DATE_RX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?"
@@ -296,6 +303,12 @@ def load_config(path, page_names):
             raise BundleError("%s: docker_image: expected an image name such as codalab/codalab-legacy:py37, "
                               "found %r" % (path, image))
         out["docker_image"] = image.strip()
+    if "report" in cfg:
+        if cfg["report"] not in LEVELS:
+            raise BundleError("%s: report: expected hidden (the test set stays hidden: participants see only their "
+                              "scores and facts about their own submission) or full (every diagnostic, for ground "
+                              "truth the participants hold), found %s" % (path, errors.shorten(cfg["report"])))
+        out["report"] = cfg["report"]
     if "phases" in cfg:
         out["phases"] = _config_phases(cfg["phases"], path)
     if "pages" in cfg:
@@ -642,7 +655,7 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
               "queue)" % (p["name"], p["execution_time_limit"], QUEUE_TIME_LIMIT) for p in y2["phases"]
               if p.get("execution_time_limit", 0) > QUEUE_TIME_LIMIT]
     notes += legacy_notes(y2)
-    ref_zip = reference_zip(reference)
+    ref_zip = reference_zip(reference, (cfg or {}).get("report", HIDDEN))
     _check_bundled_reference(slug, ref_zip, columns)
     sample = participant.is_sample(slug, reference_data)
     rendered = participant.pages(slug, reference, columns, sample)

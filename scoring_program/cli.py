@@ -7,6 +7,11 @@ map errors to exit codes. The only module (with the other entry points) that pri
     python score.py INPUT OUTPUT --private-report PATH
                                      also writes the per-item tables (facts about single test items, for the
                                      organizer only) to PATH, an HTML file outside OUTPUT
+    python score.py INPUT OUTPUT --report full|hidden
+                                     the report level (default: the reference data's REPORT_LEVEL file, written by
+                                     the bundle builder; without it, hidden): hidden shows the participant only the
+                                     scores, facts about their own submission and public facts; full (a released
+                                     validation set, a local run) shows every diagnostic
     python score.py -h | --help      the usage and the exit codes on stdout (exit 0)
 
 Exit codes: 0 scored; 1 submission error (one line on stderr, no scores); 2 reference-data error (the
@@ -25,14 +30,16 @@ import time
 import traceback
 
 from . import runtime
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, ReferenceDataError, ScoringError, SubmissionError
+from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, ReferenceDataError, ScoringError, SubmissionError,
+                     shorten)
 from .formats.files import Submission
 from .tasks import registry
 
 EXIT_USAGE = EXIT_REFERENCE         # a bad command line or a missing INPUT folder: 2, as the usage error always was
 
-USAGE = ("usage: python score.py [INPUT OUTPUT [--private-report PATH]]   (INPUT holds ref/ and res/; default "
-         "/app/input /app/output; PATH: the organizer's per-item tables, an HTML file outside OUTPUT)")
+USAGE = ("usage: python score.py [INPUT OUTPUT [--report full|hidden] [--private-report PATH]]   (INPUT holds ref/ "
+         "and res/; default /app/input /app/output; --report: the report level, by default the reference data's "
+         "REPORT_LEVEL file, else hidden; PATH: the organizer's report, an HTML file outside OUTPUT)")
 EXIT_CODES = ("exit status: 0 scored; 1 submission error; 2 reference-data error, bad command line or INPUT not "
               "found; 3 internal error or unusable scoring image")
 
@@ -81,10 +88,34 @@ def inside(path, folder):
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False):
+class BadReportLevel(ScoringError):
+    """--report with a value other than full or hidden (exit 2)."""
+    exit_code = EXIT_USAGE
+    prefix = "error"
+
+    def __init__(self, value):
+        super().__init__(message="--report takes full or hidden", found=shorten(value))
+
+
+def report_level(ref_dir):
+    """The report level the reference data asks for: its REPORT_LEVEL file (one word, full or hidden), else hidden.
+    Anything else in that file is the organizer's fault (exit 2); the message never quotes it."""
+    from .report.result import HIDDEN, LEVEL_FILE, LEVELS
+    path = os.path.join(ref_dir, LEVEL_FILE)
+    if not os.path.isfile(path):
+        return HIDDEN
+    with open(path, "rb") as f:
+        word = f.read(64).strip().decode("ascii", "replace")
+    if word not in LEVELS:
+        raise ReferenceDataError("ref/" + LEVEL_FILE, line=1, expected="one word, full or hidden")
+    return word
+
+
+def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False, level=None):
     """Score one submission; returns the Result. Raises ScoringError subclasses for bad input. private_report: a
-    path outside output_dir for the organizer's per-item tables. decompose: also Result.decomposition (the
-    bootstrap's per-item view of the same evaluation; the files written are the same)."""
+    path outside output_dir for the organizer's report (what the participant's level withheld, and the per-item
+    tables). decompose: also Result.decomposition (the bootstrap's per-item view of the same evaluation; the files
+    written are the same). level: the report level (full or hidden); None: the reference data's (report_level)."""
     from .report.html import render, render_private
     from .report.write import atomic_write, write_outputs
 
@@ -94,11 +125,12 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     if not os.path.isdir(input_dir):
         raise InputFolderMissing(input_dir)
     if not os.path.isdir(ref_dir):
-        raise ReferenceDataError("ref", message="the reference data folder INPUT/ref is missing")
+        raise ReferenceDataError("ref", message="the reference data folder INPUT/ref is missing", public=True)
     if not os.path.isdir(res_dir):
         raise SubmissionError("res", message="no submission was found (INPUT/res is missing)")
     if private_report and inside(private_report, output_dir):
         raise PrivateReportInsideOutput(private_report)
+    level = level or report_level(ref_dir)
     result = task.score(ref_dir, Submission(res_dir), progress or (lambda *a: None), private=bool(private_report),
                         decompose=decompose)
     keys = task.score_keys(ref_dir)
@@ -109,59 +141,119 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     ordered = [(k, result.scores[k]) for k in columns if k in result.scores]
     result.scores.clear()
     result.scores.update(ordered)
-    write_outputs(output_dir, result, render(result, keys))
+    result.level = level
     if private_report:
-        atomic_write(private_report, render_private(result))
+        atomic_write(private_report, render_private(result, keys))
+    write_outputs(output_dir, result, render(result, keys))
     return result
+
+
+def _option(argv, name):
+    """(value, argv without the option) for `name VALUE`; value None when absent; raises IndexError without VALUE."""
+    if name not in argv:
+        return None, argv
+    at = argv.index(name)
+    if at + 1 >= len(argv):
+        raise IndexError(name)
+    return argv[at + 1], argv[:at] + argv[at + 2:]
+
+
+class Interrupted(BaseException):
+    """SIGTERM, SIGINT or SIGHUP while scoring: the run stops, leaves no score file and no temporary file behind."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def _catch_signals():
+    import signal
+    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            try:
+                signal.signal(getattr(signal, name), _interrupted)
+            except (ValueError, OSError):       # not the main thread: the default actions stay
+                pass
+
+
+def _say(stream, text):
+    """Write to stdout or stderr; False when the stream fails (a closed pipe, a full disk): the scores already
+    written stand, and the failing stream is pointed at /dev/null so that the interpreter's own flush at exit cannot
+    turn the run into a failure."""
+    try:
+        stream.write(text)
+        stream.flush()
+        return True
+    except (OSError, ValueError):
+        try:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, stream.fileno())
+            os.close(fd)
+        except (OSError, ValueError):
+            pass
+        return False
 
 
 def main(slug, argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if "-h" in argv or "--help" in argv:
-        sys.stdout.write(USAGE + "\n" + EXIT_CODES + "\n")
+        _say(sys.stdout, USAGE + "\n" + EXIT_CODES + "\n")
         return EXIT_OK
-    private_report = None
-    if "--private-report" in argv:
-        at = argv.index("--private-report")
-        if at + 1 >= len(argv):
-            sys.stderr.write(USAGE + "\n")
-            return EXIT_USAGE
-        private_report = argv[at + 1]
-        argv = argv[:at] + argv[at + 2:]
+    try:
+        private_report, argv = _option(argv, "--private-report")
+        level, argv = _option(argv, "--report")
+    except IndexError:
+        _say(sys.stderr, USAGE + "\n")
+        return EXIT_USAGE
     if len(argv) == 0:
         input_dir, output_dir = "/app/input", "/app/output"
     elif len(argv) == 2:
         input_dir, output_dir = argv
     else:
-        sys.stderr.write(USAGE + "\n")
+        _say(sys.stderr, USAGE + "\n")
         return EXIT_USAGE
     t0 = time.time()
     platform = runtime.problem(registry.libraries(slug))
     if platform:
-        sys.stderr.write(platform + "\n")
+        _say(sys.stderr, platform + "\n")
         return EXIT_INTERNAL
-    from .report.write import format_score, remove_stale
+    from .report.result import LEVELS
+    from .report.write import format_score, locked_output, remove_stale
 
+    _catch_signals()
     try:
+        if level is not None and level not in LEVELS:
+            raise BadReportLevel(level)
         os.makedirs(output_dir, exist_ok=True)
-        result = run(slug, input_dir, output_dir, Progress(sys.stderr), private_report)
+        with locked_output(output_dir):
+            try:
+                result = run(slug, input_dir, output_dir, Progress(sys.stderr), private_report, level=level)
+            except BaseException:
+                remove_stale(output_dir)
+                raise
     except ScoringError as e:
-        sys.stderr.write(e.render() + "\n")
-        remove_stale(output_dir)
+        _say(sys.stderr, (e.detail() if level == "full" else e.render()) + "\n")
         return e.exit_code
+    except Interrupted as e:
+        _say(sys.stderr, "interrupted (signal %d): no scores written\n" % e.signum)
+        return 128 + e.signum
     except Exception:
-        sys.stderr.write("internal error in the scoring program (not your fault); please report this:\n")
-        traceback.print_exc()
-        remove_stale(output_dir)
+        _say(sys.stderr, "internal error in the scoring program (not your fault); please report this:\n"
+             + traceback.format_exc())
         return EXIT_INTERNAL
+    # the scores are written: nothing below can fail the run (a failing stdout or stderr is ignored)
     row = "  ".join("%s: %s" % (k, format_score(round(v, 6))) for k, v in list(result.scores.items())[:6])
     more = len(result.scores) - 6
-    sys.stdout.write("%s  %s%s\n" % (slug, row, "  (+%d more)" % more if more > 0 else ""))
-    sys.stdout.write("scores written to %s (%.2f s)\n" % (os.path.join(output_dir, "scores.txt"), time.time() - t0))
+    lines = ["%s  %s%s" % (slug, row, "  (+%d more)" % more if more > 0 else ""),
+             "scores written to %s (%.2f s)" % (os.path.join(output_dir, "scores.txt"), time.time() - t0)]
     if private_report:
-        sys.stdout.write("per-item tables (organizer only) written to %s\n" % private_report)
+        lines.append("the organizer's report (withheld diagnostics, per-item tables) written to %s" % private_report)
     if result.timings:
-        sys.stdout.write("time: %s\n" % ", ".join("%s %.2f s" % p for p in result.timings))
-    for w in result.warnings:
-        sys.stderr.write("warning: %s\n" % w)
+        lines.append("time: %s" % ", ".join("%s %.2f s" % p for p in result.timings))
+    _say(sys.stdout, "".join(l + "\n" for l in lines))
+    _say(sys.stderr, "".join("warning: %s\n" % w for w in result.shown_warnings()))
     return EXIT_OK

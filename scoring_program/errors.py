@@ -2,9 +2,19 @@
 
 SubmissionError  -> exit 1, the participant's fault: names the file, the line, what was expected, what was found.
 ReferenceDataError -> exit 2, the organizer's fault.
-Messages never reveal ground truth: callers pass only what the participant submitted (or counts).
+Messages never reveal ground truth: callers pass only what the participant submitted (or counts). A
+ReferenceDataError shown to a participant (render) names the file and the line only, never the reference's content;
+detail() has everything, for the organizer's tools and for runs at the full report level.
+
+Every text in a message is escaped and shortened (clean): no newline or other control character, at most
+ECHO_CHARS characters of any one participant text, so a crafted name can neither flood a log nor forge a line.
 """
 from __future__ import annotations
+
+import re
+
+ECHO_CHARS = 200        # as formats.limits.ECHO_CHARS (errors.py imports nothing of the package)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 EXIT_OK = 0
 EXIT_SUBMISSION = 1
@@ -22,26 +32,30 @@ class ScoringError(Exception):
         self.expected = expected
         self.found = found
         self.message = message
-        super().__init__(self.render())
+        super().__init__(self.detail())
 
     def render(self) -> str:
-        where = []
-        if self.file is not None:
-            where.append(self.file)
-        if self.line is not None:
-            where.append("line %d" % self.line)
+        """The one line printed for this error (what the participant sees)."""
+        return self.detail()
+
+    def detail(self) -> str:
+        """The one line with every detail."""
         parts = []
         if self.message:
-            parts.append(self.message)
+            parts.append(clean(self.message, 3 * ECHO_CHARS))
         if self.expected is not None:
-            parts.append("expected %s" % self.expected)
+            parts.append("expected %s" % clean(self.expected, 3 * ECHO_CHARS))
         if self.found is not None:
-            parts.append("found %s" % self.found)
-        body = "; ".join(parts) if parts else "invalid"
-        head = "%s: " % self.prefix
-        if where:
-            head += ", ".join(where) + ": "
-        return (head + body).replace("\n", " ")
+            parts.append("found %s" % clean(self.found))
+        return self._head() + ("; ".join(parts) if parts else "invalid")
+
+    def _head(self):
+        where = []
+        if self.file is not None:
+            where.append(clean(self.file))
+        if self.line is not None:
+            where.append("line %d" % self.line)
+        return "%s: " % self.prefix + (", ".join(where) + ": " if where else "")
 
 
 class SubmissionError(ScoringError):
@@ -55,6 +69,18 @@ class ReferenceDataError(ScoringError):
     exit_code = EXIT_REFERENCE
     prefix = "reference data error (the organizer's fault, not yours)"
 
+    def __init__(self, file=None, line=None, expected=None, found=None, message=None, public=False):
+        self.public = public        # True: the message is our own fixed text (a folder is missing), never content
+        super().__init__(file, line, expected, found, message)
+
+    def render(self) -> str:
+        """File and line only: the reference's content (a label, an id, a value) is the hidden test set."""
+        if self.public:
+            return self.detail()
+        return self._head() + ("the reference data does not follow the competition's format; the organizer sees "
+                               "what is wrong by building the bundle from it (python -m scoring_program.bundle SLUG "
+                               "--reference-data DIR) or by scoring with --report full")
+
 
 def quote_some(items, limit=5) -> str:
     """'a', 'b', 'c', 'd', 'e' and 12 more -- for unknown ids: the first five and a count of the rest."""
@@ -66,7 +92,15 @@ def quote_some(items, limit=5) -> str:
     return shown
 
 
+def clean(text, limit=ECHO_CHARS) -> str:
+    """Text for a one-line message: control characters (newlines, carriage returns, escapes, the Unicode line
+    separators) escaped, at most `limit` characters (then '...')."""
+    text = _CONTROL.sub(lambda m: repr(m.group(0))[1:-1], str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def shorten(text, limit=60) -> str:
-    """A participant's own text, shortened for a one-line message."""
+    """A participant's own text, quoted, escaped and shortened for a one-line message (at most ECHO_CHARS)."""
     text = str(text)
+    limit = min(limit, ECHO_CHARS)
     return repr(text if len(text) <= limit else text[:limit] + "...")

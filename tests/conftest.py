@@ -44,8 +44,9 @@ def competition_slugs():
     return [s for s in registry.available() if os.path.isdir(os.path.join(ROOT, "competitions", s))]
 
 
-def run_score(slug, ref_dir, res_dir, tmp_path, name="run"):
-    """Run competitions/<slug>/score.py the way a worker does; returns (CompletedProcess, output_dir)."""
+def run_score(slug, ref_dir, res_dir, tmp_path, name="run", level="full"):
+    """Run competitions/<slug>/score.py the way a worker does; returns (CompletedProcess, output_dir). level: the
+    report level (--report; None: the reference data's, hidden without a REPORT_LEVEL file)."""
     inp = tmp_path / name / "input"
     out = tmp_path / name / "output"
     if inp.exists():
@@ -53,8 +54,9 @@ def run_score(slug, ref_dir, res_dir, tmp_path, name="run"):
     inp.mkdir(parents=True)
     shutil.copytree(str(ref_dir), str(inp / "ref"))
     shutil.copytree(str(res_dir), str(inp / "res"))
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"), str(inp), str(out)],
-                          capture_output=True, text=True, timeout=600)
+    level_args = ["--report", level] if level else []
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"), str(inp), str(out)]
+                          + level_args, capture_output=True, text=True, timeout=600)
     return proc, out
 
 

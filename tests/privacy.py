@@ -65,3 +65,55 @@ def no_item_ids(slug, ids, tmp_path, submission="random"):
     text = seen_text(proc, out)
     shown = [i for i in ids if re.search(r"(?<![A-Za-z0-9])%s(?![A-Za-z0-9])" % re.escape(i), text)]
     assert not shown, "test item ids in what the participant sees: %s" % shown[:5]
+
+
+# ---------------------------------------------------------------- the hidden level (issue 20)
+def _score_in_process(slug, ref_dir, res_dir, out_dir):
+    """cli.run at the hidden level; returns (Result, keys) or the ScoringError's (exit code, line)."""
+    from scoring_program import cli
+    from scoring_program.errors import ScoringError
+    from scoring_program.tasks import registry
+    inp = out_dir.parent / (out_dir.name + "-input")
+    inp.mkdir(parents=True)
+    os.symlink(os.path.abspath(str(ref_dir)), str(inp / "ref"))
+    os.symlink(os.path.abspath(str(res_dir)), str(inp / "res"))
+    task = registry.get(slug)
+    task._cached = None
+    try:
+        result = cli.run(slug, str(inp), str(out_dir), level="hidden")
+    except ScoringError as e:
+        return None, (e.exit_code, e.render())
+    return result, task.score_keys(str(inp / "ref"))
+
+
+def _seen_lines(proc):
+    """stdout and stderr but the scores row (the score values) and the timing lines."""
+    out = [l for l in proc.stdout.splitlines()[1:] if not l.startswith(("scores written to", "time: "))]
+    err = [l for l in proc.stderr.splitlines() if not l.startswith("progress: ")]
+    return out, err
+
+
+def hidden_sees_only_scores(slug, res_dir, ref_a, ref_b, tmp_path):
+    """At the hidden level, what the participant sees from res_dir scored against ref_a and against ref_b (two
+    references that differ in one test item) is the same apart from the score keys' values: the same exit code and
+    stderr, the same stdout but the scores row, the same score keys, the same warnings and notes, and the same
+    detailed_results.html once B's scores are put in A's place (the page is a function of the scores, the
+    submission and public facts). Numbers are not masked. Returns the two results (None for an error)."""
+    pa, _oa = run_score(slug, ref_a, res_dir, tmp_path, name="sub-a", level=None)
+    pb, _ob = run_score(slug, ref_b, res_dir, tmp_path, name="sub-b", level=None)
+    assert pa.returncode == pb.returncode, (pa.stderr[-500:], pb.stderr[-500:])
+    assert _seen_lines(pa) == _seen_lines(pb)
+    ra, ka = _score_in_process(slug, ref_a, res_dir, tmp_path / "in-a" / "out")
+    rb, kb = _score_in_process(slug, ref_b, res_dir, tmp_path / "in-b" / "out")
+    if ra is None or rb is None:
+        assert ra is None and rb is None and ka == kb, (ka, kb)
+        return None, None
+    from scoring_program.report.html import render
+    assert [k.key for k in ka] == [k.key for k in kb]
+    assert list(ra.scores) == list(rb.scores)
+    assert ra.shown_warnings() == rb.shown_warnings() and ra.shown_notes() == rb.shown_notes()
+    page_a = (tmp_path / "in-a" / "out" / "detailed_results.html").read_text(encoding="utf-8")
+    assert page_a == render(ra, ka)
+    rb.scores.update(ra.scores)
+    assert render(rb, kb) == page_a
+    return ra, rb

@@ -212,7 +212,7 @@ def test_private_report_is_written_outside_output_only_when_asked(tmp_path):
         assert (plain / name).read_bytes() == (private_out / name).read_bytes()
     text = path.read_text(encoding="utf-8")
     assert "per-item diagnostics" in text and "For the organizer only" in text
-    assert "per-item tables (organizer only) written to %s" % path in q.stdout
+    assert "the organizer's report (withheld diagnostics, per-item tables) written to %s" % path in q.stdout
     assert not any(n.endswith(".html") for _, _, files in os.walk(str(inp)) for n in files)
 
 

@@ -125,7 +125,8 @@ def test_organizer_bundle_warns_drops_sheep_merges_the_yaml_and_dry_runs(tmp_pat
     assert zip_member(cb, "pages/terms.md") == open(os.path.join(ROOT, "competitions", slug, "pages", "terms.md"),
                                                     "rb").read()
     ref_names = names_in(zip_member(cb, "reference_data.zip"))
-    assert ref_names == sorted("ImageSets/Main/%s_test.txt" % c for c in VOC_CLASSES)   # no unicorn, no test.txt
+    assert ref_names == sorted(["REPORT_LEVEL"] + ["ImageSets/Main/%s_test.txt" % c for c in VOC_CLASSES])  # no unicorn
+    assert zipfile.ZipFile(io.BytesIO(zip_member(cb, "reference_data.zip"))).read("REPORT_LEVEL") == b"hidden\n"
 
     # legacy v1.5: start dates only, the last end as the competition's end_date
     y1 = yaml.safe_load(zip_member(cl, "competition.yaml"))
@@ -202,14 +203,14 @@ def voc2011_style(root, slug):
 
 def expected_reference_files(slug, val_ids):
     if slug == "voc2011-classification":
-        return ["ImageSets/Main/%s_val.txt" % c for c in VOC_CLASSES]
+        return ["REPORT_LEVEL"] + ["ImageSets/Main/%s_val.txt" % c for c in VOC_CLASSES]
     if slug == "voc2011-action":
         from scoring_program.tasks.voc2011_action import ACTIONS
-        return ["ImageSets/Action/%s_val.txt" % a for a in ACTIONS]
+        return ["REPORT_LEVEL"] + ["ImageSets/Action/%s_val.txt" % a for a in ACTIONS]
     folder, per_image = {"voc2011-detection": ("Main", "Annotations/%s.xml"),
                          "voc2011-segmentation": ("Segmentation", "SegmentationClass/%s.png"),
                          "voc2011-layout": ("Layout", "Annotations/%s.xml")}[slug]
-    return ["ImageSets/%s/val.txt" % folder] + [per_image % i for i in set(val_ids)]
+    return ["REPORT_LEVEL", "ImageSets/%s/val.txt" % folder] + [per_image % i for i in set(val_ids)]
 
 
 @pytest.mark.parametrize("slug", VOC_SLUGS)

@@ -77,6 +77,7 @@ def test_render_every_block_and_precision():
     s.add("a paragraph")
     s.add(Table("t", ["a"], [[1.5]]))
     r.plots.append(Plot("p", "x", "y", [Series("s1", [0, 1], [1, 0]), Series("s2", [0, 1], [0, 1], fill=True)]))
+    r.level = "full"
     text = render(r, [ScoreKey("mAP", "mean AP", precision=3), ScoreKey("AP_a", "AP a")])
     check_self_contained(text)
     assert "<span class='value'>0.850</span>" in text and "0.8500000000000001" not in text

@@ -52,7 +52,7 @@ def test_rescore_equals_score_py_one_by_one(slug, tmp_path):
     assert "Scores and ranks" in (out / "ranking.html").read_text()
     by_name = {r["name"]: r for r in records}
     for name, folder in names.items():
-        proc, single = run_score(slug, ref, folder, tmp_path, name="single")
+        proc, single = run_score(slug, ref, folder, tmp_path, name="single", level=None)
         rec = by_name[name]
         if proc.returncode == 0:
             assert rec["status"] == "scored", rec

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from .result import Bars, HeatMap, Histogram, Plot, Table
+from .result import FULL, LEVEL_TEXT, Bars, HeatMap, Histogram, Plot, Table
 from .svg import bars_svg, heatmap_svg, histogram_svg, plot_svg
 from .write import format_score
 
@@ -101,17 +101,23 @@ def auto_bars(result, keys):
     return out
 
 
-def render(result, keys=None) -> str:
-    """keys: the leaderboard columns (ScoreKey, ranking column first); without them, every score at 4 decimals."""
-    e = html.escape
+def _keys(result, keys):
     if keys is None:
         from .result import ScoreKey
         keys = [ScoreKey(k) for k in result.scores]
-    keys = [k for k in keys if k.key in result.scores]
-    out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-           "<meta name='viewport' content='width=device-width,initial-scale=1'><title>%s</title>" % e(result.title),
-           "<style>%s</style></head><body>" % CSS]
-    out.append("<h1>%s</h1>" % e(result.title))
+    return [k for k in keys if k.key in result.scores]
+
+
+def _head(title):
+    e = html.escape
+    return ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width,initial-scale=1'><title>%s</title>" % e(title),
+            "<style>%s</style></head><body>" % CSS]
+
+
+def _scores(result, keys):
+    e = html.escape
+    out = []
     if keys:
         first = keys[0]
         out.append("<div class='headline'><span class='value'>%s</span><span class='label'>%s "
@@ -124,14 +130,27 @@ def render(result, keys=None) -> str:
                    % (e(k.label), e(k.key), _fixed(result.scores[k.key], k.precision)))
     out.append("</table></div><p class='note'>Shown at the leaderboard's precision; scores.json holds every "
                "digit.</p>")
-    if result.warnings:
+    return out
+
+
+def _lists(warnings, notes):
+    e = html.escape
+    out = []
+    if warnings:
         out.append("<h2 class='warn'>Warnings</h2><ul>")
-        out.extend("<li class='warn'>%s</li>" % e(w) for w in result.warnings)
+        out.extend("<li class='warn'>%s</li>" % e(w) for w in warnings)
         out.append("</ul>")
-    if result.notes:
+    if notes:
         out.append("<h2>Notes</h2><ul>")
-        out.extend("<li>%s</li>" % e(n) for n in result.notes)
+        out.extend("<li>%s</li>" % e(n) for n in notes)
         out.append("</ul>")
+    return out
+
+
+def _diagnostics(result, keys):
+    """The per-class bars, sections, tables and curves: the full level's diagnostics."""
+    e = html.escape
+    out = []
     bars = result.bars or auto_bars(result, keys)
     if bars:
         out.append("<h2>Per class</h2>")
@@ -149,15 +168,50 @@ def render(result, keys=None) -> str:
         for note in sorted(set(p.note for p in result.plots if p.note)):
             out.append("<p class='note'>%s</p>" % e(note))
         out.append(_multiples(result.plots))
-    if result.protocol:
-        out.append("<h2>Protocol</h2>")
-        out.extend("<p>%s</p>" % e(p) for p in result.protocol)
+    return out
+
+
+def _protocol(result):
+    e = html.escape
+    if not result.protocol:
+        return []
+    return ["<h2>Protocol</h2>"] + ["<p>%s</p>" % e(p) for p in result.protocol]
+
+
+WITHHELD = ("Curves, error breakdowns, confusions and coverage counts depend on the hidden test set and are not "
+            "shown in this phase; the bars above are drawn from your scores alone.")
+
+
+def render(result, keys=None) -> str:
+    """keys: the leaderboard columns (ScoreKey, ranking column first); without them, every score at 4 decimals.
+
+    The first line names the report level (result.level). At the hidden level the page is a function of the score
+    values, the submission's own facts (Own warnings and notes) and public text (titles, class names, the
+    protocol) alone: per-class bars are drawn from the scores, and nothing else the task computed is shown."""
+    e = html.escape
+    keys = _keys(result, keys)
+    out = _head(result.title)
+    out.append("<p class='note level'>%s</p>" % e(LEVEL_TEXT[result.level]))
+    out.append("<h1>%s</h1>" % e(result.title))
+    out.extend(_scores(result, keys))
+    out.extend(_lists(result.shown_warnings(), result.shown_notes()))
+    if result.level == FULL:
+        out.extend(_diagnostics(result, keys))
+    else:
+        bars = auto_bars(result, keys)
+        if bars:
+            out.append("<h2>Per class</h2>")
+            out.extend(_block(b) for b in bars)
+        out.append("<p class='note'>%s</p>" % e(WITHHELD))
+    out.extend(_protocol(result))
     out.append("</body></html>\n")
     return "\n".join(out)
 
 
-def render_private(result) -> str:
-    """The organizer's per-item tables (never shown to participants)."""
+def render_private(result, keys=None) -> str:
+    """The organizer's report (never shown to participants): what the participant's report withheld at its level
+    (warnings and notes about the ground truth, and at the hidden level every diagnostic), then the per-item
+    tables."""
     e = html.escape
     out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>%s: per-item diagnostics</title>"
            % e(result.title), "<style>%s</style></head><body>" % CSS,
@@ -166,6 +220,12 @@ def render_private(result) -> str:
            "ground truth). Do not publish them or put them in a participant-visible folder.</p>"]
     out.append("<h2>Scores</h2><div class='scroll'><table>%s</table></div>"
                % "".join("<tr><td>%s</td><td>%s</td></tr>" % (e(k), format_score(v)) for k, v in result.scores.items()))
+    warnings, notes = result.withheld()
+    if warnings or notes:
+        out.append("<p class='note'>Withheld from the participant at the %s report level:</p>" % e(result.level))
+        out.extend(_lists(warnings, notes))
+    if result.level != FULL:
+        out.extend(_diagnostics(result, _keys(result, keys)))
     if not result.private:
         out.append("<p>This competition has no per-item table.</p>")
     out.extend(_table(t, "h2") for t in result.private)

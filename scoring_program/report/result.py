@@ -15,6 +15,35 @@ from collections import OrderedDict
 import numpy as np
 
 
+HIDDEN = "hidden"
+FULL = "full"
+LEVELS = (HIDDEN, FULL)
+LEVEL_FILE = "REPORT_LEVEL"     # in the reference data: one word, hidden or full (bundle writes it); absent: hidden
+
+LEVEL_TEXT = {
+    HIDDEN: "Report level: hidden. The test set is hidden, so this report shows only your scores, facts about your "
+            "own submission (files read or ignored, rows, formats, your own ids) and public facts (class names, "
+            "the protocol). Diagnostics that depend on the hidden ground truth (curves, error breakdowns, "
+            "confusions, coverage counts) go to the organizer only.",
+    FULL: "Report level: full. The ground truth of this phase is released (or this is a local run), so this report "
+          "shows every diagnostic: curves, error breakdowns, confusions and coverage counts.",
+}
+
+
+class Own(str):
+    """A warning or note that states only facts about the submission itself (files read or ignored, rows, formats,
+    its own ids) or public facts (class names, the protocol): shown at every report level.
+
+    Every other warning or note is taken to depend on the hidden ground truth (a count over test items, an item
+    the reference has or lacks) and is shown only at the full level, and in the organizer's private report. A task
+    marks a text Own only when two references that differ in one test item cannot change it."""
+    __slots__ = ()
+
+
+def own(text):
+    return Own(text)
+
+
 class ScoreKey(object):
     """One leaderboard column == one key of scores.txt. Tasks declare them in one table (score_keys)."""
 
@@ -175,6 +204,20 @@ class Result(object):
         self.timings = []             # (phase, seconds): printed by the command line, kept out of the report
         self.private = []             # Table: per-item diagnostics, written only by --private-report (organizer)
         self.decomposition = None     # metrics.bootstrap.Decomposition on request (rescore --bootstrap); a str: why not
+        self.level = HIDDEN           # the report level (cli sets it from the reference data or --report)
+
+    def shown_warnings(self):
+        """The warnings the participant sees at this report level (on stderr and in the report)."""
+        return list(self.warnings) if self.level == FULL else [w for w in self.warnings if isinstance(w, Own)]
+
+    def shown_notes(self):
+        return list(self.notes) if self.level == FULL else [n for n in self.notes if isinstance(n, Own)]
+
+    def withheld(self):
+        """(warnings, notes) kept from the participant at this level: the organizer's private report shows them."""
+        if self.level == FULL:
+            return [], []
+        return ([w for w in self.warnings if not isinstance(w, Own)], [n for n in self.notes if not isinstance(n, Own)])
 
     def set(self, key, value):
         self.scores[key] = float(value)

@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import tempfile
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -22,8 +24,7 @@ def format_score(value) -> str:
 def atomic_write(path, text):
     """Write to a temp file in the same folder, then rename: a crash never leaves a partial file."""
     path = str(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    fd, tmp = _temp_for(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
@@ -45,19 +46,104 @@ def scores_json(scores) -> str:
     return json.dumps({k: float(format_score(v)) for k, v in scores.items()}, indent=2) + "\n"
 
 
+def _temp_for(path):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    return fd, tmp
+
+
+_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))
+
+
+@contextmanager
+def signals_deferred():
+    """SIGTERM, SIGINT and SIGHUP wait until the block ends (a handler then runs as usual): the renames that
+    publish the score files happen all together or not at all. Only SIGKILL can still cut them, a window of three
+    rename calls; the next run into the same folder removes what such a kill left (remove_stale)."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    old = mask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, old)
+
+
 def write_outputs(output_dir, result, html_text):
-    """scores.txt is written last: it is what the platforms read."""
+    """All three score files or none: each is written to a temporary file in OUTPUT first, then the three are
+    renamed into place with the stop signals deferred, scores.txt last (it is what the platforms read)."""
     os.makedirs(str(output_dir), exist_ok=True)
-    txt = scores_txt(result.scores)   # raises before anything is written if a score is not finite
-    js = scores_json(result.scores)
-    atomic_write(os.path.join(str(output_dir), "detailed_results.html"), html_text)
-    atomic_write(os.path.join(str(output_dir), "scores.json"), js)
-    atomic_write(os.path.join(str(output_dir), "scores.txt"), txt)
+    texts = [("detailed_results.html", html_text), ("scores.json", scores_json(result.scores)),
+             ("scores.txt", scores_txt(result.scores))]    # raises before anything is written if a score is not finite
+    temps = []
+    try:
+        for name, text in texts:
+            fd, tmp = _temp_for(os.path.join(str(output_dir), name))
+            temps.append(tmp)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+        with signals_deferred():
+            for (name, _text), tmp in zip(texts, temps):
+                os.replace(tmp, os.path.join(str(output_dir), name))
+    except BaseException:
+        for tmp in temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
+
+
+def remove_temps(output_dir):
+    """The temporary files (.scores.txt.XXXX.tmp, ...) a run killed by SIGKILL left in OUTPUT."""
+    try:
+        names = os.listdir(str(output_dir))
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(".tmp") and any(name.startswith("." + f + ".") for f in SCORE_FILES):
+            try:
+                os.unlink(os.path.join(str(output_dir), name))
+            except OSError:
+                pass
 
 
 def remove_stale(output_dir):
-    """After a failed run, make sure no earlier scores survive in the output folder."""
-    for name in SCORE_FILES:
-        p = os.path.join(str(output_dir), name)
-        if os.path.isfile(p):
-            os.unlink(p)
+    """After a failed run (or before a run), make sure no earlier scores survive in the output folder, nor a
+    temporary file a killed run left."""
+    output_dir = str(output_dir)
+    with signals_deferred():
+        for name in SCORE_FILES:
+            p = os.path.join(output_dir, name)
+            if os.path.isfile(p):
+                os.unlink(p)
+        remove_temps(output_dir)
+
+
+@contextmanager
+def locked_output(output_dir):
+    """Runs into one OUTPUT folder one at a time (an exclusive flock on the folder itself, nothing written into it):
+    the folder always holds the outcome of the run that finished last, all of its score files or none. Temporary
+    files a killed run left are removed first."""
+    try:
+        import fcntl
+    except ImportError:         # not POSIX: no lock
+        fcntl = None
+    fd = None
+    if fcntl is not None:
+        try:
+            fd = os.open(str(output_dir), os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        remove_temps(output_dir)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
