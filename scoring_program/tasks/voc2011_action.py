@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import SubmissionError
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt_labels
-from ..report.result import ScoreKey
+from ..report.result import Own, ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
                          ranked_list_decomposition, ranked_list_empty_columns, ranked_list_warnings,
@@ -94,9 +94,9 @@ def read_submission(submission, reference, progress=no_progress):
 def report(evaluation, other=(), private=False):
     res = report_ranked_lists(Voc2011Action.title, PROTOCOL, evaluation, WORDS, private)
     if other:
-        res.notes.append("Not scored ('other' is a distractor, never evaluated): %s." % ", ".join(other))
+        res.notes.append(Own("Not scored ('other' is a distractor, never evaluated): %s." % ", ".join(other)))
     if evaluation.ignored:
-        res.notes.append("Files not read: %s." % ", ".join(evaluation.ignored[:10]))
+        res.notes.append(Own("Files not read: %s." % ", ".join(evaluation.ignored[:10])))
     return res
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..formats.text import check_known, parse_table, read_bytes, to_float
 from ..formats.voc import VOC_CLASSES, read_confidences, read_gt_labels
-from ..report.result import ScoreKey
+from ..report.result import Own, ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
                          ranked_list_decomposition, ranked_list_empty_columns, ranked_list_warnings,
@@ -52,7 +52,7 @@ def read_submission(submission, reference, progress=no_progress):
 def report(evaluation, private=False):
     res = report_ranked_lists(Voc2011Classification.title, PROTOCOL, evaluation, WORDS, private)
     if evaluation.ignored:
-        res.notes.append("Files not read: %s." % ", ".join(evaluation.ignored[:10]))
+        res.notes.append(Own("Files not read: %s." % ", ".join(evaluation.ignored[:10])))
     return res
 
 

@@ -17,7 +17,7 @@ from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images,
 from ..metrics.overlap import iou_columns_plus1
 from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors, overlapping_pairs,
                             tide_delta_ap)
-from ..report.result import LOST, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
+from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 from .voc_common import find_plain_set, infer_set, plain_sets, result_files, validate_result_files
 
@@ -236,11 +236,11 @@ def report(evaluation, title, private=False):
     rows, aps, series = [], [], []
     for r in evaluation.classes:
         if r.file is None:
-            if r.npos:
+            if r.npos:          # only for a class with objects in the ground truth: withheld at hidden
                 res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0."
                                  % (r.name, sub.comp, sub.set_name, r.name))
         elif r.ndetections == 0:
-            res.notes.append("%s: empty result file: AP 0." % r.file)
+            res.notes.append(Own("%s: empty result file: AP 0." % r.file))
         if r.ap is None:
             res.notes.append("n/a: no non-difficult %s object in the ground truth; AP_%s is not written and the "
                              "class is left out of the mean." % (r.name, r.name))
@@ -264,7 +264,7 @@ def report(evaluation, title, private=False):
                              "true positives", "false positives", "ignored (difficult)", "file"], rows))
     res.plots.extend(precision_recall_plots(series))
     if sub.ignored:
-        res.notes.append("Files not read: %s." % ", ".join(sub.ignored[:10]))
+        res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
     if private:
         res.private.append(per_image_table(evaluation))
     return res

@@ -15,7 +15,7 @@ from ..formats.voc import join_keys
 from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
-from ..report.result import LOST, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
+from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
 from .voc_common import find_plain_set, plain_sets
 
@@ -154,13 +154,17 @@ def read_submission(submission, reference, comps):
     warnings = []
     if unknown.size or repeated.size:      # the warnings name a line: parse again, keeping lines
         lr = parse_layout_results(read_bytes(path, label), label, with_lines=True)
+    # Own (shown at every report level): the persons of the set's list are public (the test annotations give the
+    # person boxes, only the parts are hidden), so which layouts name a listed person, and which repeat one, are
+    # facts about the submission
     if unknown.size:
-        warnings.append("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
-                        "skipped, first at line %d." % (label, unknown.size, set_name, int(lr.line[unknown[0]])))
+        warnings.append(Own("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
+                            "skipped, first at line %d." % (label, unknown.size, set_name,
+                                                            int(lr.line[unknown[0]]))))
     if repeated.size:
-        warnings.append("%s: %d later layout(s) for a person that already had a higher-ranked layout were "
-                        "skipped (one layout per person), first at line %d." % (label, repeated.size,
-                                                                              int(lr.line[repeated[0]])))
+        warnings.append(Own("%s: %d later layout(s) for a person that already had a higher-ranked layout were "
+                            "skipped (one layout per person), first at line %d." % (label, repeated.size,
+                                                                                  int(lr.line[repeated[0]]))))
     return LayoutSubmission(comp, label, lr, person, kept, warnings)
 
 
@@ -237,7 +241,7 @@ def report(evaluation, private=False):
             res.notes.append("n/a: no GT %s part in the ground truth; AP_%s is not written and the class is "
                              "left out of the mean." % (name, name))
         else:
-            if part.tp.size == 0:
+            if part.tp.size == 0:       # only for a class with GT parts: withheld at hidden
                 res.notes.append("%s: no predicted part: AP 0." % name)
             res.set("AP_" + name, ap)
             aps.append(ap)

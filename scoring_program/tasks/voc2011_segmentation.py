@@ -14,7 +14,7 @@ from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
                                  row_normalized_percent, weighted_mean_iou)
-from ..report.result import LOST, Bars, HeatMap, Result, ScoreKey, Table
+from ..report.result import LOST, Bars, HeatMap, Own, Result, ScoreKey, Table
 from .base import Reference, Task, no_progress
 from .voc_common import choose_set
 
@@ -170,9 +170,11 @@ def check_none_missing(missing, nids, outside, folder_label):
 
 
 def outside_warning(outside):
-    """The warning for PNGs outside the set: their count and the first name, nothing about the set itself."""
-    return ("%d PNG file(s) for images outside the evaluated set were ignored (VOCevalseg.m reads only the set's "
-            "images), first: %s" % (len(outside), outside[0]))
+    """The warning for PNGs outside the set: their count and the first name, nothing about the set itself. Own
+    (shown at every report level): the set's image list is the public test list (participants get the test
+    images), so which of the submission's PNGs name no test image is a fact about the submission."""
+    return Own("%d PNG file(s) for images outside the evaluated set were ignored (VOCevalseg.m reads only the "
+               "set's images), first: %s" % (len(outside), outside[0]))
 
 
 class SegSubmission(NamedTuple):
@@ -246,7 +248,8 @@ def evaluate(reference, sub, progress=no_progress, per_image=False):
         progress(k, n, "images")
         gt = read_ground_truth(reference.root, img, gt_buffer)
         label = "%s/%s.png" % (sub.folder_label, img)     # == submission.label(pngs[img]), without relpath
-        with LabelImage(sub.pngs[img], label) as r:
+        with LabelImage(sub.pngs[img], label) as r:    # a size error quotes the ground truth's size: the size
+            # of the test image, which is public (participants get the test images)
             pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]), buffer=pred_buffer)
         check_prediction(pred, label)
         h = joint_histogram(gt, pred, NCLS)
@@ -280,11 +283,12 @@ def report(evaluation, private=False):
                      int(pred_px[j]), int(pred_px[j] - conf[j, j]), int(gt_px[j] - conf[j, j])])
     if m is None:
         res.notes.append("No class has an IoU (no labelled pixel at all): mIoU is written as 0.")
+    # the pixel counts are the ground truth's: withheld at hidden
     res.notes.append("comp%d, set '%s': %d images from %s; %d labelled pixels, %d void pixels excluded."
                      % (sub.comp, evaluation.set_name, evaluation.nimages, sub.folder_label, int(conf.sum()),
                         evaluation.nvoid))
     if sub.other:
-        res.notes.append("Not read (not <id>.png): %s." % quote_some(sub.other, 10))
+        res.notes.append(Own("Not read (not <id>.png): %s." % quote_some(sub.other, 10)))
     if sub.outside:
         res.warnings.append(outside_warning(sub.outside))
     scored = [j for j in range(NCLS) if ious[j] is not None]

@@ -13,7 +13,7 @@ from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..metrics.ap import ap_voc2010
 from ..metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ranking
-from ..report.result import LOST, Bars, Result, Series, Table, precision_recall_plots
+from ..report.result import LOST, Bars, Own, Result, Series, Table, precision_recall_plots
 from .base import Reference, no_progress
 
 
@@ -395,18 +395,22 @@ def report_ranked_lists(title, protocol, evaluation, words, private=False):
     rows, lost, series = [], [], []
     for r in evaluation.records:
         name = r.name
-        if r.file is None:
+        if r.file is None:      # which text depends on the ground truth (positives or none): withheld at hidden
             res.notes.append("%s: no result file (comp%d_%s_%s_%s.txt): AP 0."
                              % (name, comp, words.kind, set_name, name) if r.ap is not None
                              else "%s: no result file, and no positives in the ground truth." % name)
         else:
+            # Own: the file's own lines. Every id it names is in the ground-truth list (an unknown one is an
+            # error), and that list is the public test list (participants get the test images, and the persons'
+            # boxes for actions), the same in every class's or action's file: a count of repeated ids is a fact
+            # about the submission.
             if r.nduplicates:
-                res.warnings.append("%s: %d duplicate %s line(s), first at line %d; the LAST line of each %s was "
-                                    "used (as the devkit does)." % (r.file, r.nduplicates, words.line_id,
-                                                                    r.first_duplicate_line, words.line_id))
+                res.warnings.append(Own("%s: %d duplicate %s line(s), first at line %d; the LAST line of each %s "
+                                        "was used (as the devkit does)." % (r.file, r.nduplicates, words.line_id,
+                                                                            r.first_duplicate_line, words.line_id)))
             if r.nlines == 0:
-                res.notes.append("%s: empty result file: every %s ranked at -inf in ground-truth order."
-                                 % (r.file, words.item))
+                res.notes.append(Own("%s: empty result file: every %s ranked at -inf in ground-truth order."
+                                     % (r.file, words.item)))
         if r.ap is None:
             res.notes.append("n/a: no positive %s for %s in the ground truth; AP_%s is not written and the %s is "
                              "left out of the mean." % (words.item, name, name, words.name))
