@@ -14,7 +14,7 @@ from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import decode
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
-from ..report.result import MAX_POINTS, MIN_BLOCK, Bars, Plot, Result, ScoreKey, Series, Table, rank_blocks
+from ..report.result import MAX_POINTS, MIN_BLOCK, Bars, Own, Plot, Result, ScoreKey, Series, Table, rank_blocks
 from .base import Reference, Task, no_progress
 from .voc2011_detection import tide_section
 
@@ -223,6 +223,8 @@ def report(evaluation, title, private=False):
     C = len(classes)
     npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)
     ntubes_gt = np.bincount(gt.tube_label, minlength=C)
+    # Own (shown at every report level): only which files were submitted. The other notes and warnings count rows
+    # of the test list's videos (read, ignored, inverted, kept) or ground-truth tubes: withheld at the hidden level
     # ---- frame-AP
     if ev.frame is not None:
         d, label = sub.detections, sub.detections_label
@@ -235,7 +237,7 @@ def report(evaluation, title, private=False):
     else:
         aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
         ndet = ntp = np.zeros(C, dtype=np.int64)
-        res.notes.append("No frame_detections.csv: frame-AP is 0 for every class.")
+        res.notes.append(Own("No frame_detections.csv: frame-AP is 0 for every class."))
     res.set("frame_mAP", float(np.mean(aps)))
     res.bars.append(Bars("frame-AP per class (IoU 0.5)", classes, aps, xlabel="frame-AP (ACT frameAP)"))
     res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
@@ -263,7 +265,7 @@ def report(evaluation, title, private=False):
         vaps = np.zeros((len(thresholds), C))
         vcurves = [[(np.zeros(0), np.zeros(0))] * C for _ in thresholds]
         nkept = np.zeros(C, dtype=np.int64)
-        res.notes.append("No tubes.csv: video-AP and AUC are 0 for every class.")
+        res.notes.append(Own("No tubes.csv: video-AP and AUC are 0 for every class."))
     i = 0
     per_key = []
     for key, ths in VIDEO_KEYS:

@@ -367,6 +367,10 @@ def _scored_rows(r):
 
 
 def _notes(res, ev):
+    """Every note and warning here, like report's alias notes and ignored-file warning (files of sequences outside
+    the ground truth), depends on the ground truth's sequences (their files, rows, actions), so none is Own: all
+    are withheld at the hidden level. The count of rows naming an action absent from the ground truth is an
+    oracle: action a repeated 2^(a-1) times as empty intervals in one sequence would decode its action set."""
     sub = ev.submission
     empty = [r.file for r in ev.sequences if r.file is not None and r.pred_rows == 0]
     nan_cases = sum(int(np.count_nonzero(r.flagged)) for r in ev.sequences if r.actors is None)

@@ -313,6 +313,8 @@ def _lost(res, ev):
 
 
 def _notes(res, ev, n, predicted):
+    """Every note here counts over the ground-truth panoramas (which ones exist, their annotated limbs), so none is
+    Own: all are withheld at the hidden level."""
     sub = ev.submission
     nmissing, nshadowed = len(sub.missing), len(sub.shadowed)
     nno_eval = sum(1 for p in ev.panoramas if p.file is not None and p.evaluations == 0)

@@ -20,7 +20,8 @@ from ..metrics.bootstrap import Decomposition
 from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking, event_confusion,
                                          ranked_category_ap, top_confusions, top_scored_events, true_events,
                                          weighted_mean_ap)
-from ..report.result import LOST, MIN_BLOCK, Bars, Result, ScoreKey, Series, Table, precision_recall_plots
+from ..report.result import (LOST, MIN_BLOCK, Bars, Own, Result, ScoreKey, Series, Table,
+                             precision_recall_plots)
 from .base import Reference, Task, no_progress
 
 PROTOCOL = [
@@ -190,9 +191,12 @@ def report(evaluation, title, private=False):
                                  "positives). n/a: no positive image in the reference; left out of the mean."))
     res.plots.extend(precision_recall_plots([Series("%s (AP %.4f)" % (_event(r.category), r.ap), r.rec, r.prec)
                                              for r in scored if r.rec.size]))
+    # Own (shown at every report level): the submission's files against the category names, public facts. The
+    # other notes count what the hidden labels hold (categories without positives, positives a file leaves out:
+    # leaving a different image out of each file would read its event) and stay withheld at the hidden level
     if evaluation.missing:
-        res.notes.append("%d category file(s) missing, AP 0: %s." % (len(evaluation.missing),
-                                                                    quote_some(evaluation.missing, 50)))
+        res.notes.append(Own("%d category file(s) missing, AP 0: %s." % (len(evaluation.missing),
+                                                                        quote_some(evaluation.missing, 50))))
     for cat in nopos:
         res.notes.append("n/a: no positive image for %s in the reference; AP_%s is not written and the category "
                          "is left out of the mean." % (cat, cat))
@@ -201,7 +205,7 @@ def report(evaluation, title, private=False):
         res.notes.append("%d category file(s) leave out positive images (not ranked, still counted in the "
                          "positives): %s." % (len(unranked), quote_some(unranked, 10)))
     if evaluation.ignored:
-        res.notes.append("Files not read: %s." % quote_some(evaluation.ignored, 10))
+        res.notes.append(Own("Files not read: %s." % quote_some(evaluation.ignored, 10)))
     if private:
         res.private.append(_per_image(evaluation))
     return res

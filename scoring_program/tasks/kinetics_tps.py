@@ -185,6 +185,8 @@ def report(r, title, private=False):
         ["parts present in the matched prediction", int(r.found.sum())],
         ["parts correct (IoU >= 0.3 and same state)", int(r.correct.sum())],
     ]))
+    # none of these is Own (all withheld at the hidden level): they count over the test videos and the frames with
+    # ground-truth humans, so one frame more or less in the ground truth changes them
     if pr.extra_videos:
         res.notes.append("%d predicted video(s) are not test videos: ignored." % pr.extra_videos)
     if pr.extra_frames:
