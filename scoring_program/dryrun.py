@@ -15,6 +15,13 @@ It never builds a bundle (one missing from DIST is an error naming the build com
 built in its place would score the wrong ground truth), and deletes nothing of yours: --keep DIR must be a new or
 empty folder; the default DIST/<slug>/dryrun-<flavor> is replaced only when it holds nothing but an earlier dry
 run's scores.txt, scores.json and detailed_results.html.
+
+Exit codes, as score.py's: the scoring run's own (0 scored, 1 submission error, 2 reference-data error, 3 internal
+error); 1 also for a submission zip that cannot be unpacked (damaged, encrypted, unsupported, unsafe: one line);
+2 for a dry run that cannot start as asked (a bad command line, a missing or damaged bundle, a SUBMISSION or --ref
+that does not exist, a --keep that is not new or empty); 3 for the dry run's own failure (this Python lacks numpy
+or Pillow, the scoring run passed its time limit, a bug). --demo: 0 when every sample scored, else the highest
+exit code of the failed runs.
 """
 from __future__ import annotations
 
@@ -25,10 +32,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 import zipfile
+import zlib
 
 from . import runtime
-from .safezip import UnsafeZip, materialize, safe_extract
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION
+from .safezip import UnsafeZip, materialize, one_line, safe_extract
 from .tasks import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,8 +47,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT_FILES = ("scores.txt", "scores.json", "detailed_results.html")    # what a scoring run leaves in OUTPUT
 
 
+EXIT_USAGE = EXIT_REFERENCE         # the dry run cannot start as asked: 2, as score.py's bad command line
+
+
 class DryRunError(Exception):
     """The dry run cannot start as asked: one line, nothing run, nothing deleted."""
+
+
+class DryRunTimeout(Exception):
+    """The scoring run passed the time limit and was stopped (one line, exit 3)."""
 
 
 def _bundle_path(slug, dist, flavor):
@@ -69,13 +86,20 @@ def check_keep(keep, replace_earlier_run=False):
 
 
 def _extract_member(bundle, member, dest):
-    with zipfile.ZipFile(bundle) as zf:
-        data = zf.read(member)
+    """The bundle's inner zip member unpacked into dest; a damaged bundle is the organizer's (DryRunError)."""
     tmpzip = dest.rstrip("/") + ".zip"
-    with open(tmpzip, "wb") as f:
-        f.write(data)
-    safe_extract(tmpzip, dest)
-    os.unlink(tmpzip)
+    try:
+        with zipfile.ZipFile(bundle) as zf:
+            data = zf.read(member)
+        with open(tmpzip, "wb") as f:
+            f.write(data)
+        safe_extract(tmpzip, dest, label="%s in %s" % (member, bundle))
+    except (UnsafeZip, zipfile.BadZipFile, KeyError, EOFError, ValueError, NotImplementedError, RuntimeError,
+            zlib.error) as e:
+        raise DryRunError("the bundle %s cannot be used (rebuild it): %s" % (bundle, one_line(e)))
+    finally:
+        if os.path.exists(tmpzip):
+            os.unlink(tmpzip)
 
 
 def read_command(program_dir):
@@ -84,7 +108,7 @@ def read_command(program_dir):
         for line in f:
             if line.startswith("command:"):
                 return line.split(":", 1)[1].strip()
-    raise SystemExit("no command in %s/metadata" % program_dir)
+    raise DryRunError("no command in %s/metadata: the bundle's scoring program is broken (rebuild it)" % program_dir)
 
 
 def parse_scores(path):
@@ -103,6 +127,9 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
     when the bundle is missing or keep is not a new or empty folder (see check_keep)."""
     dist = dist or os.path.join(ROOT, "dist")
     bundle = _bundle_path(slug, dist, flavor)
+    for what, path, exists in (("SUBMISSION", submission, os.path.exists), ("--ref", ref, os.path.isdir)):
+        if path is not None and not exists(path):
+            raise DryRunError("%s not found: %s" % (what, path))
     if keep:
         check_keep(keep, replace_earlier_run)
     if private_report:
@@ -144,7 +171,11 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
         # running the dry run (e.g. the project's .venv), so put its folder first on PATH
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+        try:
+            proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            raise DryRunTimeout("the scoring run did not finish within %g s; the worker would stop it (the "
+                                "phase's execution_time_limit)" % timeout)
         scores = []
         if os.path.isfile(os.path.join(out, "scores.txt")):
             scores = parse_scores(os.path.join(out, "scores.txt"))
@@ -174,14 +205,14 @@ def _row(slug, scores, n=4):
 def demo(dist, flavors=("codabench", "codalab")):
     """Raises DryRunError when a bundle is missing (make demo builds them first)."""
     from .bundle import bundle_slugs
-    rc = 0
+    rc = EXIT_OK
     for slug in bundle_slugs():
         sub = os.path.join(ROOT, "starting_kit", slug, "submissions", "random")
         for flavor in flavors:
             keep = os.path.join(dist, slug, "dryrun-%s" % flavor)
             code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep, replace_earlier_run=True)
             if code != 0:
-                rc = 1
+                rc = max(rc, code)
                 print("%-32s | FAILED (%s, exit %d): %s" % (slug, flavor, code, err.strip().splitlines()[-1:]))
             elif flavor == flavors[0]:
                 print(_row(slug, scores))
@@ -208,22 +239,29 @@ def main(argv=None):
     local = runtime.problem(registry.libraries(*slugs), local=True)
     if local:
         sys.stderr.write(local + "\n")
-        return 3
+        return EXIT_INTERNAL
+    if not a.demo and (not a.slug or not a.submission):
+        ap.error("SLUG and SUBMISSION are required (or --demo)")
     try:
         if a.demo:
             return demo(a.dist)
-        if not a.slug or not a.submission:
-            ap.error("SLUG and SUBMISSION are required (or --demo)")
         keep = a.keep or os.path.join(a.dist, a.slug, "dryrun-%s" % a.flavor)
         code, scores, out, err = run(a.slug, a.submission, a.flavor, a.ref, a.dist, keep,
                                      a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep,
                                      private_report=a.private_report)
     except DryRunError as e:
         sys.stderr.write("error: %s\n" % e)
-        return 2
+        return EXIT_USAGE
     except UnsafeZip as e:
         sys.stderr.write("submission error: %s\n" % e)
-        return 1
+        return EXIT_SUBMISSION
+    except DryRunTimeout as e:
+        sys.stderr.write("error: %s\n" % e)
+        return EXIT_INTERNAL
+    except Exception:
+        sys.stderr.write("internal error in the dry run (not the submission's fault); please report this:\n")
+        traceback.print_exc()
+        return EXIT_INTERNAL
     sys.stderr.write(err)
     if code == 0:
         print(_row(a.slug, scores, n=len(scores)))

@@ -4,16 +4,19 @@
                                       [--bootstrap B] [--seed S]
 
 SUBMISSION: a submission .zip or folder, or a .zip or folder that holds only submission .zip files (a bulk
-download); each submission is named by its file name without .zip. Per submission, DIR/<name>/ holds exactly what
-`score.py INPUT OUTPUT` writes (scores.txt, scores.json, detailed_results.html, bit for bit), or error.txt: the exit
-code and the one error line score.py would print. DIR/leaderboard.csv has one row per submission (name, status,
+download); each submission is named by its file name without .zip. Per submission, DIR/submissions/<name>/ holds
+exactly what `score.py INPUT OUTPUT` writes (scores.txt, scores.json, detailed_results.html, bit for bit), or
+error.txt: the exit code and the one error line score.py would print (a zip that is damaged, encrypted or
+unsupported is the submission's error, exit 1). DIR/leaderboard.csv has one row per submission (name, status,
 exit code, error, every score key); DIR/leaderboard.html ranks them by the first column and lists the failures.
+The submissions' folders live apart from these files, so no submission's name can collide with rescore's own.
 
-Each worker process parses the reference once (Task.reference) and scores every submission it is given with the
-same code as score.py (cli.run). One submission's failure (a bad submission, a crash, --timeout) is recorded and
-never stops the run. Resumable: DIR/.rescore/<name>.json keeps the submission's content hash and the reference's;
-a rerun skips a submission whose hashes are unchanged and whose DIR/<name>/ is intact. Progress (done/total, rate,
-ETA, failures) goes to stderr.
+Each worker process parses the reference once (Task.reference) and scores the submissions it is given, one at a
+time, with the same code as score.py (cli.run). One submission's failure (a bad submission, a crash, --timeout) is
+recorded and never stops the run: a worker still busy at its submission's deadline is killed, wherever it is (in C
+code too), and replaced. Resumable: DIR/.rescore/<name>.json keeps the submission's content hash and the
+reference's; a rerun skips a submission whose hashes are unchanged and whose DIR/submissions/<name>/ is intact.
+Progress (done/total, rate, ETA, failures) goes to stderr.
 
 Ranking robustness (--bootstrap B, default 1000; 0 turns it off): the test items (images, persons, sequences,
 panoramas or videos) are resampled with replacement B times, the same resamples for every submission (seeded,
@@ -25,12 +28,14 @@ significance map and Kendall's tau against the official ranking.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
+import collections
 import csv
 import hashlib
 import html
 import io
 import json
+import multiprocessing
+import multiprocessing.connection
 import os
 import shutil
 import signal
@@ -38,16 +43,18 @@ import sys
 import tempfile
 import time
 import traceback
-import zipfile
 
 import numpy as np
 
 from . import runtime
-from .errors import ReferenceDataError
+from .errors import ReferenceDataError, shorten
+from .safezip import UnsafeZip, copy_entry, one_line, open_zip
 from .tasks import registry
 
 STATE = ".rescore"
+SUBMISSIONS = "submissions"         # DIR/submissions/<name>/: apart from DIR's own files, whatever the name
 ERROR_FILE = "error.txt"
+MAX_NAME_BYTES = 200                # a submission's name as a folder name (longer ones are cut, see _name)
 
 
 class RescoreError(Exception):
@@ -55,25 +62,38 @@ class RescoreError(Exception):
 
 
 # ------------------------------------------------------------------ what to score
-def _zip_members_are_zips(path):
+def _bulk_members(path):
+    """The submission zips inside a bulk zip (no folder entries, no OS junk), or None when path is not a readable
+    zip holding only .zip files (then it is one submission, and a damaged zip is that submission's error)."""
     try:
-        with zipfile.ZipFile(path) as z:
-            names = [n for n in z.namelist() if not n.endswith("/") and not os.path.basename(n).startswith(".")
-                     and "__MACOSX" not in n.split("/")]
-    except zipfile.BadZipFile:
-        return False
-    return bool(names) and all(n.lower().endswith(".zip") for n in names)
+        with open_zip(path) as z:
+            infos = [i for i in z.infolist() if not i.filename.endswith("/") and "__MACOSX" not in
+                     i.filename.split("/") and not os.path.basename(i.filename).startswith(".")]
+    except UnsafeZip:
+        return None
+    if infos and all(i.filename.lower().endswith(".zip") for i in infos):
+        return sorted(infos, key=lambda i: i.filename)
+    return None
 
 
 def _name(path):
+    """A submission's name: its file name without .zip, as a folder name (undecodable bytes replaced; one of more
+    than MAX_NAME_BYTES bytes is cut and ends with 8 hex digits of its hash)."""
     base = os.path.basename(os.path.normpath(path))
-    return base[:-4] if base.lower().endswith(".zip") else base
+    base = base[:-4] if base.lower().endswith(".zip") else base
+    raw = base.encode("utf-8", "surrogateescape")
+    name = raw.decode("utf-8", "replace")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        name = (name.encode("utf-8")[:MAX_NAME_BYTES - 9].decode("utf-8", "ignore") + "-"
+                + hashlib.sha256(raw).hexdigest()[:8])
+    return name
 
 
 def expand(paths, work):
-    """[(name, path to a submission zip or folder)], in the order given. A bulk zip's inner zips are extracted to
-    work (plain members, no path tricks: only their base names are used)."""
-    out = []
+    """([(name, path to a submission zip or folder)], {name: error line}) in the order given. A bulk zip's inner
+    zips are extracted to work (plain members, no path tricks: only their base names are used); one that cannot be
+    read is listed with path None and its error (the submission's fault, exit 1)."""
+    out, unreadable = [], {}
     for p in paths:
         if os.path.isdir(p):
             entries = sorted(e for e in os.listdir(p) if not e.startswith("."))
@@ -82,30 +102,34 @@ def expand(paths, work):
             else:
                 out.append((_name(p), p))
         elif os.path.isfile(p):
-            if _zip_members_are_zips(p):
-                folder = tempfile.mkdtemp(prefix="bulk-", dir=work)
-                with zipfile.ZipFile(p) as z:
-                    members = sorted(n for n in z.namelist() if n.lower().endswith(".zip")
-                                     and "__MACOSX" not in n.split("/") and not os.path.basename(n).startswith("."))
-                    for n in members:
-                        dest = os.path.join(folder, os.path.basename(n))
-                        if os.path.exists(dest):
-                            raise RescoreError("%s holds two submissions named %s" % (p, os.path.basename(n)))
-                        with z.open(n) as src, open(dest, "wb") as f:
-                            shutil.copyfileobj(src, f)
-                        out.append((_name(n), dest))
-            else:
+            members = _bulk_members(p)
+            if members is None:
                 out.append((_name(p), p))
+                continue
+            folder = tempfile.mkdtemp(prefix="bulk-", dir=work)
+            with open_zip(p) as z:
+                for info in members:
+                    name = _name(info.filename)
+                    dest = os.path.join(folder, name + ".zip")
+                    if os.path.exists(dest):
+                        raise RescoreError("%s holds two submissions named %s" % (p, shorten(name)))
+                    try:
+                        copy_entry(z, info, dest, one_line(p))
+                        out.append((name, dest))
+                    except UnsafeZip as e:
+                        out.append((name, None))
+                        unreadable[name] = "submission error: %s" % e
         else:
             raise RescoreError("no such submission: %s" % p)
     seen = {}
     for name, path in out:
         if name in seen:
-            raise RescoreError("two submissions are named %r (%s and %s): rename one" % (name, seen[name], path))
-        if name in (STATE, "leaderboard.csv", "leaderboard.html") or name.startswith("."):
-            raise RescoreError("a submission may not be named %r" % name)
+            raise RescoreError("two submissions are named %s (%s and %s): rename one" % (
+                shorten(name), seen[name], path or "a damaged entry"))
+        if not name or name.startswith("."):
+            raise RescoreError("a submission may not be named %s (%s)" % (shorten(name), path))
         seen[name] = path
-    return out
+    return out, unreadable
 
 
 def content_hash(path):
@@ -129,55 +153,44 @@ def content_hash(path):
 
 
 # ------------------------------------------------------------------ one submission (in a worker process)
-class Timeout(Exception):
-    pass
+def submission_folder(out_dir, name):
+    """DIR/submissions/<name>/: what score.py writes for that submission, or its error.txt."""
+    return os.path.join(out_dir, SUBMISSIONS, name)
 
 
-def _alarm(signum, frame):
-    raise Timeout()
-
-
-def score_one(slug, ref, name, path, out_dir, timeout, resamples=0, seed=0):
-    """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process. With
-    resamples, the record also holds the ranking score on each of the seeded bootstrap resamples."""
+def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
+    """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process, in the
+    folder work (made, and removed afterwards; default: a new one in DIR/.rescore). With resamples, the record
+    also holds the ranking score on each of the seeded bootstrap resamples."""
     from .cli import run
     from .errors import ScoringError
-    from .safezip import UnsafeZip, materialize
+    from .safezip import materialize
 
-    dest = os.path.join(out_dir, name)
-    work = tempfile.mkdtemp(prefix="rescore-")
+    dest = submission_folder(out_dir, name)
+    work = work or tempfile.mkdtemp(prefix="work-", dir=os.path.join(out_dir, STATE))
     record = {"name": name, "status": "scored", "exit": 0, "error": "", "scores": {}}
     try:
         inp = os.path.join(work, "input")
         os.makedirs(inp)
         os.symlink(os.path.abspath(ref), os.path.join(inp, "ref"))
-        if timeout:
-            signal.signal(signal.SIGALRM, _alarm)
-            signal.setitimer(signal.ITIMER_REAL, timeout)
-        try:
-            if os.path.isdir(path):         # read in place (the scorer never writes to INPUT/res)
-                os.symlink(os.path.abspath(path), os.path.join(inp, "res"))
-            else:
-                materialize(path, os.path.join(inp, "res"))
-            staging = os.path.join(work, "output")
-            result = run(slug, inp, staging, decompose=bool(resamples))
-            record["scores"] = dict(result.scores)
-            if resamples:
-                record["bootstrap"] = _bootstrap(result.decomposition, resamples, seed)
-                result = None
-        finally:
-            if timeout:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+        if os.path.isdir(path):         # read in place (the scorer never writes to INPUT/res)
+            os.symlink(os.path.abspath(path), os.path.join(inp, "res"))
+        else:
+            materialize(path, os.path.join(inp, "res"), label=os.path.basename(path))
+        staging = os.path.join(work, "output")
+        result = run(slug, inp, staging, decompose=bool(resamples))
+        record["scores"] = dict(result.scores)
+        if resamples:
+            record["bootstrap"] = _bootstrap(result.decomposition, resamples, seed)
+            result = None
         _replace(dest, staging)
-    except Timeout:
-        record.update(status="failed", exit=3, error="time limit: not scored within %g s" % timeout)
     except UnsafeZip as e:
         record.update(status="failed", exit=1, error="submission error: %s" % e)
     except ScoringError as e:
-        record.update(status="failed", exit=e.exit_code, error=e.render())
+        record.update(status="failed", exit=e.exit_code, error=one_line(e.render(), None))
     except Exception:
         record.update(status="failed", exit=3, error="internal error in the scoring program: %s"
-                      % traceback.format_exc().strip().splitlines()[-1])
+                      % one_line(traceback.format_exc().strip().splitlines()[-1]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if record["status"] == "failed":
@@ -198,7 +211,7 @@ def _bootstrap(decomposition, resamples, seed):
 
 
 def _write_failure(dest, record):
-    """DIR/<name>/ of a failed submission: no scores (an earlier run's are removed), error.txt instead."""
+    """DIR/submissions/<name>/ of a failed submission: no scores (an earlier run's are removed), error.txt instead."""
     from .report.write import atomic_write, remove_stale
     os.makedirs(dest, exist_ok=True)
     remove_stale(dest)
@@ -206,19 +219,71 @@ def _write_failure(dest, record):
 
 
 def _replace(dest, staging):
-    """DIR/<name>/ becomes exactly the staging output folder."""
+    """DIR/submissions/<name>/ becomes exactly the staging output folder (a rename: staging is in DIR/.rescore)."""
     if os.path.isdir(dest):
         shutil.rmtree(dest)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
     shutil.move(staging, dest)
 
 
-def _init_worker(slug, ref):
-    """Parse the reference once per worker (Task.reference caches it while its files are unchanged)."""
+def _serve(conn, slug, ref):
+    """A worker process: parse the reference once (Task.reference caches it while its files are unchanged), then
+    score each submission the parent sends (score_one's arguments) and send its record back, until None or EOF."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         registry.get(slug).reference(ref)
     except Exception:            # reported by the first submission that needs it
         pass
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        conn.send(score_one(*job))
+
+
+class _Worker(object):
+    """The parent's handle on one worker process and the submission it is scoring (one at a time)."""
+
+    def __init__(self, slug, ref):
+        self.conn, child = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=_serve, args=(child, slug, ref))
+        self.process.daemon = True
+        self.process.start()
+        child.close()
+        self.job = self.work = self.deadline = None
+
+    def give(self, job, args, work, timeout):
+        self.job, self.work = job, work
+        self.deadline = time.monotonic() + timeout if timeout else None
+        self.conn.send(args)
+
+    def outcome(self, now):
+        """The record sent back; "died" (the process ended without one); "late" (past the deadline); or None (still
+        scoring)."""
+        if self.conn.poll():
+            try:
+                return self.conn.recv()
+            except (EOFError, OSError):
+                return "died"
+        if not self.process.is_alive():
+            return "died"
+        if self.deadline is not None and now >= self.deadline:
+            return "late"
+        return None
+
+    def stop(self, kill=False):
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join()
+        self.conn.close()
 
 
 # ------------------------------------------------------------------ the run
@@ -235,10 +300,10 @@ def _load_state(out_dir, name):
 
 
 def _intact(out_dir, record):
-    folder = os.path.join(out_dir, record["name"])
+    where = submission_folder(out_dir, record["name"])
     names = ([ERROR_FILE] if record["status"] == "failed"
              else ["detailed_results.html", "scores.json", "scores.txt"])
-    return all(os.path.isfile(os.path.join(folder, n)) for n in names)
+    return all(os.path.isfile(os.path.join(where, n)) for n in names)
 
 
 def _save_state(out_dir, record):
@@ -277,23 +342,31 @@ def _bootstrap_current(record, resamples, seed):
     return boot.get("resamples") == resamples and boot.get("seed") == seed
 
 
+def _longer_limit(record, timeout):
+    """Whether a stored record timed out under a shorter limit than this run's (then it is scored again)."""
+    return "timeout" in record and (timeout is None or timeout > record["timeout"])
+
+
 def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=None, resamples=0, seed=0):
-    """Score every submission; returns the records in the given order. Writes DIR/<name>/, the state, the
-    leaderboard files, and with resamples the bootstrap's (bootstrap.csv, ranking.html)."""
+    """Score every submission; returns the records in the given order. Writes DIR/submissions/<name>/, the state,
+    the leaderboard files, and with resamples the bootstrap's (bootstrap.csv, ranking.html)."""
     ref = os.path.abspath(ref)
     if not os.path.isdir(ref):
         raise RescoreError("no reference data folder: %s" % ref)
     os.makedirs(os.path.join(out_dir, STATE), exist_ok=True)
     work = tempfile.mkdtemp(prefix="rescore-list-")
     try:
-        items = expand(submissions, work)
+        items, unreadable = expand(submissions, work)
         ref_hash = content_hash(ref)
         records, todo = {}, []
         for name, path in items:
+            if path is None:            # a bulk zip's entry that cannot be read: recorded below, every run
+                todo.append((name, None, None))
+                continue
             sub_hash = content_hash(path)
             old = _load_state(out_dir, name)
             if (old and old.get("sub_hash") == sub_hash and old.get("ref_hash") == ref_hash and _intact(out_dir, old)
-                    and _bootstrap_current(old, resamples, seed)):
+                    and _bootstrap_current(old, resamples, seed) and not _longer_limit(old, timeout)):
                 records[name] = old
             else:
                 todo.append((name, path, sub_hash))
@@ -301,9 +374,15 @@ def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=N
         if len(items) > len(todo):
             sys.stderr.write("rescore: %d of %d submission(s) unchanged since the last run, skipped\n"
                              % (len(items) - len(todo), len(items)))
-        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
         if todo:
             registry.get(slug).reference(ref)    # a broken reference stops the run here (ReferenceDataError)
+        for name in unreadable:
+            record = {"name": name, "status": "failed", "exit": 1, "scores": {}, "error": unreadable[name]}
+            _write_failure(submission_folder(out_dir, name), record)
+            _finish(out_dir, record, None, ref_hash, records, progress)
+        todo = [t for t in todo if t[1] is not None]
+        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+        if todo:
             _run_pool(slug, ref, todo, out_dir, jobs, timeout, ref_hash, records, progress, resamples, seed)
         ordered = [records[name] for name, _ in items]
         keys = [k for k in registry.get(slug).score_keys(ref)]
@@ -316,26 +395,63 @@ def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=N
 
 
 def _run_pool(slug, ref, pending, out_dir, jobs, timeout, ref_hash, records, progress, resamples=0, seed=0):
-    """Score pending in a process pool. A worker that dies (a crash in native code, out of memory) breaks the
-    pool: what it had not finished is then scored one at a time, so the submission that kills its worker is
-    identified and recorded as crashed."""
-    left = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                                initargs=(slug, ref)) as pool:
-        futures = {pool.submit(score_one, slug, ref, name, path, out_dir, timeout, resamples, seed):
-                   (name, path, sub_hash)
-                   for name, path, sub_hash in pending}
-        for fut in concurrent.futures.as_completed(futures):
-            name, path, sub_hash = futures[fut]
-            try:
-                record = fut.result()
-            except concurrent.futures.process.BrokenProcessPool:
-                left.append((name, path, sub_hash))
-                continue
-            _finish(out_dir, record, sub_hash, ref_hash, records, progress)
-    for name, path, sub_hash in left:
-        _finish(out_dir, _isolated(slug, ref, name, path, out_dir, timeout, resamples, seed), sub_hash, ref_hash,
-                records, progress)
+    """Score pending in `jobs` worker processes, one submission at a time each. The parent keeps the deadlines: a
+    worker still scoring at its submission's deadline (--timeout) is killed, wherever it is (in C code too), and
+    the submission recorded as timed out; a worker that dies (a crash in native code, out of memory) is recorded
+    as such. Either way a new worker takes its place (parsing the reference again) and the run goes on."""
+    work_root = tempfile.mkdtemp(prefix="work-", dir=os.path.join(out_dir, STATE))
+    queue = collections.deque(pending)
+    idle, busy = [], []
+    started = 0
+    try:
+        while queue or busy:
+            while queue and len(busy) < jobs:
+                worker = idle.pop() if idle else _Worker(slug, ref)
+                if not worker.process.is_alive():       # an idle worker that died: replaced
+                    worker.stop(kill=True)
+                    worker = _Worker(slug, ref)
+                name, path, sub_hash = queue.popleft()
+                started += 1
+                work = os.path.join(work_root, str(started))
+                worker.give((name, sub_hash), (slug, ref, name, path, out_dir, resamples, seed, work), work, timeout)
+                busy.append(worker)
+            deadlines = [w.deadline for w in busy if w.deadline is not None]
+            wait = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy], wait)
+            now = time.monotonic()
+            for worker in list(busy):
+                record = worker.outcome(now)
+                if record is None:
+                    continue
+                busy.remove(worker)
+                name, sub_hash = worker.job
+                if isinstance(record, dict):
+                    idle.append(worker)
+                else:
+                    worker.stop(kill=True)
+                    shutil.rmtree(worker.work, ignore_errors=True)
+                    record = _lost(out_dir, name, worker.process.exitcode, timeout if record == "late" else None)
+                _finish(out_dir, record, sub_hash, ref_hash, records, progress)
+    finally:
+        for worker in busy:
+            worker.stop(kill=True)
+        for worker in idle:
+            worker.stop()
+        shutil.rmtree(work_root, ignore_errors=True)
+
+
+def _lost(out_dir, name, exitcode, timeout=None):
+    """The record of a submission whose worker was killed at its deadline (timeout) or died."""
+    extra = {}
+    if timeout is not None:
+        error = "time limit: not scored within %g s" % timeout
+        extra["timeout"] = timeout
+    else:
+        how = "killed by signal %d" % -exitcode if exitcode is not None and exitcode < 0 else "exit %s" % exitcode
+        error = ("internal error: the scoring process died (%s: a crash in native code or out of memory)" % how)
+    record = dict({"name": name, "status": "failed", "exit": 3, "scores": {}, "error": error}, **extra)
+    _write_failure(submission_folder(out_dir, name), record)
+    return record
 
 
 def _finish(out_dir, record, sub_hash, ref_hash, records, progress):
@@ -343,17 +459,6 @@ def _finish(out_dir, record, sub_hash, ref_hash, records, progress):
     _save_state(out_dir, record)
     records[record["name"]] = record
     progress(record)
-
-
-def _isolated(slug, ref, name, path, out_dir, timeout, resamples=0, seed=0):
-    with concurrent.futures.ProcessPoolExecutor(max_workers=1) as pool:
-        try:
-            return pool.submit(score_one, slug, ref, name, path, out_dir, timeout, resamples, seed).result()
-        except concurrent.futures.process.BrokenProcessPool:
-            record = {"name": name, "status": "failed", "exit": 3, "scores": {},
-                      "error": "internal error: the scoring process died (a crash in native code or out of memory)"}
-            _write_failure(os.path.join(out_dir, name), record)
-            return record
 
 
 # ------------------------------------------------------------------ leaderboard files

@@ -3,24 +3,34 @@
     python -m scoring_program.validate SLUG SUBMISSION(.zip|dir) [--ids FILE]
 
 --ids FILE: a text file with one id per line (first whitespace-separated field), e.g. the public test-image list;
-ids in the submission that are not in it are reported. Exit 0 when the submission looks valid, 1 otherwise.
+ids in the submission that are not in it are reported.
 
 The file rules are the scorer's: a file the scorer would reject is an error (exit 1, one line naming the file, the
 line, what was expected and what was found); a file the scorer would not read is a warning ('warning: X will be
 ignored: ...'), with a hint when its name is a near miss of a name the scorer looks for (letter case, extension,
 a typo). Warnings alone still exit 0. Without --ids, the names the scorer looks for are the competition's fixed
 ones (VOC class names, comp numbers, kinetics-tps and action-tubes file names) and its naming patterns (SeqXX,
-XX_YYYY_W).
+XX_YYYY_W). A zip that is damaged, encrypted or unsupported is one line too (exit 1). Every line printed is one
+line: a file name in it is shortened and escaped (errors.shorten) when it is long or holds control characters.
+
+Exit codes, as score.py's: 0 the submission looks valid; 1 a submission error; 2 a bad command line (a
+SUBMISSION or --ids FILE that does not exist); 3 an internal error, or this Python lacks numpy or Pillow.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
+import traceback
 
 from . import runtime
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION, shorten
+from .formats.limits import ECHO_CHARS
 from .tasks import registry
+
+EXIT_USAGE = EXIT_REFERENCE         # a bad command line: 2, as score.py's
 
 
 def read_ids(path):
@@ -28,6 +38,20 @@ def read_ids(path):
     with open(path, "rb") as f:
         ids = [line.split()[0] for line in f if line.strip()]
     return np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S1")
+
+
+def echoed(name):
+    """A submitted file's name as the notes show it: itself when printable and at most ECHO_CHARS long, else
+    errors.shorten's form (escaped, cut)."""
+    return name if name.isprintable() and len(name) <= ECHO_CHARS else shorten(name)
+
+
+def echoing(submission_class):
+    """A formats.files.Submission whose labels (a file's path, as every note and error names it) are echoed."""
+    class Echoing(submission_class):
+        def label(self, path):
+            return echoed(submission_class.label(self, path))
+    return Echoing
 
 
 def main(argv=None):
@@ -39,30 +63,47 @@ def main(argv=None):
     local = runtime.problem(registry.libraries(a.slug), local=True)
     if local:
         sys.stderr.write(local + "\n")
-        return 3
-    from .errors import ScoringError
-    from .formats.files import WARNING, Submission
-    from .safezip import UnsafeZip, materialize
-
+        return EXIT_INTERNAL
+    for what, path in (("SUBMISSION", a.submission), ("--ids FILE", a.ids)):
+        if path is not None and not os.path.exists(path):
+            sys.stderr.write("error: %s not found: %s\n" % (what, path))
+            return EXIT_USAGE
     work = tempfile.mkdtemp(prefix="validate-")
     try:
-        try:
-            res = materialize(a.submission, work + "/res")
-            notes = registry.get(a.slug).validate(Submission(res), read_ids(a.ids) if a.ids else None)
-        except UnsafeZip as e:
-            sys.stderr.write("submission error: %s\n" % e)
-            return 1
-        except ScoringError as e:
-            sys.stderr.write(e.render() + "\n")
-            return e.exit_code
-        warnings = [n for n in notes if n.startswith(WARNING)]
-        for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
-            print(n)
-        print("OK: %s looks like a valid %s submission (names and syntax; scores need the reference data)%s"
-              % (a.submission, a.slug, "; %d warning(s) above" % len(warnings) if warnings else ""))
-        return 0
+        return _validate(a.slug, a.submission, a.ids, work)
+    except Exception:
+        sys.stderr.write("internal error in the validator (not your fault); please report this:\n")
+        traceback.print_exc()
+        return EXIT_INTERNAL
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _validate(slug, submission, ids_path, work):
+    from .errors import ScoringError
+    from .formats.files import WARNING, Submission
+    from .safezip import UnsafeZip, materialize, one_line
+
+    try:
+        ids = read_ids(ids_path) if ids_path else None
+    except OSError as e:
+        sys.stderr.write("error: cannot read --ids FILE %s: %s\n" % (ids_path, one_line(e)))
+        return EXIT_USAGE
+    try:
+        res = materialize(submission, os.path.join(work, "res"))
+        notes = registry.get(slug).validate(echoing(Submission)(res), ids)
+    except UnsafeZip as e:
+        sys.stderr.write("submission error: %s\n" % e)
+        return EXIT_SUBMISSION
+    except ScoringError as e:
+        sys.stderr.write(one_line(e.render(), None) + "\n")
+        return e.exit_code
+    warnings = [n for n in notes if n.startswith(WARNING)]
+    for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
+        print(one_line(n, None))
+    print("OK: %s looks like a valid %s submission (names and syntax; scores need the reference data)%s"
+          % (one_line(submission, None), slug, "; %d warning(s) above" % len(warnings) if warnings else ""))
+    return EXIT_OK
 
 
 if __name__ == "__main__":

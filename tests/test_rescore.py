@@ -56,18 +56,19 @@ def test_rescore_equals_score_py_one_by_one(slug, tmp_path):
         rec = by_name[name]
         if proc.returncode == 0:
             assert rec["status"] == "scored", rec
-            assert sorted(os.listdir(str(out / name))) == OUTPUT_FILES
+            assert sorted(os.listdir(str(out / rescore.SUBMISSIONS / name))) == OUTPUT_FILES
             for f in OUTPUT_FILES:
-                assert (out / name / f).read_bytes() == (single / f).read_bytes(), (name, f)
+                assert (out / rescore.SUBMISSIONS / name / f).read_bytes() == (single / f).read_bytes(), (name, f)
         else:
             line = [x for x in proc.stderr.splitlines() if not x.startswith("progress: ")][0]
             assert rec["status"] == "failed" and rec["exit"] == proc.returncode and rec["error"] == line, name
-            assert (out / name / "error.txt").read_text() == "exit %d\n%s\n" % (proc.returncode, line)
-            assert not (out / name / "scores.txt").exists()
+            assert (out / rescore.SUBMISSIONS / name / "error.txt").read_text() == "exit %d\n%s\n" % (
+                proc.returncode, line)
+            assert not (out / rescore.SUBMISSIONS / name / "scores.txt").exists()
     rows = list(csv.DictReader(open(str(out / "leaderboard.csv"))))
     assert [r["name"] for r in rows] == sorted(names)
     perfect = [r for r in rows if r["name"] == "submissions-perfect"][0]
-    with open(str(out / "submissions-perfect" / "scores.txt")) as f:
+    with open(str(out / rescore.SUBMISSIONS / "submissions-perfect" / "scores.txt")) as f:
         first_key, first_value = f.readline().strip().split(": ")
     assert perfect["status"] == "scored" and perfect[first_key] == first_value
     page = (out / "leaderboard.html").read_text()
@@ -92,23 +93,28 @@ def test_rerun_skips_unchanged_and_rescores_changed(tmp_path, capsys):
     _zip_dir(os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect"), str(subs / "random.zip"))
     rescore.rescore(slug, ref, [str(subs)], out, jobs=1, progress=seen.append)
     assert [r["name"] for r in seen] == ["random"]
-    assert open(os.path.join(out, "random", "scores.txt")).read() == open(os.path.join(out, "perfect",
-                                                                                       "scores.txt")).read()
+    assert open(os.path.join(out, rescore.SUBMISSIONS, "random", "scores.txt")).read() == open(
+        os.path.join(out, rescore.SUBMISSIONS, "perfect", "scores.txt")).read()
 
 
 def test_timeout_is_recorded(tmp_path, monkeypatch):
+    import multiprocessing
     import time
     from scoring_program.tasks import registry
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the workers see the monkeypatched task only when forked")
     slug = "voc2011-classification"
     task = registry.get(slug)
 
     def slow(*a, **k):
         time.sleep(5)
     monkeypatch.setattr(task, "score", slow)
-    rec = rescore.score_one(slug, os.path.join(ROOT, "reference_data", slug), "slow",
-                            os.path.join(ROOT, "starting_kit", slug, "submissions", "random"), str(tmp_path), 0.2)
+    out = tmp_path / "out"
+    [rec] = rescore.rescore(slug, os.path.join(ROOT, "reference_data", slug),
+                            [os.path.join(ROOT, "starting_kit", slug, "submissions", "random")], str(out), jobs=1,
+                            timeout=0.2, progress=lambda r: None)
     assert rec["status"] == "failed" and rec["exit"] == 3 and rec["error"].startswith("time limit")
-    assert (tmp_path / "slow" / "error.txt").read_text().startswith("exit 3\ntime limit")
+    assert (out / rescore.SUBMISSIONS / "random" / "error.txt").read_text().startswith("exit 3\ntime limit")
 
 
 def test_two_submissions_with_one_name_are_refused(tmp_path):
