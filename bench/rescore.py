@@ -74,6 +74,7 @@ def main(argv=None):
         loop = time.perf_counter() - t0
         print("loop of score.py: %.1f s (%.2f s per submission)" % (loop, loop / a.n))
 
+        from scoring_program.rescore import SUBMISSIONS
         from scoring_program.tasks import registry
         t0 = time.perf_counter()
         registry.get(SLUG).load_reference(ref)
@@ -98,7 +99,8 @@ def main(argv=None):
               "%.0f MiB" % (a.jobs, rescored, rescored / a.n, loop / rescored, rescored * a.jobs / a.n,
                             loop / a.n - ref_load, peak))
         same = all(open(os.path.join(work, "loop", "sub%03d" % i, "out", "scores.txt")).read() ==
-                   open(os.path.join(work, "rescored", "sub%03d" % i, "scores.txt")).read() for i in range(a.n))
+                   open(os.path.join(work, "rescored", SUBMISSIONS, "sub%03d" % i, "scores.txt")).read()
+                   for i in range(a.n))
         print("scores identical to the loop's: %s" % same)
         if a.bootstrap:
             booted, peak_n = run_rescore(a.n, a.bootstrap, "booted")

@@ -37,8 +37,8 @@ import zipfile
 import zlib
 
 from . import runtime
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION
-from .safezip import UnsafeZip, materialize, one_line, safe_extract
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION, clean
+from .safezip import UnsafeZip, materialize, safe_extract
 from .tasks import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -96,7 +96,7 @@ def _extract_member(bundle, member, dest):
         safe_extract(tmpzip, dest, label="%s in %s" % (member, bundle))
     except (UnsafeZip, zipfile.BadZipFile, KeyError, EOFError, ValueError, NotImplementedError, RuntimeError,
             zlib.error) as e:
-        raise DryRunError("the bundle %s cannot be used (rebuild it): %s" % (bundle, one_line(e)))
+        raise DryRunError("the bundle %s cannot be used (rebuild it): %s" % (bundle, clean(e)))
     finally:
         if os.path.exists(tmpzip):
             os.unlink(tmpzip)
@@ -172,7 +172,8 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
         env = dict(os.environ)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         try:
-            proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+            proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, errors="backslashreplace",
+                                  timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             raise DryRunTimeout("the scoring run did not finish within %g s; the worker would stop it (the "
                                 "phase's execution_time_limit)" % timeout)

@@ -47,8 +47,8 @@ import traceback
 import numpy as np
 
 from . import runtime
-from .errors import ReferenceDataError, shorten
-from .safezip import UnsafeZip, copy_entry, one_line, open_zip
+from .errors import ReferenceDataError, clean, shorten
+from .safezip import UnsafeZip, copy_entry, encodable, open_zip
 from .tasks import registry
 
 STATE = ".rescore"
@@ -114,7 +114,7 @@ def expand(paths, work):
                     if os.path.exists(dest):
                         raise RescoreError("%s holds two submissions named %s" % (p, shorten(name)))
                     try:
-                        copy_entry(z, info, dest, one_line(p))
+                        copy_entry(z, info, dest, clean(p))
                         out.append((name, dest))
                     except UnsafeZip as e:
                         out.append((name, None))
@@ -167,7 +167,9 @@ def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
     from .safezip import materialize
 
     dest = submission_folder(out_dir, name)
-    work = work or tempfile.mkdtemp(prefix="work-", dir=os.path.join(out_dir, STATE))
+    if work is None:
+        os.makedirs(os.path.join(out_dir, STATE), exist_ok=True)
+        work = tempfile.mkdtemp(prefix="work-", dir=os.path.join(out_dir, STATE))
     record = {"name": name, "status": "scored", "exit": 0, "error": "", "scores": {}}
     try:
         inp = os.path.join(work, "input")
@@ -187,13 +189,14 @@ def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
     except UnsafeZip as e:
         record.update(status="failed", exit=1, error="submission error: %s" % e)
     except ScoringError as e:
-        record.update(status="failed", exit=e.exit_code, error=one_line(e.render(), None))
+        record.update(status="failed", exit=e.exit_code, error=e.render())
     except Exception:
         record.update(status="failed", exit=3, error="internal error in the scoring program: %s"
-                      % one_line(traceback.format_exc().strip().splitlines()[-1]))
+                      % clean(traceback.format_exc().strip().splitlines()[-1]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if record["status"] == "failed":
+        record["error"] = encodable(record["error"])     # a file name's undecodable bytes, escaped
         _write_failure(dest, record)
     return record
 

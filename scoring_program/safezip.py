@@ -6,7 +6,8 @@ two entries that unpack to one path, a name that is both a file and a folder, a 
 takes, and more than a configurable total uncompressed size (zip bombs; counted again on the bytes actually
 unpacked, whatever the zip's directory claims). A zip that cannot be read as it is (not a zip, truncated, a bad
 CRC, a header that disagrees with the directory, a corrupt compressed stream, a name that is not valid UTF-8) is
-UnsafeZip too: never a traceback. The participant's text in a message (entry names) goes through errors.shorten.
+UnsafeZip too: never a traceback. The participant's text in a message goes through errors.shorten (entry
+names) or errors.clean (paths, a library's message).
 """
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ import struct
 import zipfile
 import zlib
 
-from .errors import shorten
-from .formats.limits import ECHO_CHARS
+from .errors import clean, shorten
 
 try:
     import lzma
@@ -36,7 +36,7 @@ METHOD_NAMES = {6: "Implode", 8: "Deflate", 9: "Deflate64", 12: "bzip2", 14: "LZ
                 98: "PPMd", 99: "AES encryption"}
 # What zipfile and its decompressors raise on a damaged archive (seen by flipping bytes of real zips on Python
 # 3.7 and 3.11): BadZipFile (not a zip, a bad CRC, bad or truncated headers, a header that disagrees with the
-# directory), UnicodeDecodeError, a ValueError (a name flagged UTF-8 that is not), NotImplementedError (a method or
+# directory), ValueError (UnicodeDecodeError: a name flagged UTF-8 that is not), NotImplementedError (a method or
 # a flag zipfile refuses that the directory did not show), EOFError (a stream cut short), zlib.error / OSError
 # (a corrupt deflate or bz2 stream, a seek outside the file) / LZMAError, struct.error (a header cut short).
 DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, struct.error, ValueError, NotImplementedError,
@@ -47,30 +47,33 @@ class UnsafeZip(Exception):
     pass
 
 
-def one_line(text, limit=ECHO_CHARS):
-    """A path or a library's message in a one-line message: unchanged when it is printable and short, else its
-    non-printable characters escaped and the text cut to limit characters (None: not cut)."""
-    text = str(text)
-    if not text.isprintable():
-        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
-    return text if limit is None or len(text) <= limit else text[:limit] + "..."
+def encodable(text):
+    """text as any UTF-8 stream or file takes it: a character UTF-8 cannot encode (the surrogates that stand for the
+    undecodable bytes of a file name, '\udcff') escaped as such. A name with those bytes can then be printed and
+    written, never crash the tool that shows it."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _too_big(label, max_bytes):
+    return UnsafeZip("%s: more than %d bytes uncompressed; refusing (raise the limit if this is intended)"
+                     % (label, max_bytes))
 
 
 def _damaged(label, e, name=None):
     where = " (entry %s)" % shorten(name) if name is not None else ""
-    detail = one_line("%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__)
+    detail = clean("%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__)
     return UnsafeZip("%s is damaged or cannot be read%s: %s" % (label, where, detail))
 
 
 def open_zip(zip_path, label=None):
     """zipfile.ZipFile(zip_path), or UnsafeZip when it is not a readable zip."""
-    label = one_line(zip_path if label is None else label)
+    label = clean(zip_path if label is None else label)
     try:
         return zipfile.ZipFile(str(zip_path))
     except DAMAGED as e:
         if isinstance(e, OSError) and not os.path.isfile(str(zip_path)):
             raise                   # no such file: the caller's path, not a damaged zip
-        raise UnsafeZip("%s is not a readable zip file (%s)" % (label, one_line(e)))
+        raise UnsafeZip("%s is not a readable zip file (%s)" % (label, clean(e)))
 
 
 def _parts(name):
@@ -107,9 +110,9 @@ def check_entries(zf, label, max_bytes=DEFAULT_MAX_BYTES):
         check_readable(info, label)
         sizes = [len(p.encode("utf-8", "surrogatepass")) for p in parts]
         if max(sizes, default=0) > MAX_NAME_BYTES or sum(sizes) + len(sizes) - 1 > MAX_PATH_BYTES:
-            raise UnsafeZip("%s: entry %s: expected names of at most %d bytes per file or folder and %d in all; "
-                            "found %d and %d" % (label, shorten(name), MAX_NAME_BYTES, MAX_PATH_BYTES, max(sizes),
-                                                 sum(sizes) + len(sizes) - 1))
+            raise UnsafeZip("%s: entry %s: expected at most %d bytes per file or folder name and %d in all; found "
+                            "%d and %d" % (label, shorten(name), MAX_NAME_BYTES, MAX_PATH_BYTES, max(sizes),
+                                           sum(sizes) + len(sizes) - 1))
         if not parts:
             continue
         folders.update(parts[:i] for i in range(1, len(parts)))
@@ -122,8 +125,7 @@ def check_entries(zf, label, max_bytes=DEFAULT_MAX_BYTES):
             files[parts] = name
             total += info.file_size
             if total > max_bytes:
-                raise UnsafeZip("%s: more than %d bytes uncompressed; refusing (raise the limit if this is "
-                                "intended)" % (label, max_bytes))
+                raise _too_big(label, max_bytes)
         entries.append((info, parts))
     both = [p for p in files if p in folders]
     if both:
@@ -133,7 +135,7 @@ def check_entries(zf, label, max_bytes=DEFAULT_MAX_BYTES):
 
 def safe_extract(zip_path, dest, max_bytes=DEFAULT_MAX_BYTES, label=None):
     """Unpack zip_path into dest after check_entries; label names the zip in messages (default: its path)."""
-    label = one_line(zip_path if label is None else label)
+    label = clean(zip_path if label is None else label)
     zf = open_zip(zip_path, label)
     with zf:
         entries = check_entries(zf, label, max_bytes)
@@ -167,8 +169,7 @@ def copy_entry(zf, info, target, label, max_bytes=DEFAULT_MAX_BYTES, written=0):
                 return written
             written += len(block)
             if written > max_bytes:
-                raise UnsafeZip("%s: more than %d bytes uncompressed; refusing (raise the limit if this is "
-                                "intended)" % (label, max_bytes))
+                raise _too_big(label, max_bytes)
             dst.write(block)
 
 
@@ -181,8 +182,8 @@ def materialize(submission, dest, max_bytes=DEFAULT_MAX_BYTES, label=None):
         except shutil.Error as e:        # a link to nowhere, an unreadable file: listed, the copy goes on
             failed = e.args[0] if e.args and isinstance(e.args[0], list) else []
             raise UnsafeZip("%s: %d file(s) cannot be copied, e.g. %s" % (
-                one_line(submission if label is None else label), len(failed),
-                one_line(failed[0][-1] if failed and isinstance(failed[0], tuple) else e)))
+                clean(submission if label is None else label), len(failed),
+                clean(failed[0][-1] if failed and isinstance(failed[0], tuple) else e)))
     else:
         safe_extract(submission, dest, max_bytes, label)
     return str(dest)

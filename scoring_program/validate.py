@@ -11,7 +11,7 @@ ignored: ...'), with a hint when its name is a near miss of a name the scorer lo
 a typo). Warnings alone still exit 0. Without --ids, the names the scorer looks for are the competition's fixed
 ones (VOC class names, comp numbers, kinetics-tps and action-tubes file names) and its naming patterns (SeqXX,
 XX_YYYY_W). A zip that is damaged, encrypted or unsupported is one line too (exit 1). Every line printed is one
-line: a file name in it is shortened and escaped (errors.shorten) when it is long or holds control characters.
+line: a file name in it is escaped and shortened as in the scorer's messages (errors.clean).
 
 Exit codes, as score.py's: 0 the submission looks valid; 1 a submission error; 2 a bad command line (a
 SUBMISSION or --ids FILE that does not exist); 3 an internal error, or this Python lacks numpy or Pillow.
@@ -26,8 +26,8 @@ import tempfile
 import traceback
 
 from . import runtime
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION, shorten
-from .formats.limits import ECHO_CHARS
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION, ScoringError, clean
+from .safezip import UnsafeZip, encodable, materialize
 from .tasks import registry
 
 EXIT_USAGE = EXIT_REFERENCE         # a bad command line: 2, as score.py's
@@ -40,18 +40,19 @@ def read_ids(path):
     return np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S1")
 
 
-def echoed(name):
-    """A submitted file's name as the notes show it: itself when printable and at most ECHO_CHARS long, else
-    errors.shorten's form (escaped, cut)."""
-    return name if name.isprintable() and len(name) <= ECHO_CHARS else shorten(name)
-
-
 def echoing(submission_class):
-    """A formats.files.Submission whose labels (a file's path, as every note and error names it) are echoed."""
+    """A formats.files.Submission whose labels (a file's path, as every note and error names it) are escaped and
+    shortened (errors.clean: at most ECHO_CHARS characters, no control character; an honest name is unchanged)."""
     class Echoing(submission_class):
         def label(self, path):
-            return echoed(submission_class.label(self, path))
+            return clean(encodable(submission_class.label(self, path)))
     return Echoing
+
+
+def one_line(text):
+    """A line of ours with the participant's texts in it (already shortened): control characters and what UTF-8
+    cannot encode escaped, not cut."""
+    return clean(encodable(text), sys.maxsize)
 
 
 def main(argv=None):
@@ -80,14 +81,12 @@ def main(argv=None):
 
 
 def _validate(slug, submission, ids_path, work):
-    from .errors import ScoringError
     from .formats.files import WARNING, Submission
-    from .safezip import UnsafeZip, materialize, one_line
 
     try:
         ids = read_ids(ids_path) if ids_path else None
     except OSError as e:
-        sys.stderr.write("error: cannot read --ids FILE %s: %s\n" % (ids_path, one_line(e)))
+        sys.stderr.write("error: cannot read --ids FILE %s: %s\n" % (ids_path, clean(e)))
         return EXIT_USAGE
     try:
         res = materialize(submission, os.path.join(work, "res"))
@@ -96,13 +95,13 @@ def _validate(slug, submission, ids_path, work):
         sys.stderr.write("submission error: %s\n" % e)
         return EXIT_SUBMISSION
     except ScoringError as e:
-        sys.stderr.write(one_line(e.render(), None) + "\n")
+        sys.stderr.write(one_line(e.render()) + "\n")
         return e.exit_code
     warnings = [n for n in notes if n.startswith(WARNING)]
     for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
-        print(one_line(n, None))
+        print(one_line(n))
     print("OK: %s looks like a valid %s submission (names and syntax; scores need the reference data)%s"
-          % (one_line(submission, None), slug, "; %d warning(s) above" % len(warnings) if warnings else ""))
+          % (one_line(submission), slug, "; %d warning(s) above" % len(warnings) if warnings else ""))
     return EXIT_OK
 
 
