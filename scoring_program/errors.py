@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 ECHO_CHARS = 200        # as formats.limits.ECHO_CHARS (errors.py imports nothing of the package)
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")   # and lone surrogates (non-UTF-8 names)
 
 EXIT_OK = 0
 EXIT_SUBMISSION = 1

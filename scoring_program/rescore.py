@@ -568,8 +568,8 @@ def main(argv=None):
     except RescoreError as e:
         sys.stderr.write("error: %s\n" % e)
         return 2
-    except ReferenceDataError as e:
-        sys.stderr.write(e.render() + "\n")
+    except ReferenceDataError as e:     # the organizer's own tool: every detail of their reference
+        sys.stderr.write(e.detail() + "\n")
         return e.exit_code
     failed = sum(r["status"] == "failed" for r in records)
     print("%d submission(s): %d scored, %d failed; %s" % (len(records), len(records) - failed, failed,
