@@ -212,7 +212,7 @@ def codabench_yaml(slug, columns, docker_image=None, config=None):
 # ------------------------------------------------------------------ organizer.yaml
 CONFIG_KEYS = ("title", "description", "docker_image", "report", "phases", "pages")
 CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
-                     "execution_time_limit")
+                     "execution_time_limit", "reference_data", "set", "report")
 _DATE_RX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?"
                       r"\s*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?")
 
@@ -304,16 +304,20 @@ def load_config(path, page_names):
                               "found %r" % (path, image))
         out["docker_image"] = image.strip()
     if "report" in cfg:
-        if cfg["report"] not in LEVELS:
-            raise BundleError("%s: report: expected hidden (the test set stays hidden: participants see only their "
-                              "scores and facts about their own submission) or full (every diagnostic, for ground "
-                              "truth the participants hold), found %s" % (path, errors.shorten(cfg["report"])))
-        out["report"] = cfg["report"]
+        out["report"] = _report_level(cfg["report"], "%s: report" % path)
     if "phases" in cfg:
         out["phases"] = _config_phases(cfg["phases"], path)
     if "pages" in cfg:
         out["pages"] = _config_pages(cfg["pages"], path, page_names)
     return out
+
+
+def _report_level(value, what):
+    if value not in LEVELS:
+        raise BundleError("%s: expected hidden (the test set stays hidden: participants see only their scores and "
+                          "facts about their own submission) or full (every diagnostic, for ground truth the "
+                          "participants hold), found %s" % (what, errors.shorten(value)))
+    return value
 
 
 def _config_phases(phases, path):
@@ -341,6 +345,13 @@ def _config_phases(phases, path):
                 ph[k] = _count(p[k], "%s: %s" % (where, k))
         if "execution_time_limit" in p:
             ph["execution_time_limit"] = _count(p["execution_time_limit"], "%s: execution_time_limit" % where, True)
+        if "reference_data" in p:       # '_' keys are the builder's own, never written into a yaml
+            rel = _text(p["reference_data"], "%s: reference_data" % where)
+            ph["_reference_data"] = os.path.join(os.path.dirname(os.path.abspath(path)), rel)
+        if "set" in p:
+            ph["_set"] = _text(p["set"], "%s: set" % where)
+        if "report" in p:
+            ph["_report"] = _report_level(p["report"], "%s: report" % where)
         out.append((label, ph))
     for (label_a, a), (label_b, b) in zip(out, out[1:]):
         if "_end" not in a:
@@ -431,14 +442,15 @@ def legacy_yaml(y2):
         out["end_date"] = _as_datetime(ordered[-1]["end"])
     out["html"] = {p: "%s.html" % p for p in LEGACY_PAGES}
     phases = {}
-    task = y2["tasks"][0]
+    tasks = dict((t["index"], t) for t in y2["tasks"])
     for n, p in enumerate(ordered, start=1):
+        task = tasks[p.get("tasks", [0])[0]]
         ph = {"phasenumber": n, "label": p["name"], "start_date": _as_datetime(p["start"])}
         for k in LEGACY_PHASE_KEYS:
             if k in p:
                 ph[k] = " ".join(str(p[k]).split()) if k == "description" else p[k]
-        ph["scoring_program"] = "scoring_program.zip"
-        ph["reference_data"] = "reference_data.zip"
+        ph["scoring_program"] = task["scoring_program"]
+        ph["reference_data"] = task["reference_data"]
         if p.get("starting_kit"):
             ph["starting_kit"] = "starting_kit.zip"
         phases[n] = ph
@@ -450,7 +462,6 @@ def legacy_yaml(y2):
         columns[c["key"]] = {"leaderboard": board, "label": c["title"], "rank": c["index"] + 1,
                              "numeric_format": c.get("precision", 4), "sort": c.get("sorting", "desc")}
     out["leaderboard"] = {"leaderboards": {lb["key"]: board}, "columns": columns}
-    assert task.get("scoring_program")
     return out
 
 
@@ -640,28 +651,110 @@ def _check_bundled_reference(slug, data, columns):
                            % (seen, [k.key for k in columns]))
 
 
+class _PhaseData(object):
+    """One distinct ground truth of the bundle (a Codabench task): the folder, set and report level some phases
+    score against, read by the scorer's loader."""
+
+    def __init__(self, index, ref_dir, set_name, level, read):
+        self.index = index
+        self.ref_dir = ref_dir
+        self.set_name = set_name
+        self.level = level
+        self.reference, self.warnings, self.dropped, self.columns = read
+        self.phases = []
+
+    @property
+    def key(self):
+        return (os.path.realpath(self.ref_dir), self.set_name, self.level)
+
+
+def _phase_data(slug, phases, config_phases, ref_dir, set_name, level):
+    """[_PhaseData], one per distinct (folder, set, report level) in phase order, and [its index] per phase. A phase
+    without reference_data scores against --reference-data (or the sample) with --set, unless it names its own set
+    of that folder; a phase with reference_data uses its own set (or the folder's only one)."""
+    data, of_phase = [], []
+    for i, phase in enumerate(phases):
+        own = config_phases[i] if config_phases and i < len(config_phases) else {}
+        folder = own.get("_reference_data", ref_dir)
+        chosen = own.get("_set", set_name if "_reference_data" not in own else None)
+        key = (os.path.realpath(folder), chosen, own.get("_report", level))
+        found = [d for d in data if d.key == key]
+        if not found:
+            try:
+                read = read_reference(slug, folder, chosen)
+            except BundleError as e:
+                raise BundleError("phase %r: %s" % (phase["name"], e)) if len(phases) > 1 else e
+            found = [_PhaseData(len(data), folder, chosen, key[2], read)]
+            data.extend(found)
+        found[0].phases.append(phase["name"])
+        of_phase.append(found[0].index)
+    return data, of_phase
+
+
+def _common_columns(data):
+    """The leaderboard columns: those every phase's ground truth can fill, in the competition's order, and a note
+    for each left out. Codabench keeps one leaderboard for all phases and stores a score only under a column of it
+    (a scores.json key without a column is dropped on upload); a column only some phases could fill would stay
+    empty in the others, so it is left out, and the scorer of a phase that can fill it still writes it in
+    scores.json."""
+    keys = [set(k.key for k in d.columns) for d in data]
+    columns = [k for k in data[0].columns if all(k.key in ks for ks in keys)]
+    notes = []
+    if len(data) > 1:
+        for d in data:
+            for k in d.columns:
+                if k.key not in [c.key for c in columns]:
+                    notes.append("leaderboard column %s left out: only phase(s) %s can fill it (the phase's scorer "
+                                 "still writes it in scores.json, where Codabench ignores a key without a column)"
+                                 % (k.key, ", ".join(d.phases)))
+    return columns, sorted(set(notes), key=notes.index)
+
+
 def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=None):
-    """Everything both bundles hold, built in memory: the reference read and checked, the config merged. Nothing
-    is written. reference_data: the ground-truth folder (default: the sample); config: organizer.yaml's path;
+    """Everything both bundles hold, built in memory: each phase's reference read and checked, the config merged.
+    Nothing is written. reference_data: the ground-truth folder (default: the sample); config: organizer.yaml's
+    path (its phases may name their own reference_data, set and report level: one task per distinct one);
     docker_image: the scoring image both yamls name (over the config's and competition.yaml's)."""
     comp = os.path.join(ROOT, "competitions", slug)
     page_files = sorted(os.listdir(os.path.join(comp, "pages")))
     cfg = load_config(config, [n[:-3] for n in page_files if n.endswith(".md")]) if config else None
     ref_dir = reference_data or os.path.join(ROOT, "reference_data", slug)
-    reference, warnings, dropped, columns = read_reference(slug, ref_dir, set_name)
-    y2 = codabench_yaml(slug, columns, docker_image, cfg)
-    notes = ["leaderboard column %s dropped (no submission can fill it): %s" % (k, why) for k, why in dropped.items()]
+    y2 = codabench_yaml(slug, [], docker_image, cfg)
+    phases = _phases_in_order(y2)
+    data, of_phase = _phase_data(slug, phases, (cfg or {}).get("phases"), ref_dir, set_name,
+                                 (cfg or {}).get("report", HIDDEN))
+    columns, notes = _common_columns(data)
+    y2["leaderboards"][0]["columns"] = v2_columns(columns)
+    several = len(data) > 1
+    template = y2["tasks"][0]
+    tasks, nested_refs, warnings = [], [], []
+    for d in data:
+        name = "reference_data_%d.zip" % d.index if several else "reference_data.zip"
+        task = OrderedDict(template)
+        task["index"] = d.index
+        if several:
+            task["name"] = "%s: %s" % (template["name"], ", ".join(d.phases))
+        task["reference_data"] = name
+        tasks.append(dict(task))
+        ref_zip = reference_zip(d.reference, d.level)
+        _check_bundled_reference(slug, ref_zip, d.columns)
+        nested_refs.append((name, ref_zip))
+        where = "phase(s) %s: " % ", ".join(d.phases) if several else ""
+        warnings += [where + w for w in d.warnings]
+        notes += ["%sleaderboard column %s dropped (no submission can fill it): %s" % (where, k, why)
+                  for k, why in d.dropped.items()]
+    y2["tasks"] = tasks
+    for phase, index in zip(phases, of_phase):
+        phase["tasks"] = [index]
     notes += ["phase %r: execution_time_limit %d s is above the %d s cap of Codabench's default queue (use your own "
               "queue)" % (p["name"], p["execution_time_limit"], QUEUE_TIME_LIMIT) for p in y2["phases"]
               if p.get("execution_time_limit", 0) > QUEUE_TIME_LIMIT]
     notes += legacy_notes(y2)
-    ref_zip = reference_zip(reference, (cfg or {}).get("report", HIDDEN))
-    _check_bundled_reference(slug, ref_zip, columns)
-    sample = participant.is_sample(slug, reference_data)
-    rendered = participant.pages(slug, reference, columns, sample)
-    kit = starting_kit_zip(slug, rendered["kit_README.md"], reference if sample else None)
-    nested = [("scoring_program.zip", scoring_program_zip(slug)), ("reference_data.zip", ref_zip),
-              ("starting_kit.zip", kit)]
+    sample = all(participant.is_sample(slug, d.ref_dir) for d in data)
+    last = data[of_phase[-1]]          # the Data page gives the figures of the last phase's (the test's) data
+    rendered = participant.pages(slug, last.reference, columns, sample)
+    kit = starting_kit_zip(slug, rendered["kit_README.md"], last.reference if sample else None)
+    nested = [("scoring_program.zip", scoring_program_zip(slug))] + nested_refs + [("starting_kit.zip", kit)]
     with open(os.path.join(comp, y2["image"]), "rb") as f:
         logo = f.read()
     pages = OrderedDict()
@@ -669,8 +762,8 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
         with open(os.path.join(comp, "pages", name), "rb") as f:
             pages[name] = f.read()
     pages["data.md"] = rendered["data.md"].encode("utf-8")       # the figures of the data bundled, not the sample's
-    for name, data in (cfg or {}).get("pages", {}).items():
-        pages[name + ".md"] = data
+    for name, text in (cfg or {}).get("pages", {}).items():
+        pages[name + ".md"] = text
 
     z = ZipBuilder()
     z.add_bytes("competition.yaml", dump_yaml(y2).encode("utf-8"))   # first entry: legacy reads the first .yaml

@@ -220,7 +220,7 @@ PHASE = "  - {name: %s, start: %s, end: %s}\n"
      "unknown keys colour, logo (known: title, description, docker_image, report, phases, pages)"),
     ("phases:\n  - {name: Dev, start: 2024-03-01, ends: 2024-04-01}\n",
      "phase 1 (Dev): unknown key ends (known: name, description, start, end, max_submissions, "
-     "max_submissions_per_day, execution_time_limit)"),
+     "max_submissions_per_day, execution_time_limit, reference_data, set, report)"),
     ("phases:\n  - {name: Dev, start: 2024-13-01}\n",
      "phase 1 (Dev): start: expected a date (2024-03-01) or 'YYYY-MM-DD HH:MM', found '2024-13-01'"),
     ("phases:\n  - {name: Dev, start: next monday}\n",

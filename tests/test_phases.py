@@ -1,0 +1,117 @@
+"""Phases with their own ground truth (issue 21): organizer.yaml phases name reference_data, set and report; the
+bundle gets one task per distinct ground truth, both yamls bind each phase to its own, and the leaderboard columns
+are those every phase can fill."""
+import io
+import os
+import shutil
+import zipfile
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from scoring_program import bundle
+from test_organizer import VOC_SLUGS, voc2011_style
+
+TWO_PHASES = """\
+report: hidden
+phases:
+  - name: Development
+    start: 2024-03-01
+    end: 2024-04-30
+    set: val
+    report: full
+  - name: Final
+    start: 2024-05-01
+    end: 2024-05-15
+    set: trainval
+"""
+
+
+def _zip(data):
+    return zipfile.ZipFile(io.BytesIO(data))
+
+
+def _yamls(plan):
+    cb, cl = _zip(plan.codabench), _zip(plan.codalab)
+    return cb, yaml.safe_load(cb.read("competition.yaml")), cl, yaml.safe_load(cl.read("competition.yaml"))
+
+
+@pytest.mark.parametrize("slug", VOC_SLUGS)
+def test_two_sets_of_one_voc_folder_give_two_tasks_each_phase_bound_to_its_own(tmp_path, slug):
+    ref = tmp_path / "VOC2011"
+    ids = voc2011_style(ref, slug)
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text(TWO_PHASES)
+    plan = bundle.prepare(slug, str(ref), config=str(cfg))
+    cb, y2, cl, y1 = _yamls(plan)
+    tasks = {t["index"]: t for t in y2["tasks"]}
+    assert sorted(tasks) == [0, 1]
+    assert [t["reference_data"] for t in y2["tasks"]] == ["reference_data_0.zip", "reference_data_1.zip"]
+    dev, final = sorted(y2["phases"], key=lambda p: p["index"])
+    assert (dev["name"], dev["tasks"], final["name"], final["tasks"]) == ("Development", [0], "Final", [1])
+    assert y1["phases"][1]["reference_data"] == "reference_data_0.zip"
+    assert y1["phases"][2]["reference_data"] == "reference_data_1.zip"
+    assert "reference_data.zip" not in cb.namelist() and "reference_data.zip" not in cl.namelist()
+    dev_ref, final_ref = (_zip(cb.read("reference_data_%d.zip" % i)) for i in (0, 1))
+    assert dev_ref.read("REPORT_LEVEL") == b"full\n" and final_ref.read("REPORT_LEVEL") == b"hidden\n"
+    # each task's zip holds its own set's lists only
+    dev_names, final_names = dev_ref.namelist(), final_ref.namelist()
+    assert any(n.endswith("val.txt") and not n.endswith("trainval.txt") for n in dev_names)
+    assert not any(n.endswith("trainval.txt") for n in dev_names)
+    assert any(n.endswith("trainval.txt") for n in final_names)
+    assert len(ids["val"]) < len(ids["trainval"])
+    assert cl.read("reference_data_0.zip") == cb.read("reference_data_0.zip")
+
+
+def test_phases_without_their_own_data_share_one_task_and_keep_the_old_layout(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
+                   "  - {name: Final, start: 2024-05-01}\n")
+    plan = bundle.prepare("voc2011-classification", config=str(cfg))
+    cb, y2, cl, y1 = _yamls(plan)
+    assert [t["reference_data"] for t in y2["tasks"]] == ["reference_data.zip"]
+    assert [p["tasks"] for p in y2["phases"]] == [[0], [0]]
+    assert [p["reference_data"] for p in y1["phases"].values()] == ["reference_data.zip"] * 2
+
+
+def test_a_phase_folder_is_relative_to_the_yaml_and_a_broken_one_names_the_phase(tmp_path):
+    slug = "voc2011-classification"
+    own = tmp_path / "cfg" / "validation"
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(own))
+    cfg = tmp_path / "cfg" / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, reference_data: validation,"
+                   " report: full}\n  - {name: Final, start: 2024-05-01}\n")
+    plan = bundle.prepare(slug, config=str(cfg))
+    cb, y2, _cl, _y1 = _yamls(plan)
+    # the same files, another report level: two tasks
+    assert [t["reference_data"] for t in y2["tasks"]] == ["reference_data_0.zip", "reference_data_1.zip"]
+    a, b = (_zip(cb.read("reference_data_%d.zip" % i)) for i in (0, 1))
+    assert a.read("REPORT_LEVEL") == b"full\n" and b.read("REPORT_LEVEL") == b"hidden\n"
+    assert sorted(a.namelist()) == sorted(b.namelist())
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, reference_data: nowhere}\n"
+                   "  - {name: Final, start: 2024-05-01}\n")
+    with pytest.raises(bundle.BundleError, match="phase 'Development': reference data folder not found: .*nowhere"):
+        bundle.prepare(slug, config=str(cfg))
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, report: some}\n")
+    with pytest.raises(bundle.BundleError, match="phase 1 \\(Development\\): report: expected hidden"):
+        bundle.prepare(slug, config=str(cfg))
+
+
+def test_columns_are_those_every_phase_can_fill(tmp_path):
+    """A class without positives in the development data: its column is left out of the one leaderboard (with a
+    note), since Codabench stores a score only under a column and the development phase could never fill it."""
+    slug = "voc2011-classification"
+    dev = tmp_path / "dev"
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(dev))
+    path = dev / "ImageSets" / "Main" / "cow_test.txt"
+    path.write_text("".join("%s -1\n" % line.split()[0] for line in path.read_text().splitlines() if line.strip()))
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, reference_data: dev}\n"
+                   "  - {name: Final, start: 2024-05-01}\n")
+    plan = bundle.prepare(slug, config=str(cfg))
+    _cb, y2, _cl, y1 = _yamls(plan)
+    keys = [c["key"] for c in y2["leaderboards"][0]["columns"]]
+    assert "AP_cow" not in keys and "AP_dog" in keys and keys[0] == "mAP"
+    assert "AP_cow" not in y1["leaderboard"]["columns"]
+    assert any("leaderboard column AP_cow" in n and "Development" in n for n in plan.notes), plan.notes
