@@ -1,11 +1,12 @@
 """Do what the Codabench / legacy Codalab worker does with a submission, locally.
 
     python -m scoring_program.dryrun SLUG SUBMISSION(.zip|dir) [--ref DIR] [--flavor codabench|codalab]
-                                     [--dist DIR] [--keep DIR] [--max-unzipped-mb N] [--private-report PATH]
+                                     [--phase NAME] [--dist DIR] [--keep DIR] [--max-unzipped-mb N]
+                                     [--private-report PATH]
     python -m scoring_program.dryrun --demo [--dist DIR]     every competition's sample, one row each
 
-Builds a temp run folder: program/ from the BUILT scoring_program.zip, input/ref (the bundle's
-reference_data.zip or --ref), input/res (the submission, safely unzipped; Codabench adds a worker-written
+Builds a temp run folder: program/ from the BUILT scoring_program.zip, input/ref (the reference data of the
+phase's task: --phase NAME, needed when the bundle's phases score against different ground truths; or --ref), input/res (the submission, safely unzipped; Codabench adds a worker-written
 res/metadata), output/; substitutes $program $input $output $shared $tmp in the metadata command; runs it from
 program/ (Codabench, argv = shlex.split) or from the run folder (legacy, argv = command.split(' ')); prints the
 leaderboard row and where the detailed report is. --private-report PATH adds the same option to the command, so
@@ -121,12 +122,41 @@ def parse_scores(path):
     return scores
 
 
+def phase_reference(bundle, flavor, phase=None):
+    """(phase number from 1, the bundle member holding that phase's reference data), read from the bundle's
+    competition.yaml as the platform reads it: v2 phases[].tasks -> tasks[].reference_data; legacy v1.5
+    phases[n].reference_data. Without a phase name: the only ground truth, or a DryRunError listing the phases."""
+    import yaml
+    try:
+        with zipfile.ZipFile(bundle) as z:
+            y = yaml.safe_load(z.read("competition.yaml"))
+        if flavor == "codabench":
+            tasks = dict((t["index"], t["reference_data"]) for t in y["tasks"])
+            phases = [(p["name"], tasks[p["tasks"][0]]) for p in sorted(y["phases"], key=lambda p: p["index"])]
+        else:
+            phases = [(p["label"], p["reference_data"]) for _, p in sorted(y["phases"].items())]
+    except (zipfile.BadZipFile, KeyError, IndexError, TypeError, AttributeError, yaml.YAMLError) as e:
+        raise DryRunError("the bundle %s has no readable phases in its competition.yaml (rebuild it): %s"
+                          % (bundle, clean(e)))
+    names = [name for name, _ in phases]
+    if phase is None:
+        if len(set(member for _, member in phases)) > 1:
+            raise DryRunError("the phases of %s score against different ground truths: choose one with --phase "
+                              "NAME (%s)" % (bundle, ", ".join(names)))
+        return 1, phases[0][1]
+    if phase not in names:
+        raise DryRunError("no phase %s in %s (phases: %s)" % (clean(phase), bundle, ", ".join(names)))
+    return names.index(phase) + 1, phases[names.index(phase)][1]
+
+
 def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, max_bytes=None, timeout=3600,
-        replace_earlier_run=False, private_report=None):
+        replace_earlier_run=False, private_report=None, phase=None):
     """Returns (exit code, [(key, value)], output folder, stderr text). Raises DryRunError before anything runs
-    when the bundle is missing or keep is not a new or empty folder (see check_keep)."""
+    when the bundle is missing or keep is not a new or empty folder (see check_keep). phase: the phase's name,
+    whose task's reference data is scored against (needed when the phases have different ground truths)."""
     dist = dist or os.path.join(ROOT, "dist")
     bundle = _bundle_path(slug, dist, flavor)
+    number, reference_member = phase_reference(bundle, flavor, phase) if not ref or phase else (1, None)
     for what, path, exists in (("SUBMISSION", submission, os.path.exists), ("--ref", ref, os.path.isdir)):
         if path is not None and not exists(path):
             raise DryRunError("%s not found: %s" % (what, path))
@@ -151,12 +181,12 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
         if ref:
             shutil.copytree(ref, os.path.join(inp, "ref"))
         else:
-            _extract_member(bundle, "reference_data.zip", os.path.join(inp, "ref"))
+            _extract_member(bundle, reference_member, os.path.join(inp, "ref"))
         res = os.path.join(inp, "res")
         materialize(submission, res, **({"max_bytes": max_bytes} if max_bytes else {}))
         if flavor == "codabench":
             with open(os.path.join(res, "metadata"), "w") as f:
-                f.write("fileName: submission.zip\nphaseNumber: 1\n")
+                f.write("fileName: submission.zip\nphaseNumber: %d\n" % number)
         cmd = read_command(program)
         for var, val in (("$program", program), ("$input", inp), ("$output", out), ("$shared", shared),
                          ("$tmp", tmp)):
@@ -228,6 +258,7 @@ def main(argv=None):
     ap.add_argument("--ref", help="reference data folder (default: the bundle's reference_data.zip)")
     ap.add_argument("--flavor", choices=("codabench", "codalab"), default="codabench")
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
+    ap.add_argument("--phase", metavar="NAME", help="score through this phase's task (its reference data)")
     ap.add_argument("--keep", metavar="DIR", help="copy the output folder here: a new or empty folder (default: "
                     "DIST/<slug>/dryrun-<flavor>, replaced when it holds only an earlier dry run's outputs)")
     ap.add_argument("--max-unzipped-mb", type=int, default=4096)
@@ -249,7 +280,7 @@ def main(argv=None):
         keep = a.keep or os.path.join(a.dist, a.slug, "dryrun-%s" % a.flavor)
         code, scores, out, err = run(a.slug, a.submission, a.flavor, a.ref, a.dist, keep,
                                      a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep,
-                                     private_report=a.private_report)
+                                     private_report=a.private_report, phase=a.phase)
     except DryRunError as e:
         sys.stderr.write("error: %s\n" % e)
         return EXIT_USAGE

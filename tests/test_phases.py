@@ -115,3 +115,58 @@ def test_columns_are_those_every_phase_can_fill(tmp_path):
     assert "AP_cow" not in keys and "AP_dog" in keys and keys[0] == "mAP"
     assert "AP_cow" not in y1["leaderboard"]["columns"]
     assert any("leaderboard column AP_cow" in n and "Development" in n for n in plan.notes), plan.notes
+
+
+# ---------------------------------------------------------------- every competition: two phases, two references
+def _changes():
+    """{slug: a function changing one test item of a copy of the sample reference} (the privacy suites' changes)."""
+    from test_privacy_hidden_lap import CHANGES
+    from test_privacy_hidden_voc import COMPETITIONS
+    out = dict((c.slug, c.change) for c in COMPETITIONS.values())
+    out.update((slug, list(changes.values())[0]) for slug, changes in CHANGES.items())
+    return out
+
+
+def _competitions():
+    from conftest import competition_slugs
+    return competition_slugs()
+
+
+@pytest.mark.parametrize("slug", _competitions())
+def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, slug):
+    """Development on the sample (report full), Final on a copy one test item apart (hidden): the yamls bind each
+    phase to its own zip, and the worker emulation of each phase gives score.py's scores on that phase's
+    reference, different from the other phase's."""
+    from conftest import run_score, read_scores
+    from scoring_program import dryrun
+    final_ref = tmp_path / "cfg" / "final"
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(final_ref))
+    _changes()[slug](str(final_ref))
+    cfg = tmp_path / "cfg" / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}\n"
+                   "  - {name: Final, start: 2024-05-01, reference_data: final}\n")
+    out = tmp_path / "bundles"
+    bundle.write(bundle.prepare(slug, config=str(cfg)), str(out))
+    # the sample submission whose scores the one-item change moves (a perfect pose prediction still hits the
+    # changed limb's mask)
+    name = "random" if slug == "chalearn-lap2014-pose" else "perfect"
+    perfect = os.path.join(ROOT, "starting_kit", slug, "submissions", name)
+    seen = {}
+    for flavor in ("codabench", "codalab"):
+        with pytest.raises(dryrun.DryRunError, match="different ground truths: choose one with --phase NAME "
+                                                     "\\(Development, Final\\)"):
+            dryrun.run(slug, perfect, flavor, dist=str(out))
+        for phase, ref, level in (("Development", os.path.join(ROOT, "reference_data", slug), "full"),
+                                  ("Final", str(final_ref), None)):
+            code, scores, folder, err = dryrun.run(slug, perfect, flavor, dist=str(out), phase=phase,
+                                                   keep=str(tmp_path / ("keep-%s-%s" % (flavor, phase))))
+            assert code == 0, err
+            proc, direct = run_score(slug, ref, perfect, tmp_path, name="direct-%s-%s" % (flavor, phase),
+                                     level=level)
+            assert proc.returncode == 0, proc.stderr
+            assert dict(scores) == read_scores(direct)
+            page = open(os.path.join(folder, "detailed_results.html"), encoding="utf-8").read()
+            assert ("Report level: full." in page) == (phase == "Development")
+            seen[flavor, phase] = dict(scores)
+    assert seen["codabench", "Final"] == seen["codalab", "Final"]
+    assert seen["codabench", "Development"] != seen["codabench", "Final"]
