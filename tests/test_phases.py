@@ -9,7 +9,7 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import CHECKER, ROOT, checker_run
 from scoring_program import bundle
 from test_organizer import VOC_SLUGS, voc2011_style
 
@@ -146,7 +146,10 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}\n"
                    "  - {name: Final, start: 2024-05-01, reference_data: final}\n")
     out = tmp_path / "bundles"
-    bundle.write(bundle.prepare(slug, config=str(cfg)), str(out))
+    for path in bundle.write(bundle.prepare(slug, config=str(cfg)), str(out)):
+        if os.path.isfile(CHECKER):         # the platforms' unpackers' view (../shared beside the project)
+            p = checker_run(["check-bundle", path], tmp_path)
+            assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr
     # the sample submission whose scores the one-item change moves (a perfect pose prediction still hits the
     # changed limb's mask)
     name = "random" if slug == "chalearn-lap2014-pose" else "perfect"
