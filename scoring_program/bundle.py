@@ -210,9 +210,9 @@ def codabench_yaml(slug, columns, docker_image=None, config=None):
 
 
 # ------------------------------------------------------------------ organizer.yaml
-CONFIG_KEYS = ("title", "description", "docker_image", "report", "phases", "pages")
+CONFIG_KEYS = ("title", "description", "docker_image", "report", "fact_sheet", "phases", "pages")
 CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
-                     "execution_time_limit", "reference_data", "set", "report")
+                     "execution_time_limit", "reference_data", "set", "report", "auto_migrate_to_this_phase")
 _DATE_RX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?"
                       r"\s*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?")
 
@@ -305,10 +305,60 @@ def load_config(path, page_names):
         out["docker_image"] = image.strip()
     if "report" in cfg:
         out["report"] = _report_level(cfg["report"], "%s: report" % path)
+    if "fact_sheet" in cfg:
+        out["fact_sheet"] = fact_sheet(cfg["fact_sheet"], "%s: fact_sheet" % path)
     if "phases" in cfg:
         out["phases"] = _config_phases(cfg["phases"], path)
     if "pages" in cfg:
         out["pages"] = _config_pages(cfg["pages"], path, page_names)
+    return out
+
+
+FACT_SHEET_KEYS = ("key", "type", "title", "selection", "is_required", "is_on_leaderboard")
+FACT_SHEET_TYPES = ("checkbox", "text", "select")
+
+
+def fact_sheet(sheet, what):
+    """A Codabench v2 fact sheet, checked as Codabench's serializer checks it (api/serializers/competitions.py:
+    validate_fact_sheet: a mapping of question key -> exactly key, type, title, selection, is_required,
+    is_on_leaderboard, with the key repeated and the type checkbox, text or select). The two flags are written as
+    the strings "true" / "false", which is what Codabench compares them to (api/views/competitions.py:778,
+    api/serializers/submissions.py:148): YAML booleans are accepted and converted, since a boolean would be stored
+    and then never shown nor enforced. None or an empty mapping: no fact sheet."""
+    if sheet is None or sheet == {}:
+        return {}
+    if not isinstance(sheet, dict):
+        raise BundleError("%s: expected a mapping of question key to question, found %s"
+                          % (what, errors.shorten(sheet)))
+    out = {}
+    for key, q in sheet.items():
+        where = "%s: %s" % (what, key)
+        if not isinstance(q, dict):
+            raise BundleError("%s: expected a question (%s), found %s" % (where, ", ".join(FACT_SHEET_KEYS),
+                                                                           errors.shorten(q)))
+        q = dict(q)
+        q.setdefault("key", key)
+        q.setdefault("selection", "" if q.get("type") == "text" else q.get("selection"))
+        for flag in ("is_required", "is_on_leaderboard"):
+            value = q.get(flag, False)
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            if value not in ("true", "false"):
+                raise BundleError("%s: %s: expected true or false, found %s" % (where, flag, errors.shorten(value)))
+            q[flag] = value
+        _unknown_keys(q, FACT_SHEET_KEYS, where)
+        if q.get("type") not in FACT_SHEET_TYPES:
+            raise BundleError("%s: type: expected one of %s, found %s" % (where, ", ".join(FACT_SHEET_TYPES),
+                                                                          errors.shorten(q.get("type"))))
+        missing = [k for k in FACT_SHEET_KEYS if q.get(k) is None]
+        if missing:
+            raise BundleError("%s: missing %s" % (where, ", ".join(missing)))
+        if q["key"] != key:
+            raise BundleError("%s: key %s differs from the question's name (Codabench refuses it)"
+                              % (where, errors.shorten(q["key"])))
+        if q["type"] == "select" and (not isinstance(q["selection"], list) or not q["selection"]):
+            raise BundleError("%s: selection: a select question needs a list of choices" % where)
+        out[key] = dict((k, q[k]) for k in FACT_SHEET_KEYS)   # plain dicts: yaml.safe_dump
     return out
 
 
@@ -352,6 +402,14 @@ def _config_phases(phases, path):
             ph["_set"] = _text(p["set"], "%s: set" % where)
         if "report" in p:
             ph["_report"] = _report_level(p["report"], "%s: report" % where)
+        if "auto_migrate_to_this_phase" in p:
+            if not isinstance(p["auto_migrate_to_this_phase"], bool):
+                raise BundleError("%s: auto_migrate_to_this_phase: expected true or false, found %s"
+                                  % (where, errors.shorten(p["auto_migrate_to_this_phase"])))
+            if p["auto_migrate_to_this_phase"] and n == 1:
+                raise BundleError("%s: auto_migrate_to_this_phase: the first phase has no phase to migrate from "
+                                  "(Codabench refuses it)" % where)
+            ph["auto_migrate_to_this_phase"] = p["auto_migrate_to_this_phase"]
         out.append((label, ph))
     for (label_a, a), (label_b, b) in zip(out, out[1:]):
         if "_end" not in a:
@@ -390,6 +448,11 @@ def apply_config(y2, config):
     for k in ("title", "description", "docker_image"):
         if k in config:
             y[k] = config[k]
+    if "fact_sheet" in config:
+        if config["fact_sheet"]:
+            y["fact_sheet"] = config["fact_sheet"]
+        else:
+            y.pop("fact_sheet", None)
     if "phases" in config:
         template = sorted(y["phases"], key=lambda p: p.get("index", 0))
         phases = []
@@ -449,6 +512,8 @@ def legacy_yaml(y2):
         for k in LEGACY_PHASE_KEYS:
             if k in p:
                 ph[k] = " ".join(str(p[k]).split()) if k == "description" else p[k]
+        if p.get("auto_migrate_to_this_phase") and n > 1:
+            ph["auto_migration"] = True     # legacy Codalab's name (its v1.5 unpacker's LEGACY_PHASE_FIELDS)
         ph["scoring_program"] = task["scoring_program"]
         ph["reference_data"] = task["reference_data"]
         if p.get("starting_kit"):
@@ -474,6 +539,10 @@ def legacy_notes(y2):
             notes.append("legacy Codalab bundle: phase %r stays open until %r starts (%s): v1.5 phases have only a "
                          "start date, so its end (%s) is not in the legacy yaml"
                          % (a["name"], b["name"], b["start"], a["end"]))
+    if y2.get("fact_sheet"):
+        notes.append("legacy Codalab bundle: v1.5 has no fact sheet (only its fixed per-submission method fields): "
+                     "ask the fact sheet's questions (%s) in the phase description or the terms"
+                     % ", ".join(q["title"] for q in y2["fact_sheet"].values()))
     return notes
 
 
@@ -749,6 +818,10 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
     notes += ["phase %r: execution_time_limit %d s is above the %d s cap of Codabench's default queue (use your own "
               "queue)" % (p["name"], p["execution_time_limit"], QUEUE_TIME_LIMIT) for p in y2["phases"]
               if p.get("execution_time_limit", 0) > QUEUE_TIME_LIMIT]
+    notes += ["phase %r: auto_migrate_to_this_phase: at its start Codabench re-runs the previous phase's leaderboard "
+              "entries on this phase's task (a result file written for another set or data is then an error), "
+              "and the migrated entries lose their fact-sheet answers (competitions/models.py)" % p["name"]
+              for p in phases if p.get("auto_migrate_to_this_phase")]
     notes += legacy_notes(y2)
     sample = all(participant.is_sample(slug, d.ref_dir) for d in data)
     last = data[of_phase[-1]]          # the Data page gives the figures of the last phase's (the test's) data

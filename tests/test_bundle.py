@@ -217,10 +217,10 @@ PHASE = "  - {name: %s, start: %s, end: %s}\n"
 
 @pytest.mark.parametrize("text,message", [
     ("title: Ours\ncolour: blue\nlogo: x.png\n",
-     "unknown keys colour, logo (known: title, description, docker_image, report, phases, pages)"),
+     "unknown keys colour, logo (known: title, description, docker_image, report, fact_sheet, phases, pages)"),
     ("phases:\n  - {name: Dev, start: 2024-03-01, ends: 2024-04-01}\n",
      "phase 1 (Dev): unknown key ends (known: name, description, start, end, max_submissions, "
-     "max_submissions_per_day, execution_time_limit, reference_data, set, report)"),
+     "max_submissions_per_day, execution_time_limit, reference_data, set, report, auto_migrate_to_this_phase)"),
     ("phases:\n  - {name: Dev, start: 2024-13-01}\n",
      "phase 1 (Dev): start: expected a date (2024-03-01) or 'YYYY-MM-DD HH:MM', found '2024-13-01'"),
     ("phases:\n  - {name: Dev, start: next monday}\n",
@@ -251,7 +251,7 @@ PHASE = "  - {name: %s, start: %s, end: %s}\n"
     ("pages:\n  rules: rules.md\n", "pages: unknown key rules (known: data, evaluation, overview, terms)"),
     ("title: %s\n" % ("x" * 101), "title: 101 characters, at most 100 (legacy Codalab's limit)"),
     ("docker_image: my image\n", "docker_image: expected an image name such as codalab/codalab-legacy:py37"),
-    ("- title\n", "expected a mapping of title, description, docker_image, report, phases, pages, found list"),
+    ("- title\n", "expected a mapping of title, description, docker_image, report, fact_sheet, phases, pages, found list"),
     ("title: [unclosed\n", "not valid YAML"),
 ])
 def test_config_faults_are_one_line_naming_the_key_and_nothing_is_written(tmp_path, capsys, text, message):
@@ -290,9 +290,10 @@ def test_merge_keeps_defaults_and_docker_image_option_wins(tmp_path):
     legacy = bundle.legacy_yaml(y)
     assert legacy["competition_docker_image"] == "theirs/img:2" and "end_date" not in legacy
     assert [str(p["start_date"]) for p in legacy["phases"].values()] == ["2024-03-01 08:30:00", "2024-04-02 00:00:00"]
-    assert bundle.legacy_notes(y) == [
+    assert bundle.legacy_notes(y)[0] == (
         "legacy Codalab bundle: phase 'Test' stays open until 'Final' starts (2024-04-02 00:00:00): v1.5 phases have "
-        "only a start date, so its end (2024-04-01) is not in the legacy yaml"]
+        "only a start date, so its end (2024-04-01) is not in the legacy yaml")
+    assert bundle.legacy_notes(y)[1].startswith("legacy Codalab bundle: v1.5 has no fact sheet")
 
 
 def test_docker_image_in_the_config_names_the_image_of_both_flavours(tmp_path):

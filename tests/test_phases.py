@@ -173,3 +173,62 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
             seen[flavor, phase] = dict(scores)
     assert seen["codabench", "Final"] == seen["codalab", "Final"]
     assert seen["codabench", "Development"] != seen["codabench", "Final"]
+
+
+# ---------------------------------------------------------------- fact sheets and auto-migration
+def test_every_competition_asks_a_fact_sheet_as_codabench_checks_it():
+    from conftest import competition_slugs
+    for slug in competition_slugs():
+        y2 = bundle.load_competition(slug)
+        sheet = y2["fact_sheet"]
+        assert list(sheet) == ["method_name", "description", "training_data", "code_url"]
+        assert bundle.fact_sheet(sheet, slug) == sheet          # already in the checked form
+        for key, q in sheet.items():
+            assert set(q) == set(bundle.FACT_SHEET_KEYS) and q["key"] == key
+            assert q["is_required"] in ("true", "false") and q["is_on_leaderboard"] in ("true", "false")
+        assert sheet["training_data"]["type"] == "select" and len(sheet["training_data"]["selection"]) == 2
+    comp5 = bundle.load_competition("voc2011-segmentation")["fact_sheet"]["training_data"]["selection"]
+    assert comp5 == ["VOC2011 training data only (comp5)", "any data (comp6)"]
+
+
+def test_organizers_edit_the_fact_sheet_and_booleans_become_codabenchs_strings(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("fact_sheet:\n  team:\n    type: text\n    title: Team name\n    is_required: true\n"
+                   "    is_on_leaderboard: true\n  gpu:\n    type: select\n    title: Hardware\n"
+                   "    selection: [CPU, GPU]\n")
+    plan = bundle.prepare("voc2011-classification", config=str(cfg))
+    _cb, y2, _cl, y1 = _yamls(plan)
+    assert y2["fact_sheet"] == {
+        "team": {"key": "team", "type": "text", "title": "Team name", "selection": "", "is_required": "true",
+                 "is_on_leaderboard": "true"},
+        "gpu": {"key": "gpu", "type": "select", "title": "Hardware", "selection": ["CPU", "GPU"],
+                "is_required": "false", "is_on_leaderboard": "false"}}
+    assert "fact_sheet" not in y1 and any("v1.5 has no fact sheet" in n for n in plan.notes)
+    cfg.write_text("fact_sheet: {}\n")
+    _cb, y2, _cl, _y1 = _yamls(bundle.prepare("voc2011-classification", config=str(cfg)))
+    assert "fact_sheet" not in y2
+    for bad, message in (("fact_sheet:\n  q: {type: radio, title: Q}\n", "type: expected one of checkbox"),
+                         ("fact_sheet:\n  q: {type: text, title: Q, show: yes}\n", "unknown key"),
+                         ("fact_sheet:\n  q: {key: other, type: text, title: Q}\n", "differs from the question"),
+                         ("fact_sheet:\n  q: {type: select, title: Q}\n", "missing selection"),
+                         ("fact_sheet:\n  q: {type: select, title: Q, selection: []}\n", "needs a list of choices"),
+                         ("fact_sheet:\n  q: {type: text, title: Q, is_required: maybe}\n", "is_required: expected")):
+        cfg.write_text(bad)
+        with pytest.raises(bundle.BundleError, match=message):
+            bundle.prepare("voc2011-classification", config=str(cfg))
+
+
+def test_auto_migration_to_the_final_phase_in_both_yamls_never_to_the_first(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
+                   "  - {name: Final, start: 2024-05-01, auto_migrate_to_this_phase: true}\n")
+    plan = bundle.prepare("voc2011-classification", config=str(cfg))
+    _cb, y2, _cl, y1 = _yamls(plan)
+    final = [p for p in y2["phases"] if p["name"] == "Final"][0]
+    assert final["auto_migrate_to_this_phase"] is True
+    assert "auto_migrate_to_this_phase" not in [p for p in y2["phases"] if p["name"] == "Development"][0]
+    assert y1["phases"][2]["auto_migration"] is True and "auto_migration" not in y1["phases"][1]
+    assert any("auto_migrate_to_this_phase" in n and "lose their fact-sheet answers" in n for n in plan.notes)
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, auto_migrate_to_this_phase: true}\n")
+    with pytest.raises(bundle.BundleError, match="the first phase has no phase to migrate from"):
+        bundle.prepare("voc2011-classification", config=str(cfg))
