@@ -77,6 +77,7 @@ from . import errors, participant
 from .errors import ScoringError
 from .report.result import FULL, HIDDEN, LEVEL_FILE, LEVELS
 from .tasks import registry
+from .tasks.base import TRACK_FILE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "scoring_program")
@@ -138,13 +139,29 @@ def scoring_program_zip(slug):
     return z.close()
 
 
-def reference_zip(reference, level=HIDDEN):
-    """reference_data.zip: exactly the files the competition's reference loader read, at the zip root, and the
-    report level the scorer is to use with it (REPORT_LEVEL: hidden unless the organizer set `report: full`)."""
+def reference_zip(reference, level=HIDDEN, track=None):
+    """reference_data.zip: exactly the files the competition's reference loader read, at the zip root, the
+    report level the scorer is to use with it (REPORT_LEVEL: hidden unless the organizer set `report: full`) and,
+    for a VOC track (`track: comp3`), the one comp it ranks (TRACK)."""
     z = ZipBuilder()
     z.add_reference(reference)
     z.add_bytes(LEVEL_FILE, (level + "\n").encode("ascii"))
+    if track:
+        z.add_bytes(TRACK_FILE, (track + "\n").encode("ascii"))
     return z.close()
+
+
+def check_track(slug, track, where):
+    """track: compN, one of the competition's comps (VOC: the odd comp, own training data only, or the even comp,
+    any data); other competitions have none."""
+    comps = getattr(registry.get(slug), "comps", None)
+    if not comps:
+        raise BundleError("%s: %s has no tracks (track: is for the VOC competitions' odd and even comps)"
+                          % (where, slug))
+    if track not in ["comp%d" % c for c in comps]:
+        raise BundleError("%s: expected %s, found %s" % (where, " or ".join("comp%d" % c for c in comps),
+                                                         errors.shorten(track)))
+    return track
 
 
 KIT_REQUIREMENTS = b"numpy>=1.17.2\nPillow>=6.1.0\n"   # the oldest the scorer runs on (runtime.py's bounds)
@@ -210,7 +227,7 @@ def codabench_yaml(slug, columns, docker_image=None, config=None):
 
 
 # ------------------------------------------------------------------ organizer.yaml
-CONFIG_KEYS = ("title", "description", "docker_image", "report", "fact_sheet", "phases", "pages")
+CONFIG_KEYS = ("title", "description", "docker_image", "report", "track", "fact_sheet", "phases", "pages")
 CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
                      "execution_time_limit", "reference_data", "set", "report", "auto_migrate_to_this_phase")
 _DATE_RX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?"
@@ -305,6 +322,8 @@ def load_config(path, page_names):
         out["docker_image"] = image.strip()
     if "report" in cfg:
         out["report"] = _report_level(cfg["report"], "%s: report" % path)
+    if "track" in cfg:
+        out["track"] = _text(cfg["track"], "%s: track" % path).strip()     # checked against the slug in prepare
     if "fact_sheet" in cfg:
         out["fact_sheet"] = fact_sheet(cfg["fact_sheet"], "%s: fact_sheet" % path)
     if "phases" in cfg:
@@ -792,7 +811,13 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
     phases = _phases_in_order(y2)
     data, of_phase = _phase_data(slug, phases, (cfg or {}).get("phases"), ref_dir, set_name,
                                  (cfg or {}).get("report", HIDDEN))
+    track = (cfg or {}).get("track")
     columns, notes = _common_columns(data)
+    if track:
+        check_track(slug, track, "%s: track" % config)
+        notes.append("track %s: this competition ranks %s entries only, and refuses the other comp's files with a "
+                      "message naming the track; build the other track as a competition of its own (Codabench has "
+                      "one leaderboard per phase)" % (track, track))
     y2["leaderboards"][0]["columns"] = v2_columns(columns)
     several = len(data) > 1
     template = y2["tasks"][0]
@@ -805,7 +830,7 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
             task["name"] = "%s: %s" % (template["name"], ", ".join(d.phases))
         task["reference_data"] = name
         tasks.append(dict(task))
-        ref_zip = reference_zip(d.reference, d.level)
+        ref_zip = reference_zip(d.reference, d.level, track)
         _check_bundled_reference(slug, ref_zip, d.columns)
         nested_refs.append((name, ref_zip))
         where = "phase(s) %s: " % ", ".join(d.phases) if several else ""

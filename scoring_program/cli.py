@@ -117,7 +117,9 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     tables). decompose: also Result.decomposition (the bootstrap's per-item view of the same evaluation; the files
     written are the same). level: the report level (full or hidden); None: the reference data's (report_level)."""
     from .report.html import render, render_private
+    from .report.result import Own
     from .report.write import atomic_write, write_outputs
+    from .tasks.base import read_track
 
     task = registry.get(slug)
     ref_dir = os.path.join(input_dir, "ref")
@@ -142,6 +144,10 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     result.scores.clear()
     result.scores.update(ordered)
     result.level = level
+    track = read_track(ref_dir)
+    if track is not None:       # a public fact: the competition's own track
+        result.notes.insert(0, Own("This entry ranks in the comp%d track: the leaderboard of this competition holds "
+                                   "comp%d entries only." % (track, track)))
     if private_report:
         atomic_write(private_report, render_private(result, keys))
     write_outputs(output_dir, result, render(result, keys))

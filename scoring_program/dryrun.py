@@ -27,6 +27,7 @@ exit code of the failed runs.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shlex
 import shutil
@@ -226,6 +227,17 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
         shutil.rmtree(work, ignore_errors=True)
 
 
+def bundle_track(slug, dist, flavor, phase=None):
+    """'comp3' when the phase's reference data in the bundle names a track (TRACK), else None."""
+    bundle = _bundle_path(slug, dist, flavor)
+    _number, member = phase_reference(bundle, flavor, phase)
+    try:
+        with zipfile.ZipFile(bundle) as z, zipfile.ZipFile(io.BytesIO(z.read(member))) as ref:
+            return ref.read("TRACK").decode("ascii", "replace").strip() if "TRACK" in ref.namelist() else None
+    except (zipfile.BadZipFile, KeyError, OSError):
+        return None
+
+
 def _row(slug, scores, n=4):
     cells = ["%s %.4f" % (k, v) for k, v in scores[:n]]
     if len(scores) > n:
@@ -295,8 +307,9 @@ def main(argv=None):
         traceback.print_exc()
         return EXIT_INTERNAL
     sys.stderr.write(err)
+    track = None if a.ref else bundle_track(a.slug, a.dist, a.flavor, a.phase)
     if code == 0:
-        print(_row(a.slug, scores, n=len(scores)))
+        print(_row(a.slug, scores, n=len(scores)) + ("  [%s track leaderboard]" % track if track else ""))
         print("detailed report: %s" % os.path.join(out, "detailed_results.html"))
         if a.private_report:
             print("per-item tables (organizer only): %s" % os.path.abspath(a.private_report))

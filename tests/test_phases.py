@@ -232,3 +232,57 @@ def test_auto_migration_to_the_final_phase_in_both_yamls_never_to_the_first(tmp_
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, auto_migrate_to_this_phase: true}\n")
     with pytest.raises(bundle.BundleError, match="the first phase has no phase to migrate from"):
         bundle.prepare("voc2011-classification", config=str(cfg))
+
+
+# ---------------------------------------------------------------- tracks: odd and even comps never rank together
+def _as_comp(src, dst, odd, even):
+    """A copy of a sample submission with comp<odd> renamed comp<even> in every file and folder name."""
+    shutil.copytree(src, str(dst))
+    for root, dirs, files in os.walk(str(dst), topdown=False):
+        for name in dirs + files:
+            if name.startswith("comp%d_" % odd):
+                os.rename(os.path.join(root, name), os.path.join(root, "comp%d_" % even + name[len("comp%d_" % odd):]))
+    return str(dst)
+
+
+@pytest.mark.parametrize("slug", VOC_SLUGS)
+def test_odd_and_even_comps_rank_in_separate_competitions(tmp_path, slug):
+    import subprocess
+    import sys
+    from scoring_program.tasks import registry
+    odd, even = registry.get(slug).comps
+    entries = {odd: os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect")}
+    entries[even] = _as_comp(entries[odd], tmp_path / "even-entry", odd, even)
+    for track in (odd, even):
+        cfg = tmp_path / ("comp%d.yaml" % track)
+        cfg.write_text("title: comp%d track\ntrack: comp%d\n" % (track, track))
+        out = tmp_path / ("bundles-comp%d" % track)
+        plan = bundle.prepare(slug, config=str(cfg))
+        assert any("track comp%d" % track in n for n in plan.notes)
+        with _zip(plan.codabench) as cb:
+            assert _zip(cb.read("reference_data.zip")).read("TRACK") == b"comp%d\n" % track
+        bundle.write(plan, str(out))
+        for comp, entry in entries.items():
+            p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", slug, entry, "--dist", str(out),
+                                "--keep", str(tmp_path / ("keep-%d-%d" % (track, comp)))],
+                               capture_output=True, text=True, cwd=ROOT)
+            if comp == track:           # scored, on this track's leaderboard only
+                assert p.returncode == 0, p.stderr
+                assert p.stdout.splitlines()[0].endswith("[comp%d track leaderboard]" % track)
+                page = open(str(tmp_path / ("keep-%d-%d" % (track, comp)) / "detailed_results.html")).read()
+                assert "ranks in the comp%d track" % track in page
+            else:                       # refused, naming the track
+                assert p.returncode == 1, p.stdout + p.stderr
+                line = [l for l in p.stderr.splitlines() if l.startswith("submission error")]
+                assert len(line) == 1 and "ranks the comp%d track only" % track in line[0], p.stderr
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("track: comp%d\n" % (even + 2))
+    with pytest.raises(bundle.BundleError, match="track: expected comp%d or comp%d" % (odd, even)):
+        bundle.prepare(slug, config=str(cfg))
+
+
+def test_only_voc_has_tracks(tmp_path):
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("track: comp1\n")
+    with pytest.raises(bundle.BundleError, match="kinetics-tps has no tracks"):
+        bundle.prepare("kinetics-tps", config=str(cfg))

@@ -44,13 +44,31 @@ class Reference(object):
     task's parsed ground truth.
     """
 
-    __slots__ = ("root", "files", "set_name", "data")
+    __slots__ = ("root", "files", "set_name", "data", "track")
 
     def __init__(self, root, files, data, set_name=None):
         self.root = str(root)
         self.files = list(files)
         self.data = data
         self.set_name = set_name
+        self.track = read_track(root)    # VOC: the one comp this reference ranks (its TRACK file), else None
+
+
+TRACK_FILE = "TRACK"        # in the reference data: 'comp3' (bundle's organizer.yaml track:), absent: every comp
+
+
+def read_track(ref_dir):
+    """The comp number a reference folder's TRACK file names (one word, compN), or None without the file. A
+    malformed file is the organizer's fault; the message never quotes it."""
+    from ..errors import ReferenceDataError
+    path = os.path.join(str(ref_dir), TRACK_FILE)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        word = f.read(64).strip().decode("ascii", "replace")
+    if not (word.startswith("comp") and word[4:].isdigit() and len(word) <= 6):
+        raise ReferenceDataError("ref/" + TRACK_FILE, line=1, expected="one word, compN (the track's comp number)")
+    return int(word[4:])
 
 
 def reference_fingerprint(reference):

@@ -17,7 +17,8 @@ from ..report.result import Own, ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
                          ranked_list_decomposition, ranked_list_empty_columns, ranked_list_warnings,
-                         read_ranked_lists, report_ranked_lists, result_files, validate_result_files)
+                         read_ranked_lists, report_ranked_lists, result_files, track_comps,
+                         validate_result_files)
 
 ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse", "running",
            "takingphoto", "usingcomputer", "walking")
@@ -86,8 +87,8 @@ def read_submission(submission, reference, progress=no_progress):
     """The comp9/comp10 result files of the reference's set, each mapped onto its action's GT list, and the
     'other' files (never scored)."""
     other = _other_files(submission, Voc2011Action.comps, reference.set_name)
-    found = result_files(_WithoutOther(submission, other), "action", Voc2011Action.comps, reference.set_name,
-                         ACTIONS, "action")
+    found = result_files(_WithoutOther(submission, other), "action", track_comps(reference, Voc2011Action.comps),
+                         reference.set_name, ACTIONS, "action")
     return read_ranked_lists(submission, reference, ACTIONS, found, read_person_confidences, WORDS, progress), other
 
 

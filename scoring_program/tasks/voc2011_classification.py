@@ -11,7 +11,8 @@ from ..report.result import Own, ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
                          ranked_list_decomposition, ranked_list_empty_columns, ranked_list_warnings,
-                         read_ranked_lists, report_ranked_lists, result_files, validate_result_files)
+                         read_ranked_lists, report_ranked_lists, result_files, track_comps,
+                         validate_result_files)
 
 PROTOCOL = [
     "PASCAL VOC2011 classification (comp1: VOC training data only; comp2: any training data), scored as the "
@@ -45,7 +46,8 @@ def read_class_list(path, label):
 
 def read_submission(submission, reference, progress=no_progress):
     """The comp1/comp2 result files of the reference's set, each mapped onto its class's GT list."""
-    found = result_files(submission, "cls", Voc2011Classification.comps, reference.set_name, VOC_CLASSES, "cls")
+    found = result_files(submission, "cls", track_comps(reference, Voc2011Classification.comps), reference.set_name,
+                         VOC_CLASSES, "cls")
     return read_ranked_lists(submission, reference, VOC_CLASSES, found, read_confidences, WORDS, progress)
 
 

@@ -19,7 +19,7 @@ from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors
                             tide_delta_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
-from .voc_common import find_plain_set, infer_set, plain_sets, result_files, validate_result_files
+from .voc_common import find_plain_set, infer_set, plain_sets, result_files, track_comps, validate_result_files
 
 PROTOCOL = [
     "PASCAL VOC2011 detection (comp3: VOC training data only; comp4: any training data), scored as the official "
@@ -363,7 +363,8 @@ class Voc2011Detection(Task):
 
     def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir, progress)
-        return evaluate(reference, read_submission(submission, reference, self.comps, progress), progress)
+        comps = track_comps(reference, self.comps)
+        return evaluate(reference, read_submission(submission, reference, comps, progress), progress)
 
     def report(self, evaluation, private=False):
         return report(evaluation, self.title, private)

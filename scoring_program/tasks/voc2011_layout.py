@@ -17,7 +17,7 @@ from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress
-from .voc_common import find_plain_set, plain_sets
+from .voc_common import comp_expected, find_plain_set, plain_sets, track_comps
 
 PROTOCOL = [
     "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), scored as "
@@ -113,8 +113,8 @@ def find_results(submission, comps, set_name=None):
     for fname, comp, s in found:
         label = submission.label(submission.find(fname))
         if comp not in comps:
-            raise SubmissionError(label, expected="a file name starting with %s" % " or ".join(
-                "comp%d_layout_" % c for c in comps), found="comp%d" % comp)
+            raise SubmissionError(label, expected=comp_expected(comps, comp, lambda c: "comp%d_layout_" % c),
+                                  found="comp%d" % comp)
         if set_name is not None and s != set_name:
             raise SubmissionError(label, expected="results for the '%s' set: comp%d_layout_%s.xml"
                                   % (set_name, comp, set_name), found=repr(fname))
@@ -328,7 +328,8 @@ class Voc2011Layout(Task):
 
     def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.reference(ref_dir, progress)
-        return evaluate(reference, read_submission(submission, reference, self.comps), per_item)
+        comps = track_comps(reference, self.comps)
+        return evaluate(reference, read_submission(submission, reference, comps), per_item)
 
     def report(self, evaluation, private=False):
         return report(evaluation, private)

@@ -16,7 +16,7 @@ from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_i
                                  row_normalized_percent, weighted_mean_iou)
 from ..report.result import LOST, Bars, HeatMap, Own, Result, ScoreKey, Table
 from .base import Reference, Task, no_progress
-from .voc_common import choose_set
+from .voc_common import choose_set, comp_expected, track_comps
 
 TITLE = "PASCAL VOC2011 segmentation (comp5/comp6)"
 SEG_CLASSES = ("background",) + VOC_CLASSES
@@ -108,8 +108,9 @@ def find_result_dir(submission, comps, set_name):
         m = _DIR_RX.fullmatch(name)
         comp = int(m.group(1))
         if comp not in comps:
-            raise SubmissionError(submission.label(dirs[name]), expected="a folder named %s" % " or ".join(
-                "comp%d_%s_cls" % (c, set_name if set_name else "<set>") for c in comps), found="comp%d" % comp)
+            raise SubmissionError(submission.label(dirs[name]), expected=comp_expected(
+                comps, comp, lambda c: "comp%d_%s_cls" % (c, set_name if set_name else "<set>")).replace(
+                "a file name starting with", "a folder named"), found="comp%d" % comp)
         if set_name is not None and m.group(2) != set_name:
             raise SubmissionError(submission.label(dirs[name]), expected="results for the '%s' set in a folder "
                                   "comp%d_%s_cls" % (set_name, comp, set_name), found=repr(name))
@@ -386,7 +387,7 @@ class Voc2011Segmentation(Task):
 
     def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
         reference = self.load_reference(ref_dir)    # the id list only: cheaper to read than to fingerprint
-        sub = read_submission(submission, reference, self.comps)
+        sub = read_submission(submission, reference, track_comps(reference, self.comps))
         return evaluate(reference, sub, progress, per_image=per_item)
 
     def report(self, evaluation, private=False):

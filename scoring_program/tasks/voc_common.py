@@ -88,6 +88,27 @@ def result_name_rx(kind):
     return re.compile(r"comp(\d+)_%s_(.+)\.txt" % kind)
 
 
+def track_comps(reference, comps):
+    """The comps a reference ranks: its track's alone (a TRACK file: odd and even comps rank in separate
+    competitions), else all of the task's."""
+    track = getattr(reference, "track", None)
+    if track is None:
+        return tuple(comps)
+    if track not in comps:
+        from ..errors import ReferenceDataError
+        raise ReferenceDataError("ref/TRACK", line=1, expected="one of %s" % ", ".join("comp%d" % c for c in comps),
+                                 public=False)
+    return (track,)
+
+
+def comp_expected(comps, comp, prefixes):
+    """What a file of a comp outside comps should have been: prefixes(c) is the name's start for comp c."""
+    if len(comps) == 1:
+        return ("a file name starting with %s (this competition ranks the comp%d track only; a comp%d entry ranks "
+                "in its own track's competition)" % (prefixes(comps[0]), comps[0], comp))
+    return "a file name starting with %s" % " or ".join(prefixes(c) for c in comps)
+
+
 def result_files(submission, prefix_rx, comps, set_name, names, kind):
     """Map name -> path for files `comp<N>_<kind>_<set>_<name>.txt`; N in comps, one N per submission.
 
@@ -105,8 +126,8 @@ def result_files(submission, prefix_rx, comps, set_name, names, kind):
         label = submission.label(path)
         comp = int(m.group(1))
         if comp not in comps:
-            raise SubmissionError(label, expected="a file name starting with %s" % " or ".join(
-                "comp%d_%s_" % (c, kind) for c in comps), found="comp%d" % comp)
+            raise SubmissionError(label, expected=comp_expected(comps, comp, lambda c: "comp%d_%s_" % (c, kind)),
+                                  found="comp%d" % comp)
         rest = m.group(2)
         if not rest.startswith(set_name + "_"):
             raise SubmissionError(label, expected="results for the '%s' set: comp%d_%s_%s_<name>.txt"
