@@ -68,7 +68,8 @@ def test_truncated_label_png_keeps_its_message(tmp_path, use_buffer):
         with LabelImage(str(path), "x.png") as im:
             im.decode(buffer=DecodeBuffer() if use_buffer else None)
     assert str(e.value) == ("submission error: x.png: expected an indexed (palette) or 8-bit greyscale PNG; found a "
-                            "PNG that cannot be decoded (image file is truncated)")
+                            "PNG that cannot be decoded (the file is cut short: it ends before its image data is "
+                            "complete)")
 
 
 # ---------------------------------------------------------------- plain label PNGs, read by zlib alone

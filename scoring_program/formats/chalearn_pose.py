@@ -7,6 +7,8 @@
   Pillow's own DecompressionBombWarning is turned into the same error; its other warnings are silenced
   (nothing is printed).
 - A truncated or corrupt stream is an error naming the file (LOAD_TRUNCATED_IMAGES is never set).
+- Every panorama is walked first (images.read_png): the caps of formats.limits on chunks and bytes before the
+  image data and on chunks of image data; Pillow then decodes only the chunks that make the pixels.
 - Colour, palette, 1-bit, grey+alpha and 16-bit PNGs work, converted as Pillow 6.1's convert('L') does on
   EVERY stack: Pillow 6.1.0 is what the platform's default image (codalab-legacy:py37) runs, and the 2014
   original ran an older PIL with the same integer formulas. Later Pillow changed two of them, and a pixel's
@@ -37,7 +39,7 @@ import warnings
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from .images import DECODE_ERRORS, describe_error, load_into, open_png
+from .images import CUT_SHORT, DECODE_ERRORS, NotPng, describe_error, load_into, open_png, read_png
 
 LIMBS = ("head", "torso", "lhand", "rhand", "lforearm", "rforearm", "larm", "rarm", "lfoot", "rfoot", "lleg",
          "rleg", "lthigh", "rthigh")
@@ -73,9 +75,13 @@ class PanoramaHeader(object):
         self.label = label
         self.err = err
         try:
-            self._file = open(str(path), "rb")
+            self._png = read_png(path, label, err)
+        except NotPng as e:
+            raise err(label, message="cannot read the PNG", expected="a PNG image (the file is not a readable "
+                      "PNG)", found=_sniff(e.head))
         except OSError as e:
-            raise err(label, message="cannot read the file (%s)" % e.strerror)
+            raise err(label, message="cannot read the file (%s)" % (e.strerror or type(e).__name__))
+        self._file = self._png.stream()
         try:
             with warnings.catch_warnings():
                 _quiet(Image)
@@ -88,7 +94,7 @@ class PanoramaHeader(object):
         except DECODE_ERRORS:
             self.close()
             raise err(label, message="cannot read the PNG", expected="a PNG image (the file is not a readable "
-                      "PNG)", found="%s" % _sniff(path))
+                      "PNG)", found="a PNG signature with a broken header")
         self.size = tuple(int(v) for v in self.image.size)   # (width, height), as declared in IHDR
         self.mode = self.image.mode
 
@@ -107,6 +113,7 @@ class PanoramaHeader(object):
         if f is not None:
             f.close()
             self._file = None
+        self._png = None
 
     def check(self, expected_size=None, max_pixels=None):
         """Declared size checks, before any pixel is decoded."""
@@ -135,7 +142,8 @@ class PanoramaHeader(object):
                     img.load()
                     arr = luminance_pillow61(img)
         except DECODE_ERRORS as e:
-            raise self.err(self.label, message="cannot decode the PNG data (%s)" % describe_error(e, self.label, 100),
+            raise self.err(self.label, message="cannot decode the PNG data (%s)"
+                           % (CUT_SHORT if self._png.cut_short else describe_error(e)),
                            expected="a complete, valid PNG", found="a truncated or corrupt image")
         if arr.dtype != np.uint8 or arr.ndim != 2:
             raise self.err(self.label, expected="an image convertible to 8-bit luminance",
@@ -201,16 +209,10 @@ def _quiet(Image):
     warnings.simplefilter("error", Image.DecompressionBombWarning)
 
 
-def _sniff(path):
-    try:
-        with open(str(path), "rb") as f:
-            head = f.read(8)
-    except OSError:
-        return "an unreadable file"
+def _sniff(head):
+    """What a file without the PNG signature is, from its first bytes."""
     if not head:
         return "an empty file"
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "a PNG signature with a broken header"
     return "another kind of file (first bytes %r)" % head[:4]
 
 

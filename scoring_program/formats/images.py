@@ -13,19 +13,27 @@ scoring image after image reuses (DecodeBuffer): no tobytes copy, and no fresh m
 image, whose page faults cost as much as a third of a decode (measured on ChaLearn's 2.4 MB panoramas).
 An indexed label PNG laid out the plain way (PlainPng: what MATLAB's imwrite and Pillow write) is read without
 Pillow at all, by zlib alone; anything else about it, or any doubt, goes to Pillow.
+
+Cost (issue 20): every PNG, of the participant or of the reference, is first walked chunk by chunk (read_png) with
+the caps of formats.limits: chunks and bytes before the image data, chunks of image data. Pillow (or zlib) then
+reads only what decodes the pixels: a crafted file of millions of chunks, or of compressed text that inflates to
+gigabytes, costs the walk's bounded loop and no more (PngFile).
 """
 from __future__ import annotations
 
 import inspect
+import io
 import os
 import re
 import struct
 import warnings
 import zlib
+from typing import List, NamedTuple, Optional
 
 import numpy as np
 
-from ..errors import SubmissionError
+from ..errors import SubmissionError, shorten
+from .limits import ECHO_CHARS, MAX_PNG_CHUNKS, MAX_PNG_DATA_CHUNKS, MAX_PNG_PREAMBLE_BYTES
 
 # No VOC image is larger than 500 x 500; 4096 x 4096 leaves room for other datasets and bounds memory (16 MiB).
 MAX_PIXELS = 4096 * 4096
@@ -44,6 +52,161 @@ _DESCRIBE = {"1": "a 1-bit black-and-white PNG", "L;2": "a 2-bit greyscale PNG",
 DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, struct.error, zlib.error, MemoryError)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+class NotPng(Exception):
+    """read_png: the file does not start with the PNG signature; head: its first bytes (at most 8), for the
+    caller's message."""
+
+    def __init__(self, head):
+        super().__init__("not a PNG")
+        self.head = head
+
+
+# Why a decode failed, when the walk saw the file end inside (or right after) its image data
+CUT_SHORT = "the file is cut short: it ends before its image data is complete"
+
+_HEAD = struct.Struct(">I4s")       # a chunk's length and type
+_U32 = struct.Struct(">I")
+
+
+def png_chunk(kind, data):
+    """One chunk as a file holds it: length, type, data, CRC."""
+    return _U32.pack(len(data)) + kind + data + _U32.pack(zlib.crc32(data, zlib.crc32(kind)) & 0xFFFFFFFF)
+
+
+class PngFile(NamedTuple):
+    """A PNG file walked up to the end of its image data, caps checked, before any decoder sees it (read_png).
+
+    ihdr: the 13 bytes of the header; plte_length, trns_length: the lengths of the last PLTE and tRNS chunks' data
+    (None without one); kept: those chunks (IHDR, PLTE, tRNS) whole, as the file has them; data_pieces: the image
+    data, the payloads of the first run of consecutive IDAT chunks; cut_short: the file ends inside that run, or
+    right after it (no chunk, not even IEND, follows).
+
+    stream() is the file Pillow decodes: the signature, IHDR, the last PLTE and the last tRNS (Pillow keeps the
+    last of each), the image data in one IDAT chunk, IEND. No other chunk changes a decoded pixel (text, ICC
+    profile, EXIF, gamma, physical size, private chunks; APNG's acTL and fcTL, which Pillow 6.1 ignores), and
+    Pillow handles each in Python, 3 to 10 microseconds a chunk, and inflates compressed text and ICC profiles: a
+    crafted file multiplies exactly that. Pillow reads the first run of image data only and stops at the last
+    row, so the pixels, and Pillow's verdict on them (truncated, corrupt), are those of the file itself."""
+
+    ihdr: bytes
+    plte_length: Optional[int]
+    trns_length: Optional[int]
+    kept: List[bytes]
+    data_pieces: List[bytes]
+    cut_short: bool
+
+    def image_data(self):
+        """The image data (a zlib stream) in one bytes object."""
+        return self.data_pieces[0] if len(self.data_pieces) == 1 else b"".join(self.data_pieces)
+
+    def stream(self):
+        """A file object holding the PNG that Pillow decodes (see the class); the image data is copied once."""
+        crc = zlib.crc32(b"IDAT")
+        for piece in self.data_pieces:
+            crc = zlib.crc32(piece, crc)
+        length = sum(len(piece) for piece in self.data_pieces)
+        return io.BytesIO(b"".join([PNG_SIGNATURE] + self.kept + [_HEAD.pack(length, b"IDAT")] + self.data_pieces
+                                   + [_U32.pack(crc & 0xFFFFFFFF), png_chunk(b"IEND", b"")]))
+
+
+def read_png(path, label, err=SubmissionError):
+    """Walk the chunks of the PNG file at `path` and return its PngFile, having checked, before any decoder runs:
+    - at most MAX_PNG_CHUNKS chunks, and MAX_PNG_PREAMBLE_BYTES bytes, before the image data (the first IDAT);
+    - IHDR first and once; every chunk before the image data inside the file, with a type of 4 letters and a
+      valid CRC (Pillow checks the same);
+    - at most MAX_PNG_DATA_CHUNKS chunks of image data (IDAT), one after the other.
+    A file that breaks one is an err(label, ...) of one line naming the file; chunks are named by position,
+    nothing of their content is quoted. Raises NotPng for a file without the PNG signature (the caller words
+    it) and OSError when the file cannot be read.
+
+    The walk is a Python loop over chunk headers bounded by the caps (at most MAX_PNG_CHUNKS + MAX_PNG_DATA_CHUNKS
+    steps), and what follows the image data is never read. The bytes before the image data are read in one piece
+    of at most MAX_PNG_PREAMBLE_BYTES + 8 bytes (all of a small file), the image data once, piece by piece."""
+    with open(str(path), "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(min(size, MAX_PNG_PREAMBLE_BYTES + 8))    # not a fresh MiB for every small file
+        if not head.startswith(PNG_SIGNATURE):
+            raise NotPng(head[:len(PNG_SIGNATURE)])
+        (ihdr, plte, trns), pos = _walk_preamble(head, size, label, err)
+        pieces, cut_short = _walk_image_data(f, head, size, pos, label, err)
+    return PngFile(ihdr[8:21], None if plte is None else len(plte) - 12, None if trns is None else len(trns) - 12,
+                   [c for c in (ihdr, plte, trns) if c is not None], pieces, cut_short)
+
+
+def _walk_preamble(head, size, label, err):
+    """The chunks before the image data, all inside head: ((IHDR, the last PLTE, the last tRNS: each a whole
+    chunk or None), the position of the first IDAT)."""
+    view = memoryview(head)
+    pos, count = len(PNG_SIGNATURE), 0
+    ihdr = plte = trns = None
+    while True:
+        if pos + 8 > len(head):
+            if pos + 8 > size:
+                raise err(label, expected="a complete PNG file", found="a file that ends before its image data")
+            raise err(label, expected="at most %d bytes before the image data" % MAX_PNG_PREAMBLE_BYTES,
+                      found="more than %d" % MAX_PNG_PREAMBLE_BYTES)
+        length, kind = _HEAD.unpack_from(head, pos)
+        if kind == b"IDAT":
+            break
+        count += 1
+        if count > MAX_PNG_CHUNKS:
+            raise err(label, expected="at most %d chunks before the image data" % MAX_PNG_CHUNKS,
+                      found="more than %d" % MAX_PNG_CHUNKS)
+        end = pos + 12 + length
+        if end > size:
+            raise err(label, expected="a complete PNG file", found="a file that ends inside chunk %d, before its "
+                      "image data" % count)
+        if end > MAX_PNG_PREAMBLE_BYTES:
+            raise err(label, expected="at most %d bytes before the image data" % MAX_PNG_PREAMBLE_BYTES,
+                      found="more than %d" % MAX_PNG_PREAMBLE_BYTES)
+        if not kind.isalpha():
+            raise err(label, expected="PNG chunks (a type of 4 letters)", found="chunk %d of another type" % count)
+        if zlib.crc32(view[pos + 4:end - 4]) & 0xFFFFFFFF != _U32.unpack_from(head, end - 4)[0]:
+            raise err(label, expected="PNG chunks with a valid CRC", found="a wrong CRC in chunk %d" % count)
+        if count == 1 and (kind != b"IHDR" or length != 13):
+            raise err(label, expected="a PNG header first (an IHDR chunk of 13 bytes)",
+                      found="chunk 1 of another type or length")
+        if count > 1 and kind == b"IHDR":
+            raise err(label, expected="one PNG header (IHDR chunk)", found="another one, chunk %d" % count)
+        if kind == b"IHDR":
+            ihdr = head[pos:end]
+        elif kind == b"PLTE":
+            plte = head[pos:end]
+        elif kind == b"tRNS":
+            trns = head[pos:end]
+        pos = end
+    view.release()
+    return (ihdr, plte, trns), pos
+
+
+def _walk_image_data(f, head, size, pos, label, err):
+    """The payloads of the consecutive IDAT chunks from pos, and whether the file ends inside them or right after
+    (pieces, cut_short). Pillow reads these and no further chunk for the pixels."""
+    pieces, count = [], 0
+    while pos + 8 <= size:
+        length, kind = _HEAD.unpack(_read_at(f, head, pos, 8))
+        if kind != b"IDAT":
+            return pieces, False
+        count += 1
+        if count > MAX_PNG_DATA_CHUNKS:
+            raise err(label, expected="at most %d chunks of image data (IDAT)" % MAX_PNG_DATA_CHUNKS,
+                      found="more than %d" % MAX_PNG_DATA_CHUNKS)
+        start = pos + 8
+        stop = min(start + length, size)
+        if stop > start:
+            pieces.append(_read_at(f, head, start, stop - start))
+        pos = start + length + 4
+    return pieces, True
+
+
+def _read_at(f, head, pos, n):
+    """n bytes (fewer at the end of the file) from position pos: from head when it holds them."""
+    if pos + n <= len(head):
+        return head[pos:pos + n]
+    f.seek(pos)
+    return f.read(n)
 
 
 def open_png(fp):
@@ -124,21 +287,19 @@ def load_into(im, buffer=None):
     return np.asarray(im)
 
 
-PLAIN_MAX_BYTES = 64 << 20     # larger files are left to Pillow, which reads them piece by piece
 _PLAIN_ROWS_FIRST = 8          # rows inflated before the rest: a filtered file goes to Pillow early
 
 
 class PlainPng(object):
     """An indexed label PNG that Pillow would open and decode without a question, read by zlib alone.
 
-    plain(path) returns one only for the plainest layout: the signature; IHDR (CRC checked, as Pillow checks every
-    chunk before the image data) of a non-interlaced 8-bit palette image no larger than Pillow's MAX_IMAGE_PIXELS;
-    before the image data only PLTE (once), tRNS (after it) and pHYs, each with a valid CRC and a length Pillow
-    parses; then consecutive IDAT chunks and IEND, all inside the file. Pillow reads exactly these files as mode P
-    with the size of IHDR and these bytes as pixels, so the messages of every other file (not a PNG, wrong kind,
-    bomb, broken header) stay Pillow's. Palette images only: libpng (MATLAB's imwrite) and Pillow store them
-    unfiltered, as the PNG specification recommends, while they filter greyscale rows adaptively, which only
-    inflating the whole image would reveal.
+    plain(png) takes a walked PngFile (read_png: signature, chunks and CRCs before the image data checked) and
+    returns one only for the plainest layout: IHDR of a non-interlaced 8-bit palette image no larger than
+    Pillow's MAX_IMAGE_PIXELS, a PLTE of a length Pillow parses, no tRNS or one of at most 256 entries, and image
+    data. Pillow reads exactly these files (its stream: PngFile.stream) as mode P with the size of IHDR and these
+    bytes as pixels, so the messages of every other file (wrong kind, bomb, broken header) stay Pillow's. Palette
+    images only: libpng (MATLAB's imwrite) and Pillow store them unfiltered, as the PNG specification recommends,
+    while they filter greyscale rows adaptively, which only inflating the whole image would reveal.
 
     decode() inflates the IDAT stream and returns the pixels only when every row has filter type 0 (None), where
     a row IS its bytes; for any other filter, a zlib error or too little data it returns None and the caller
@@ -151,57 +312,19 @@ class PlainPng(object):
         self._idat = idat
 
     @classmethod
-    def plain(cls, path):
-        try:
-            with open(str(path), "rb") as f:
-                if os.fstat(f.fileno()).st_size > PLAIN_MAX_BYTES:
-                    return None
-                data = f.read()
-        except OSError:
-            return None
-        return cls.parse(data)
-
-    @classmethod
-    def parse(cls, data):
+    def plain(cls, png):
         from PIL import Image
 
-        if not data.startswith(PNG_SIGNATURE):
+        width, height, depth, colour, compression, filtering, interlace = struct.unpack(">IIBBBBB", png.ihdr)
+        limit = Image.MAX_IMAGE_PIXELS
+        if (depth != 8 or colour != 3 or compression or filtering or interlace or not width or not height
+                or (limit and width * height > limit)):
             return None
-        pos, n = len(PNG_SIGNATURE), len(data)
-        header, palette, idat = None, False, []
-        while pos + 8 <= n:
-            length, kind = struct.unpack_from(">I4s", data, pos)
-            start, end = pos + 8, pos + 8 + length
-            if end + 4 > n:
-                return None
-            if kind == b"IDAT":
-                if not palette:
-                    return None
-                idat.append(data[start:end])
-            elif idat:                              # after the image data only its end
-                return cls(header[:2], idat) if kind == b"IEND" else None
-            else:
-                if zlib.crc32(data[pos + 4:end]) & 0xFFFFFFFF != struct.unpack_from(">I", data, end)[0]:
-                    return None
-                if header is None:
-                    if kind != b"IHDR" or length != 13:
-                        return None
-                    header = struct.unpack_from(">IIBBBBB", data, start)
-                    width, height, depth, colour, compression, filtering, interlace = header
-                    limit = Image.MAX_IMAGE_PIXELS
-                    if (depth != 8 or colour != 3 or compression or filtering or interlace or not width
-                            or not height or (limit and width * height > limit)):
-                        return None
-                elif kind == b"PLTE" and not palette and 0 < length <= 768 and length % 3 == 0:
-                    palette = True
-                elif kind == b"tRNS" and palette and length <= 256:
-                    pass
-                elif kind == b"pHYs" and length == 9:
-                    pass
-                else:
-                    return None
-            pos = end + 4
-        return None
+        if png.plte_length is None or not 0 < png.plte_length <= 768 or png.plte_length % 3:
+            return None
+        if (png.trns_length or 0) > 256 or not png.data_pieces:
+            return None
+        return cls((width, height), png.image_data())
 
     def decode(self, buffer=None):
         """The (h, w) uint8 pixels in buffer's array (a new one without a buffer), or None: ask Pillow."""
@@ -210,7 +333,7 @@ class PlainPng(object):
         first = min(height, _PLAIN_ROWS_FIRST)
         inflate = zlib.decompressobj()
         try:
-            raw = inflate.decompress(b"".join(self._idat), first * stride)      # max_length > 0: bounded
+            raw = inflate.decompress(self._idat, first * stride)      # max_length > 0: bounded
             if len(raw) < first * stride or any(raw[0:first * stride:stride]):
                 return None
             rest = inflate.decompress(inflate.unconsumed_tail, (height - first) * stride) if height > first else b""
@@ -230,15 +353,17 @@ class PlainPng(object):
 class LabelImage(object):
     """An opened (header read, pixels not yet decoded) label PNG. Use as a context manager; .size is (w, h).
 
-    A plain label PNG (PlainPng) is read without Pillow; every other file is opened by Pillow, whose verdict and
-    messages are the rules here (also for a plain-looking file whose pixel data turns out not to be plain)."""
+    The file is walked first (read_png: the caps, the chunks before the image data). A plain label PNG (PlainPng)
+    is then read without Pillow; every other one is opened by Pillow (its stream: PngFile.stream), whose verdict
+    and messages are the rules here (also for a plain-looking file whose pixel data turns out not to be plain)."""
 
     def __init__(self, path, label, err=SubmissionError):
         self.label = label
         self.err = err
         self.path = path
         self._im = None
-        self._plain = PlainPng.plain(path)
+        self._png = _read_label_png_file(path, label, err)
+        self._plain = PlainPng.plain(self._png)
         if self._plain is not None:
             self.size = self._plain.size
         else:
@@ -252,18 +377,13 @@ class LabelImage(object):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")      # nothing below cli prints; Pillow's other warnings are moot
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
-                im = Image.open(str(self.path))
-        except FileNotFoundError:
-            raise err(label, message="the image file is missing")
+                im = open_png(self._png.stream())
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
             raise err(label, expected="an image of at most %d pixels" % MAX_PIXELS,
                       found="a declared size too large to decode")
         except DECODE_ERRORS as e:
-            raise err(label, expected=KIND, found="a file that is not a readable image (%s)" % describe_error(e, label))
+            raise err(label, expected=KIND, found="a file that is not a readable image (%s)" % describe_error(e))
         self._im = im
-        if im.format != "PNG":
-            self.close()
-            raise err(label, expected=KIND, found="a %s file" % (im.format or "non-PNG"))
         raw = _rawmode(im)
         if im.mode not in ("P", "L") or raw not in _RAW_OK:
             self.close()
@@ -278,7 +398,7 @@ class LabelImage(object):
         return False
 
     def close(self):
-        self._plain = None
+        self._plain = self._png = None
         if self._im is not None:
             self._im.close()
             self._im = None
@@ -307,8 +427,8 @@ class LabelImage(object):
                         warnings.simplefilter("ignore")
                         arr = load_into(self._im, buffer)
                 except DECODE_ERRORS as e:
-                    raise self.err(self.label, expected=KIND,
-                                   found="a PNG that cannot be decoded (%s)" % describe_error(e, self.label))
+                    raise self.err(self.label, expected=KIND, found="a PNG that cannot be decoded (%s)"
+                                   % (CUT_SHORT if self._png.cut_short else describe_error(e)))
         finally:
             self.close()
         if arr.dtype != np.uint8 or arr.shape != (h, w):
@@ -329,10 +449,25 @@ def first_pixel_where(mask):
     return flat % mask.shape[1], flat // mask.shape[1]
 
 
-def describe_error(exc, label, limit=80):
-    """Pillow's message for a message line, with any quoted file path replaced by the label (never echo the
-    worker's absolute paths), shortened to `limit` characters."""
-    text = str(exc).replace("\n", " ").strip()
-    text = re.sub(r"'[^']*[/\\][^']*'", repr(str(label)), text)
-    text = text or type(exc).__name__
-    return text if len(text) <= limit else text[:limit] + "..."
+def _read_label_png_file(path, label, err):
+    """read_png, with the label images' messages for a file that is missing, unreadable or not a PNG."""
+    try:
+        return read_png(path, label, err)
+    except FileNotFoundError:
+        raise err(label, message="the image file is missing")
+    except OSError as e:
+        raise err(label, expected=KIND, found="a file that cannot be read (%s)" % (e.strerror or type(e).__name__))
+    except NotPng as e:
+        if not e.head:
+            raise err(label, expected=KIND, found="an empty file (0 bytes)")
+        if e.head.startswith(b"\xff\xd8\xff"):
+            raise err(label, expected=KIND, found="a JPEG file")
+        raise err(label, expected=KIND, found="a file that is not a readable image (not a PNG: its first bytes "
+                  "are %r)" % e.head[:4])
+
+
+def describe_error(exc):
+    """Pillow's (or zlib's) message about a file, for a message line that names the file already: without a file
+    name or a stream's repr (Pillow quotes either), on one line, quoted and shortened (errors.shorten)."""
+    text = re.sub(r"'[^']*[/\\][^']*'|<[^<>]*>", "", str(exc))
+    return shorten(" ".join(text.split()) or type(exc).__name__, ECHO_CHARS)

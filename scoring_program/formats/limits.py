@@ -10,6 +10,7 @@ MAX_FIELD_CHARS = 256           # one field / token / id / name / string value: 
 MAX_NUMBER_CHARS = 64           # one number as written (sign, digits, point, exponent): characters at most
 MAX_PNG_CHUNKS = 4096           # chunks before a PNG's image data (IHDR, PLTE, tRNS, ancillary chunks)
 MAX_PNG_PREAMBLE_BYTES = 1 << 20    # bytes before a PNG's first IDAT chunk
+MAX_PNG_DATA_CHUNKS = 4096      # IDAT chunks in a PNG's image data (libpng writes 8 KiB each: 32 MiB of data)
 ECHO_CHARS = 200                # participant text quoted in a message: characters at most, escaped, one line
 
 
