@@ -77,7 +77,7 @@ from . import errors, participant
 from .errors import ScoringError
 from .report.result import FULL, HIDDEN, LEVEL_FILE, LEVELS
 from .tasks import registry
-from .tasks.base import TRACK_FILE
+from .tasks.base import PRIVATE_FILE, TRACK_FILE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "scoring_program")
@@ -139,7 +139,7 @@ def scoring_program_zip(slug):
     return z.close()
 
 
-def reference_zip(reference, level=HIDDEN, track=None):
+def reference_zip(reference, level=HIDDEN, track=None, private=None):
     """reference_data.zip: exactly the files the competition's reference loader read, at the zip root, the
     report level the scorer is to use with it (REPORT_LEVEL: hidden unless the organizer set `report: full`) and,
     for a VOC track (`track: comp3`), the one comp it ranks (TRACK)."""
@@ -148,6 +148,8 @@ def reference_zip(reference, level=HIDDEN, track=None):
     z.add_bytes(LEVEL_FILE, (level + "\n").encode("ascii"))
     if track:
         z.add_bytes(TRACK_FILE, (track + "\n").encode("ascii"))
+    if private is not None:
+        z.add_bytes(PRIVATE_FILE, private.text().encode("utf-8"))
     return z.close()
 
 
@@ -229,7 +231,8 @@ def codabench_yaml(slug, columns, docker_image=None, config=None):
 # ------------------------------------------------------------------ organizer.yaml
 CONFIG_KEYS = ("title", "description", "docker_image", "report", "track", "fact_sheet", "phases", "pages")
 CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
-                     "execution_time_limit", "reference_data", "set", "report", "auto_migrate_to_this_phase")
+                     "execution_time_limit", "reference_data", "set", "report", "private",
+                     "auto_migrate_to_this_phase")
 _DATE_RX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?"
                       r"\s*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?")
 
@@ -381,6 +384,28 @@ def fact_sheet(sheet, what):
     return out
 
 
+def _private_part(value, what, base):
+    """private: {ids: FILE} (item ids, one a line, relative to organizer.yaml) or {fraction: F, seed: S}."""
+    from .tasks.base import PrivatePart
+    if isinstance(value, dict) and set(value) == {"ids"}:
+        path = os.path.join(base, _text(value["ids"], "%s: ids" % what))
+        try:
+            with open(path, encoding="utf-8") as f:
+                ids = set(line.strip() for line in f if line.strip())
+        except (OSError, UnicodeDecodeError) as e:
+            raise BundleError("%s: ids: cannot read %s (%s)" % (what, path, getattr(e, "strerror", None) or e))
+        if not ids:
+            raise BundleError("%s: ids: %s lists no item" % (what, path))
+        return PrivatePart(ids=ids)
+    if isinstance(value, dict) and set(value) in ({"fraction"}, {"fraction", "seed"}):
+        fraction, seed = value["fraction"], value.get("seed", 0)
+        if isinstance(fraction, (int, float)) and not isinstance(fraction, bool) and 0 < fraction < 1 and \
+                isinstance(seed, int) and not isinstance(seed, bool):
+            return PrivatePart(fraction=float(fraction), seed=seed)
+    raise BundleError("%s: expected {ids: FILE} (the private item ids, one a line) or {fraction: F, seed: S} with "
+                      "0 < F < 1, found %s" % (what, errors.shorten(value)))
+
+
 def _report_level(value, what):
     if value not in LEVELS:
         raise BundleError("%s: expected hidden (the test set stays hidden: participants see only their scores and "
@@ -421,6 +446,12 @@ def _config_phases(phases, path):
             ph["_set"] = _text(p["set"], "%s: set" % where)
         if "report" in p:
             ph["_report"] = _report_level(p["report"], "%s: report" % where)
+        if "private" in p:
+            ph["_private"] = _private_part(p["private"], "%s: private" % where, os.path.dirname(os.path.abspath(path)))
+            if ph.get("_report") == FULL:
+                raise BundleError("%s: report: full shows diagnostics of the whole test set, private part included: "
+                                  "a phase with a private part is hidden" % where)
+            ph["hide_score_output"] = True      # Codabench: the scoring output zip (scores.json) is organizer-only
         if "auto_migrate_to_this_phase" in p:
             if not isinstance(p["auto_migrate_to_this_phase"], bool):
                 raise BundleError("%s: auto_migrate_to_this_phase: expected true or false, found %s"
@@ -558,6 +589,10 @@ def legacy_notes(y2):
             notes.append("legacy Codalab bundle: phase %r stays open until %r starts (%s): v1.5 phases have only a "
                          "start date, so its end (%s) is not in the legacy yaml"
                          % (a["name"], b["name"], b["start"], a["end"]))
+    if any(p.get("hide_score_output") for p in ordered):
+        notes.append("legacy Codalab bundle: a private part's scores go to OUTPUT/private/, which legacy Codalab "
+                     "gives only to the competition's creator (private_output.zip); v1.5 cannot hide the scoring "
+                     "output zip, which holds the public part's scores only")
     if y2.get("fact_sheet"):
         notes.append("legacy Codalab bundle: v1.5 has no fact sheet (only its fixed per-submission method fields): "
                      "ask the fact sheet's questions (%s) in the phase description or the terms"
@@ -743,17 +778,21 @@ class _PhaseData(object):
     """One distinct ground truth of the bundle (a Codabench task): the folder, set and report level some phases
     score against, read by the scorer's loader."""
 
-    def __init__(self, index, ref_dir, set_name, level, read):
+    def __init__(self, index, ref_dir, set_name, level, read, private=None):
         self.index = index
         self.ref_dir = ref_dir
         self.set_name = set_name
         self.level = level
-        self.reference, self.warnings, self.dropped, self.columns = read
+        self.private = private
+        self.reference, self.warnings, self.dropped, self.all_columns = read
+        # with a private part the phase writes the ranking score of the public part alone
+        self.columns = self.all_columns[:1] if private is not None else self.all_columns
         self.phases = []
 
     @property
     def key(self):
-        return (os.path.realpath(self.ref_dir), self.set_name, self.level)
+        return (os.path.realpath(self.ref_dir), self.set_name, self.level,
+                self.private.text() if self.private is not None else None)
 
 
 def _phase_data(slug, phases, config_phases, ref_dir, set_name, level):
@@ -765,14 +804,16 @@ def _phase_data(slug, phases, config_phases, ref_dir, set_name, level):
         own = config_phases[i] if config_phases and i < len(config_phases) else {}
         folder = own.get("_reference_data", ref_dir)
         chosen = own.get("_set", set_name if "_reference_data" not in own else None)
-        key = (os.path.realpath(folder), chosen, own.get("_report", level))
+        private = own.get("_private")
+        key = (os.path.realpath(folder), chosen, HIDDEN if private else own.get("_report", level),
+               private.text() if private is not None else None)
         found = [d for d in data if d.key == key]
         if not found:
             try:
                 read = read_reference(slug, folder, chosen)
             except BundleError as e:
                 raise BundleError("phase %r: %s" % (phase["name"], e)) if len(phases) > 1 else e
-            found = [_PhaseData(len(data), folder, chosen, key[2], read)]
+            found = [_PhaseData(len(data), folder, chosen, key[2], read, private)]
             data.extend(found)
         found[0].phases.append(phase["name"])
         of_phase.append(found[0].index)
@@ -830,8 +871,8 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
             task["name"] = "%s: %s" % (template["name"], ", ".join(d.phases))
         task["reference_data"] = name
         tasks.append(dict(task))
-        ref_zip = reference_zip(d.reference, d.level, track)
-        _check_bundled_reference(slug, ref_zip, d.columns)
+        ref_zip = reference_zip(d.reference, d.level, track, d.private)
+        _check_bundled_reference(slug, ref_zip, d.all_columns)
         nested_refs.append((name, ref_zip))
         where = "phase(s) %s: " % ", ".join(d.phases) if several else ""
         warnings += [where + w for w in d.warnings]
@@ -843,6 +884,15 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
     notes += ["phase %r: execution_time_limit %d s is above the %d s cap of Codabench's default queue (use your own "
               "queue)" % (p["name"], p["execution_time_limit"], QUEUE_TIME_LIMIT) for p in y2["phases"]
               if p.get("execution_time_limit", 0) > QUEUE_TIME_LIMIT]
+    notes += ["phase(s) %s: a private part (%s of the test set's items): the leaderboard gets the ranking score of "
+              "the public part alone; the private part's goes to OUTPUT/private/scores.json, in the scoring output "
+              "that hide_score_output keeps from participants. Reveal it with `python -m scoring_program.rescore "
+              "SLUG --private-part ...` on the final entries, or by downloading their scoring output. Beware: "
+              "Codabench hands anyone who can see the competition the key of each task's reference data, and serves "
+              "it without a permission check (docs/codabench-phases-private-tracks.md)"
+              % (", ".join(d.phases), "%d ids" % len(d.private.ids) if d.private.ids is not None else
+                 "a fraction %g, seed %d" % (d.private.fraction, d.private.seed))
+              for d in data if d.private is not None]
     notes += ["phase %r: auto_migrate_to_this_phase: at its start Codabench re-runs the previous phase's leaderboard "
               "entries on this phase's task (a result file written for another set or data is then an error), "
               "and the migrated entries lose their fact-sheet answers (competitions/models.py)" % p["name"]

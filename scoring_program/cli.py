@@ -111,15 +111,46 @@ def report_level(ref_dir):
     return word
 
 
+def split_private_part(result, rank, part):
+    """The ranking score on the public part (the only score the leaderboard gets) and on the private part
+    (result.private_scores, written to OUTPUT/private/ only), from the task's decomposition: the metric on the
+    items of weight 1 (exact for 0/1 weights, tested for every competition). The other columns are of the whole
+    test set, private part included, so they are not written, nor the bars drawn from them."""
+    from collections import OrderedDict
+
+    import numpy as np
+
+    from .report.result import Own
+    d = result.decomposition
+    if isinstance(d, str) or d is None:
+        raise RuntimeError("no decomposition to split the private part: %s" % d)
+    mask = part.mask(d.items)
+    if mask.all() or not mask.any():
+        raise ReferenceDataError("ref/PRIVATE_PART", public=True, message="the private part holds %s of the "
+                                 "test set's items: the public and the private part each need at least one"
+                                 % ("all" if mask.all() else "none"))
+    public, private = d.score(np.stack([~mask, mask]).astype(np.float64))
+    if not (np.isfinite(public) and np.isfinite(private)):
+        raise ReferenceDataError("ref/PRIVATE_PART", public=True, message="the %s part has no %s (no positive "
+                                 "item of any class?): choose another split" % ("public" if not np.isfinite(public)
+                                                                                else "private", rank))
+    result.scores = OrderedDict([(rank, float(public))])
+    result.private_scores = OrderedDict([(rank, float(private))])
+    result.bars = []
+    result.notes.insert(0, Own("The leaderboard score is %s on the public part of the test set; the private "
+                               "part is scored apart, for the organizer, and shown to no one until they reveal it."
+                               % rank))
+
+
 def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False, level=None):
     """Score one submission; returns the Result. Raises ScoringError subclasses for bad input. private_report: a
     path outside output_dir for the organizer's report (what the participant's level withheld, and the per-item
     tables). decompose: also Result.decomposition (the bootstrap's per-item view of the same evaluation; the files
     written are the same). level: the report level (full or hidden); None: the reference data's (report_level)."""
     from .report.html import render, render_private
-    from .report.result import Own
+    from .report.result import HIDDEN, Own
     from .report.write import atomic_write, write_outputs
-    from .tasks.base import read_track
+    from .tasks.base import read_private, read_track
 
     task = registry.get(slug)
     ref_dir = os.path.join(input_dir, "ref")
@@ -133,9 +164,14 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     if private_report and inside(private_report, output_dir):
         raise PrivateReportInsideOutput(private_report)
     level = level or report_level(ref_dir)
+    part = read_private(ref_dir)
+    if part is not None:
+        level = HIDDEN          # every diagnostic of the whole test set would tell about its private part
     result = task.score(ref_dir, Submission(res_dir), progress or (lambda *a: None), private=bool(private_report),
-                        decompose=decompose)
+                        decompose=decompose or part is not None)
     keys = task.score_keys(ref_dir)
+    if part is not None:
+        split_private_part(result, keys[0].key, part)
     columns = [k.key for k in keys]
     extra = [k for k in result.scores if k not in columns]
     if extra:

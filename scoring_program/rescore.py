@@ -182,6 +182,8 @@ def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
         staging = os.path.join(work, "output")
         result = run(slug, inp, staging, decompose=bool(resamples))
         record["scores"] = dict(result.scores)
+        if result.private_scores:       # the reference's PRIVATE_PART: the private part's scores, for --private-part
+            record["private_scores"] = dict(result.private_scores)
         if resamples:
             record["bootstrap"] = _bootstrap(result.decomposition, resamples, seed)
             result = None
@@ -350,9 +352,12 @@ def _longer_limit(record, timeout):
     return "timeout" in record and (timeout is None or timeout > record["timeout"])
 
 
-def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=None, resamples=0, seed=0):
+def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=None, resamples=0, seed=0,
+            private_part=False):
     """Score every submission; returns the records in the given order. Writes DIR/submissions/<name>/, the state,
-    the leaderboard files, and with resamples the bootstrap's (bootstrap.csv, ranking.html)."""
+    the leaderboard files, and with resamples the bootstrap's (bootstrap.csv, ranking.html). private_part: the
+    leaderboard files rank the private part's scores (the reference's PRIVATE_PART), the organizer's final
+    table; a reference without a private part is an error."""
     ref = os.path.abspath(ref)
     if not os.path.isdir(ref):
         raise RescoreError("no reference data folder: %s" % ref)
@@ -389,6 +394,13 @@ def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=N
             _run_pool(slug, ref, todo, out_dir, jobs, timeout, ref_hash, records, progress, resamples, seed)
         ordered = [records[name] for name, _ in items]
         keys = [k for k in registry.get(slug).score_keys(ref)]
+        if private_part:
+            from .tasks.base import read_private
+            if read_private(ref) is None:
+                raise RescoreError("--private-part: %s has no PRIVATE_PART file (the private part a bundle's phase "
+                                   "names is in that phase's reference_data_<i>.zip)" % ref)
+            keys = keys[:1]
+            ordered = [dict(r, scores=r.get("private_scores", {})) for r in ordered]
         write_leaderboard(out_dir, slug, keys, ordered)
         if resamples:
             write_ranking(out_dir, slug, keys, ordered, resamples, seed)
@@ -555,6 +567,8 @@ def main(argv=None):
                     help="bootstrap resamples of the test items for ranking.html and bootstrap.csv (default 1000; "
                          "0: none)")
     ap.add_argument("--seed", type=int, default=0, help="the resamples' random seed (default 0)")
+    ap.add_argument("--private-part", action="store_true",
+                    help="rank the private part's scores (the reference's PRIVATE_PART): the organizer's final table")
     a = ap.parse_args(argv)
     problem = runtime.problem(registry.libraries(a.slug), local=True)
     if problem:
@@ -564,7 +578,7 @@ def main(argv=None):
         if a.bootstrap < 0:
             raise RescoreError("--bootstrap must be 0 or more")
         records = rescore(a.slug, a.ref, a.submissions, a.out, a.jobs, a.timeout, resamples=a.bootstrap,
-                          seed=a.seed)
+                          seed=a.seed, private_part=a.private_part)
     except RescoreError as e:
         sys.stderr.write("error: %s\n" % e)
         return 2

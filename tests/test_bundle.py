@@ -220,7 +220,8 @@ PHASE = "  - {name: %s, start: %s, end: %s}\n"
      "unknown keys colour, logo (known: title, description, docker_image, report, track, fact_sheet, phases, pages)"),
     ("phases:\n  - {name: Dev, start: 2024-03-01, ends: 2024-04-01}\n",
      "phase 1 (Dev): unknown key ends (known: name, description, start, end, max_submissions, "
-     "max_submissions_per_day, execution_time_limit, reference_data, set, report, auto_migrate_to_this_phase)"),
+     "max_submissions_per_day, execution_time_limit, reference_data, set, report, private, "
+     "auto_migrate_to_this_phase)"),
     ("phases:\n  - {name: Dev, start: 2024-13-01}\n",
      "phase 1 (Dev): start: expected a date (2024-03-01) or 'YYYY-MM-DD HH:MM', found '2024-13-01'"),
     ("phases:\n  - {name: Dev, start: next monday}\n",

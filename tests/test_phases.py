@@ -286,3 +286,124 @@ def test_only_voc_has_tracks(tmp_path):
     cfg.write_text("track: comp1\n")
     with pytest.raises(bundle.BundleError, match="kinetics-tps has no tracks"):
         bundle.prepare("kinetics-tps", config=str(cfg))
+
+
+# ---------------------------------------------------------------- a private part of the test set
+PRIVATE_PHASES = """\
+phases:
+  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}
+  - name: Final
+    start: 2024-05-01
+    private: {fraction: 0.5, seed: 3}   # both parts non-empty for every sample (seed 1 leaves action-tubes none)
+"""
+
+
+def _seen_by_participant(folder, stdout, stderr):
+    parts = [stdout, stderr]
+    for name in ("scores.txt", "scores.json", "detailed_results.html"):
+        parts.append(open(os.path.join(folder, name), encoding="utf-8").read())
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("slug", _competitions())
+def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slug):
+    import subprocess
+    import sys
+    from conftest import read_scores
+    from scoring_program.report.write import format_score
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text(PRIVATE_PHASES)
+    plan = bundle.prepare(slug, config=str(cfg))
+    cb, y2, cl, y1 = _yamls(plan)
+    final = [p for p in y2["phases"] if p["name"] == "Final"][0]
+    dev = [p for p in y2["phases"] if p["name"] == "Development"][0]
+    assert final["hide_score_output"] is True and "hide_score_output" not in dev
+    assert "hide_score_output" not in y1["phases"][2]            # legacy v1.5 cannot load it
+    assert _zip(cb.read("reference_data_1.zip")).read("PRIVATE_PART") == b"fraction 0.5 seed 3\n"
+    assert [c["key"] for c in y2["leaderboards"][0]["columns"]] == [registry_rank(slug)]
+    assert any("a private part" in n for n in plan.notes) and any("OUTPUT/private/" in n for n in plan.notes)
+    out = tmp_path / "bundles"
+    bundle.write(plan, str(out))
+    name = "random" if os.path.isdir(os.path.join(ROOT, "starting_kit", slug, "submissions", "random")) \
+        else "perfect"
+    entry = os.path.join(ROOT, "starting_kit", slug, "submissions", name)
+    for flavor in ("codabench", "codalab"):
+        keep = tmp_path / ("keep-" + flavor)
+        p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", slug, entry, "--dist", str(out),
+                            "--phase", "Final", "--flavor", flavor, "--keep", str(keep)],
+                           capture_output=True, text=True, cwd=ROOT)
+        assert p.returncode == 0, p.stderr
+        public = read_scores(keep)
+        private = read_scores(keep / "private")
+        rank = registry_rank(slug)
+        assert list(public) == [rank] and list(private) == [rank]
+        if public[rank] == private[rank]:
+            continue                    # nothing to tell apart (e.g. a perfect sample scores 1 on both parts)
+        seen = _seen_by_participant(str(keep), p.stdout, p.stderr)
+        value = private[rank]
+        for text in (format_score(value), format_score(round(value, 6)), "%.4f" % value, "%.6f" % value):
+            assert text not in seen, (text, slug)
+        assert "Report level: hidden." in seen and "public part of the test set" in seen
+
+
+def registry_rank(slug):
+    from scoring_program.tasks import registry
+    return registry.get(slug).column_table()[0].key
+
+
+def test_the_public_part_is_the_score_of_the_public_items_alone(tmp_path):
+    """Classification, by hand: the public part's mAP equals score.py on the public images alone (the lists and the
+    result files cut to them), and the private part's on the private images alone."""
+    from conftest import read_scores, run_score
+    slug = "voc2011-classification"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    sub = os.path.join(ROOT, "starting_kit", slug, "submissions", "random")
+    ids = sorted(l.split()[0] for l in open(os.path.join(ref, "ImageSets", "Main", "cat_test.txt")) if l.strip())
+    private = set(ids[::3])
+    with_part = tmp_path / "with-part"
+    shutil.copytree(ref, str(with_part))
+    (with_part / "PRIVATE_PART").write_text("ids\n" + "".join(i + "\n" for i in sorted(private)))
+    proc, out = run_score(slug, str(with_part), sub, tmp_path, name="split", level=None)
+    assert proc.returncode == 0, proc.stderr
+
+    def cut(keep, name):
+        r, s = tmp_path / (name + "-ref"), tmp_path / (name + "-sub")
+        for src, dst in ((ref, r), (sub, s)):
+            shutil.copytree(src, str(dst))
+            for root, _, files in os.walk(str(dst)):
+                for f in files:
+                    path = os.path.join(root, f)
+                    lines = [l for l in open(path).read().splitlines() if l.strip() and keep(l.split()[0])]
+                    open(path, "w").write("".join(l + "\n" for l in lines))
+        proc, o = run_score(slug, str(r), str(s), tmp_path, name=name)
+        assert proc.returncode == 0, proc.stderr
+        return read_scores(o)["mAP"]
+
+    assert read_scores(out)["mAP"] == pytest.approx(cut(lambda i: i not in private, "public"), abs=1e-12)
+    assert read_scores(out / "private")["mAP"] == pytest.approx(cut(lambda i: i in private, "private"), abs=1e-12)
+    assert read_scores(out)["mAP"] != read_scores(out / "private")["mAP"]
+
+
+def test_rescore_ranks_the_private_part_for_the_organizer(tmp_path):
+    import csv
+    import subprocess
+    import sys
+    from conftest import read_scores, run_score
+    slug = "voc2011-detection"
+    ref = tmp_path / "final"
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(ref))
+    (ref / "PRIVATE_PART").write_text("fraction 0.5 seed 1\n")
+    subs = [os.path.join(ROOT, "starting_kit", slug, "submissions", n) for n in ("perfect", "random")]
+    p = subprocess.run([sys.executable, "-m", "scoring_program.rescore", slug] + subs +
+                       ["--ref", str(ref), "--out", str(tmp_path / "table"), "--bootstrap", "0", "--private-part"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(open(str(tmp_path / "table" / "leaderboard.csv"))))
+    assert [r["name"] for r in rows] == ["perfect", "random"] and list(rows[0])[-1] == "mAP"
+    for r, sub in zip(rows, subs):
+        proc, out = run_score(slug, str(ref), sub, tmp_path, name="direct-" + r["name"], level=None)
+        assert float(r["mAP"]) == read_scores(out / "private")["mAP"]
+    p = subprocess.run([sys.executable, "-m", "scoring_program.rescore", slug, subs[0], "--ref",
+                        os.path.join(ROOT, "reference_data", slug), "--out", str(tmp_path / "t2"), "--bootstrap",
+                        "0", "--private-part"], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2 and "has no PRIVATE_PART" in p.stderr

@@ -205,6 +205,7 @@ class Result(object):
         self.private = []             # Table: per-item diagnostics, written only by --private-report (organizer)
         self.decomposition = None     # metrics.bootstrap.Decomposition on request (rescore --bootstrap); a str: why not
         self.level = HIDDEN           # the report level (cli sets it from the reference data or --report)
+        self.private_scores = OrderedDict()   # the private part's scores (PRIVATE_PART): OUTPUT/private/ only
 
     def shown_warnings(self):
         """The warnings the participant sees at this report level (on stderr and in the report)."""

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import numpy as np
 
 SCORE_FILES = ("scores.txt", "scores.json", "detailed_results.html")
+PRIVATE_DIR = "private"         # OUTPUT/private/: the private part's scores (legacy Codalab: the creator-only zip)
 
 
 def format_score(value) -> str:
@@ -77,6 +78,11 @@ def write_outputs(output_dir, result, html_text):
     os.makedirs(str(output_dir), exist_ok=True)
     texts = [("detailed_results.html", html_text), ("scores.json", scores_json(result.scores)),
              ("scores.txt", scores_txt(result.scores))]    # raises before anything is written if a score is not finite
+    private = getattr(result, "private_scores", None)
+    if private:
+        os.makedirs(os.path.join(str(output_dir), PRIVATE_DIR), exist_ok=True)
+        texts = [(PRIVATE_DIR + "/scores.json", scores_json(private)),
+                 (PRIVATE_DIR + "/scores.txt", scores_txt(private))] + texts
     temps = []
     try:
         for name, text in texts:
@@ -116,11 +122,12 @@ def remove_stale(output_dir):
     temporary file a killed run left."""
     output_dir = str(output_dir)
     with signals_deferred():
-        for name in SCORE_FILES:
+        for name in SCORE_FILES + (PRIVATE_DIR + "/scores.txt", PRIVATE_DIR + "/scores.json"):
             p = os.path.join(output_dir, name)
             if os.path.isfile(p):
                 os.unlink(p)
         remove_temps(output_dir)
+        remove_temps(os.path.join(output_dir, PRIVATE_DIR))
 
 
 @contextmanager
@@ -143,6 +150,7 @@ def locked_output(output_dir):
             fd = None
     try:
         remove_temps(output_dir)
+        remove_temps(os.path.join(str(output_dir), PRIVATE_DIR))
         yield
     finally:
         if fd is not None:

@@ -54,6 +54,54 @@ class Reference(object):
         self.track = read_track(root)    # VOC: the one comp this reference ranks (its TRACK file), else None
 
 
+PRIVATE_FILE = "PRIVATE_PART"   # in the reference data: the private part of the test set (bundle's private:)
+
+
+class PrivatePart(object):
+    """Which evaluated items are private: `ids` (a set of item ids as the task names them: image, person
+    'image object', sequence, panorama, video) or a `fraction` of them chosen by `seed` (each item's own hash, so
+    the choice of one item never depends on the others)."""
+
+    def __init__(self, ids=None, fraction=None, seed=0):
+        self.ids = ids
+        self.fraction = fraction
+        self.seed = seed
+
+    def mask(self, items):
+        import numpy as np
+        if self.ids is not None:
+            return np.array([str(i) in self.ids for i in items], dtype=bool)
+        draws = [int.from_bytes(hashlib.sha256(("%d\0%s" % (self.seed, i)).encode("utf-8", "surrogateescape"))
+                                .digest()[:8], "big") / 2.0 ** 64 for i in items]
+        return np.array(draws, dtype=np.float64) < self.fraction
+
+    def text(self):
+        if self.ids is not None:
+            return "ids\n" + "".join(i + "\n" for i in sorted(self.ids))
+        return "fraction %r seed %d\n" % (self.fraction, self.seed)
+
+
+def read_private(ref_dir):
+    """The reference folder's PRIVATE_PART (first line 'ids' then one item id a line, or 'fraction F seed S'), or
+    None. A malformed file is the organizer's fault; the message names the line, never the content."""
+    from ..errors import ReferenceDataError
+    path = os.path.join(str(ref_dir), PRIVATE_FILE)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        lines = f.read().decode("utf-8", "surrogateescape").splitlines()
+    head = lines[0].split() if lines else []
+    if head == ["ids"]:
+        return PrivatePart(ids=set(l.strip() for l in lines[1:] if l.strip()))
+    try:
+        if len(head) == 4 and head[0] == "fraction" and head[2] == "seed" and 0 < float(head[1]) < 1:
+            return PrivatePart(fraction=float(head[1]), seed=int(head[3]))
+    except ValueError:
+        pass
+    raise ReferenceDataError("ref/" + PRIVATE_FILE, line=1, expected="'ids' then one item id a line, or "
+                             "'fraction F seed S' with 0 < F < 1")
+
+
 TRACK_FILE = "TRACK"        # in the reference data: 'comp3' (bundle's organizer.yaml track:), absent: every comp
 
 
