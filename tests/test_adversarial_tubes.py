@@ -3,14 +3,21 @@
 Crash tests: each cap gives exit 1 and one line naming the file and the line. Cost tests: a crafted
 frame_detections.csv (or tubes.csv) and an honest one of the same byte size, scored in the same test; the attack's
 peak RSS stays within the issue's bound (256 MiB + 8x the input) and its time within a few times the honest one's.
+The block scan that makes this possible is checked against a line-by-line read (blank lines, CRLF, blocks of a few
+bytes).
 """
 import json
 import os
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adversarial import MIB, assert_bounded, folder_bytes, measured, one_line
 from conftest import ROOT
+from scoring_program.errors import SubmissionError
+from scoring_program.formats import tubes as fmt
 from scoring_program.formats.limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS
 
 SLUG = "action-tubes"
@@ -268,3 +275,66 @@ def test_blank_lines_keep_line_numbers(tmp_path):
     data = DET_HEADER + b"\n\r\n   \n" + ROW + b"\t\n" + VIDEO + b",2.5,brush_hair,0.5,1,1,9,9\n"
     assert error_line(tmp_path, {DET: data}) == (
         "submission error: %s, line 7: expected an integer for the frame; found '2.5'" % DET)
+
+
+# ---------------------------------------------------------------------------------------------- the line scan
+
+def line_by_line(data, columns):
+    """What the block scan must give, one line at a time: (lines, {column: stripped fields}) of the records, or
+    the line of the first line with another field count."""
+    lines = data.split(b"\n")
+    h = next(i for i, line in enumerate(lines) if line.strip())
+    names = [x.strip().lower() for x in lines[h].split(b",")]
+    where = dict((c, names.index(c.encode())) for c in columns)
+    out, fields = [], dict((c, []) for c in columns)
+    for number, line in enumerate(lines[h + 1:], h + 2):
+        if not line.strip():
+            continue
+        cells = line.split(b",")
+        if len(cells) != len(names):
+            return number
+        out.append(number)
+        for c in columns:
+            fields[c].append(cells[where[c]].strip())
+    return out, fields
+
+
+cell = st.sampled_from(["a", " b ", "cc", "1", "2.5", " 3 ", "xyz\t"])
+blank = st.sampled_from(["", " ", "\r", " \t ", "  \r"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.tuples(cell, cell, cell), blank), max_size=30), st.booleans(), st.booleans(),
+       st.sampled_from([4, 16, 1 << 20]), st.integers(0, 2))
+def test_block_scan_equals_a_line_by_line_read(rows, crlf, final_newline, chunk, broken):
+    """Blank lines, CRLF, extra columns, blocks of a few bytes (every line a long line of its own) or one block:
+    the records, their lines and fields are those of a line-by-line read; a line of another count is named."""
+    end = "\r\n" if crlf else "\n"
+    body = [r if isinstance(r, str) else ",".join(r) for r in rows]
+    if broken and body:
+        body.insert(len(body) // 2, "p,q" if broken == 1 else "p,q,r,s")
+    text = "\n \nname,extra,score" + end + end.join(body) + (end if final_newline else "")
+    data = text.encode()
+    expected = line_by_line(data.replace(b"\r\n", b"\n"), ("name", "score"))
+    old = fmt.CHUNK
+    fmt.CHUNK = chunk
+    try:
+        for fast in (True, False):
+            if isinstance(expected, int):
+                with pytest.raises(SubmissionError) as e:
+                    fmt._read_csv(data, "x.csv", ("name", "score"), SubmissionError, fast)
+                assert e.value.line == expected
+                continue
+            lines, fields = expected
+            if any(not v for v in fields["name"]):
+                continue                # an empty name: an error of its own (covered elsewhere)
+            t = fmt._read_csv(data, "x.csv", ("name", "score"), SubmissionError, fast)
+            assert t.lines.tolist() == lines
+            assert [t.raw("score", i).encode() for i in range(len(t))] == fields["score"]
+            assert t.text("name").tolist() == fields["name"]
+            codes = t.codes("name")
+            assert [codes.text(c).encode() for c in codes.code.tolist()] == fields["name"]
+            assert t.find("name", np.array([b"cc", b"b"])).tolist() == [
+                {b"cc": 0, b"b": 1}.get(v, -1) for v in fields["name"]]
+    finally:
+        fmt.CHUNK = old

@@ -129,23 +129,27 @@ class Codes(NamedTuple):
     bases: np.ndarray       # the first code of each entry of values
 
     def text(self, code):
+        """The text of one code (for a message)."""
         b = int(np.searchsorted(self.bases, code, side="right")) - 1
         return self.values[b][code - int(self.bases[b])].decode("utf-8", "replace")
 
 
 class CsvTable(object):
     """Records of a CSV file: the positions of the separators around each record's required fields, and the
-    1-based line of every record."""
+    1-based line of every record.
+
+    seps[j] is (n,) int32 (int64 for a file of 2 GiB or more): one separator of every record, a comma or the
+    newline, or the byte before the line for its first field; fields[name] = (j, k): the field is seps[j] + 1 ..
+    seps[k] - 1. lines is (n,), of the same type."""
 
     def __init__(self, data, arr, file, err, lines, seps, fields):
         self.data = data
         self.arr = arr
         self.file = file
         self.err = err
-        self.lines = lines          # (n,) 1-based (int32 or int64, as seps)
-        self.seps = seps            # seps[j]: (n,) the positions of one separator of every record (int32 or int64;
-        self.fields = fields        # a line's first byte - 1 before its first field); name -> (j, k): the field
-        #                             is seps[j] + 1 .. seps[k] - 1
+        self.lines = lines
+        self.seps = seps
+        self.fields = fields
 
     def __len__(self):
         return int(self.lines.size)
@@ -175,11 +179,14 @@ class CsvTable(object):
         start += 1
         return start, self.seps[k][rows].astype(np.int64)
 
-    def spans(self, name, block=None):
-        """(rows, start, end) for the records rows = slice(a, a + len(start)), block by block (small temporaries)."""
-        block = block or BLOCK
-        for a in range(0, len(self), block):
-            rows = slice(a, min(a + block, len(self)))
+    def blocks(self):
+        """The records, BLOCK by BLOCK: slices (small temporaries)."""
+        n = len(self)
+        return [slice(a, min(a + BLOCK, n)) for a in range(0, n, BLOCK)]
+
+    def spans(self, name):
+        """(rows, start, end) for the records rows = slice(a, a + len(start)), block by block."""
+        for rows in self.blocks():
             start, end = self.bounds(name, rows)
             yield rows, start, end
 
@@ -234,7 +241,7 @@ class CsvTable(object):
         """The index of every record's field `name` (stripped) in universe (unique 'S' array), -1 if absent;
         block by block."""
         out = np.empty(len(self), dtype=np.int64)
-        for rows, _, _ in self.spans(name):
+        for rows in self.blocks():
             start, end = self._stripped(name, rows)
             found = out[rows]
             for at, uniq, inv in self._by_length(start, end - start):
@@ -297,8 +304,8 @@ class CsvTable(object):
         except (ValueError, OverflowError):
             bad = _first_failure(tokens, kind)
             vals = tokens[:bad].astype(kind)
-        nonfinite = np.flatnonzero(~np.isfinite(vals)) if not integer else np.zeros(0, dtype=np.int64)
-        if nonfinite.size:
+        nonfinite = np.flatnonzero(~np.isfinite(vals)) if not integer else []
+        if len(nonfinite):              # before the first token numpy cannot read, if any: the first bad token
             i = int(rows[nonfinite[0]])
             raise self.err(self.file, int(self.lines[i]), expected="a finite number for the %s" % name,
                            found=shorten(self.raw(name, i)))
@@ -381,9 +388,9 @@ def _records(data, arr, a, line, ncols, keep, label, err, fast=True):
     size = arr.size
     dtype = np.int32 if size < 2 ** 31 - 1 else np.int64
     # a record has ncols - 1 commas and a blank line none: at most this many records, so no array grows
-    most = data.count(b"\n", a) + 1
+    most = _count(arr, a, 10) + 1
     if ncols > 1:
-        most = min(most, data.count(b",", a) // (ncols - 1))
+        most = min(most, _count(arr, a, 44) // (ncols - 1))
     seps = [np.empty(most, dtype=dtype) for _ in keep]
     lines = np.empty(most, dtype=dtype)
     n = 0
@@ -444,6 +451,11 @@ def _records(data, arr, a, line, ncols, keep, label, err, fast=True):
         n += rec.size
         a, line = b, line + nlines
     return [sep[:n] for sep in seps], lines[:n]
+
+
+def _count(arr, a, byte):
+    """How many of the bytes from a on are `byte` (block by block: no temporary the size of the file)."""
+    return sum(int(np.count_nonzero(arr[b:b + CHUNK] == byte)) for b in range(a, arr.size, CHUNK))
 
 
 def _count_error(err, label, line, ncols, ncomma, data, arr, start, end):
