@@ -1,11 +1,19 @@
 """CSV files of the action-tubes competition: a header row, columns found by header name, vectorized parsing.
 
-read_csv() splits the bytes with numpy (no Python loop over lines on the good path): newline and comma positions
-give each record's field boundaries (a regular file, every line with the header's field count, is split in blocks
-into one separator table); fields are read as 64-bit words straight from the bytes (formats.fastnum), plain
-decimals are decoded there exactly (bit-identical to float()), anything else by numpy's own parser. Columns that
-repeat on consecutive records (a tube's video, id, label, score) are read once per run. Every error names the
-file and the 1-based line.
+read_csv() splits the bytes with numpy, block by block of whole lines (no Python loop over lines or fields): the
+positions of newlines and commas give every line's field count and the bounds of the required fields; a block
+whose every line has the header's field count is one reshape, any other block is checked line by line in numpy
+(blank lines, and lines of blanks only, are skipped; the first line with another field count is the error). Only
+the separators around the required columns are kept, so extra columns cost nothing after the scan. Numbers are
+read as 64-bit words straight from the bytes (formats.fastnum): plain decimals are decoded there exactly
+(bit-identical to float()), anything else by numpy's own parser, block by block. Text columns are read as integer
+codes (equal texts, equal codes), fields grouped by length so that no fixed-width copy is wider than its fields.
+Columns that repeat on consecutive records (a tube's video, id, label, score) are read once per run. Every error
+names the file and the 1-based line.
+
+The caps (formats.limits) hold for every field read and every header name: MAX_FIELD_CHARS for text,
+MAX_NUMBER_CHARS for numbers, both checked on the field as written, blanks included (the width rule, _over_cap;
+the carriage return of a CRLF line is not part of its last field).
 
 read_videos / read_gt_tubes (reference, ReferenceDataError) and read_frame_detections / read_tubes (submission,
 SubmissionError) return plain arrays for the metrics. A box with x1 > x2 or y1 > y2 is an error in the reference
@@ -17,359 +25,442 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
+from ..errors import ReferenceDataError, SubmissionError, shorten
+from . import limits
 from .fastnum import gather_words, parse_decimal, words_to_matrix
 from .text import lookup, read_bytes
 
 _WS = np.zeros(256, dtype=bool)
-_WS[[0, 9, 11, 12, 13, 32]] = True      # NUL is the gather padding
-_WS_REAL = _WS.copy()
-_WS_REAL[0] = False
+_WS[[0, 9, 11, 12, 13, 32]] = True      # blanks around a field (NUL is the gather padding)
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 10, 11, 12, 13, 32]] = True  # what a blank line holds (bytes.strip's set)
 
 BLOCK = 1 << 18                         # records per block of vectorized work
+CHUNK = 1 << 20                         # bytes per block of the line scan (whole lines; a longer line is one block)
 VIDEO_COLUMNS = ("video", "label", "num_frames")
 GT_COLUMNS = ("video", "tube", "label", "frame", "x1", "y1", "x2", "y2")
 DET_COLUMNS = ("video", "frame", "label", "score", "x1", "y1", "x2", "y2")
 TUBE_COLUMNS = ("video", "tube", "label", "score", "frame", "x1", "y1", "x2", "y2")
+NUMBER_COLUMNS = frozenset(("num_frames", "frame", "score", "x1", "y1", "x2", "y2"))
 
 
-def _line_text(data, start, end):
-    return data[start:end].decode("utf-8", "replace").strip()
+def _over_cap(length, cap):
+    """The width rule, in one place: the index of the first field longer than `cap` characters, or -1."""
+    if not length.size:
+        return -1
+    i = int(np.argmax(length > cap))
+    return i if length[i] > cap else -1
+
+
+def _cap_error(err, file, line, name, length):
+    """The error for a field of `length` characters over its column's cap (a number's or any field's)."""
+    expected, found = (limits.number_too_long if name in NUMBER_COLUMNS else limits.field_too_long)(length)
+    return err(file, line, expected=expected, found=found)
+
+
+def _cap(name):
+    return limits.MAX_NUMBER_CHARS if name in NUMBER_COLUMNS else limits.MAX_FIELD_CHARS
+
+
+def _strip(arr, start, end, blank=_WS):
+    """(start, end) of the fields without the blanks around them (int64 arrays are moved in place): a loop over
+    character positions (a field is within its cap), each step over the fields that still begin (end) with a
+    blank."""
+    start = start.astype(np.int64, copy=False)
+    end = end.astype(np.int64, copy=False)
+    idx = np.flatnonzero(start < end)
+    idx = idx[blank[arr[start[idx]]]]
+    while idx.size:
+        start[idx] += 1
+        idx = idx[start[idx] < end[idx]]
+        idx = idx[blank[arr[start[idx]]]]
+    idx = np.flatnonzero(start < end)
+    idx = idx[blank[arr[end[idx] - 1]]]
+    while idx.size:
+        end[idx] -= 1
+        idx = idx[start[idx] < end[idx]]
+        idx = idx[blank[arr[end[idx] - 1]]]
+    return start, end
+
+
+def _first_filled(arr, start, end):
+    """The first byte in start .. end - 1 that is not blank (end if none), block by block."""
+    for a in range(start, end, CHUNK):
+        filled = ~_BLANK[arr[a:min(a + CHUNK, end)]]
+        if filled.any():
+            return a + int(np.argmax(filled))
+    return end
+
+
+def _echo(data, arr, start, end):
+    """The participant's line start .. end - 1 for a message: stripped, shortened, escaped (a few hundred bytes of
+    it are decoded, however long it is)."""
+    start = _first_filled(arr, start, end)
+    return shorten(data[start:min(end, start + 4 * limits.ECHO_CHARS)].decode("utf-8", "replace").strip())
+
+
+def _first_failure(tokens, kind):
+    """The index of the first of `tokens` ('S' array) that numpy cannot convert to `kind`, given that some cannot:
+    a bisection over prefixes, each converted in C (about twice one conversion, no loop over tokens)."""
+    lo, hi = 0, tokens.size             # the first failure is in lo .. hi - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            tokens[lo:mid].astype(kind)
+            lo = mid
+        except (ValueError, OverflowError):
+            hi = mid
+    return lo
+
+
+def _find(texts, universe):
+    """The index in `universe` (unique 'S' array) of each of `texts` ('S' array of one width, stripped), or -1."""
+    same = np.flatnonzero(np.char.str_len(universe) == texts.dtype.itemsize)
+    found = lookup(texts, universe[same].astype(texts.dtype))
+    hit = found >= 0
+    found[hit] = same[found[hit]]
+    return found
+
+
+class Codes(NamedTuple):
+    """A text column read as integers: equal texts (blanks around them stripped), equal codes."""
+    code: np.ndarray        # (n,) int64: the code of every record read
+    values: list            # per field length, that length's distinct texts ('S' arrays, sorted): code order
+    bases: np.ndarray       # the first code of each entry of values
+
+    def text(self, code):
+        """The text of one code (for a message)."""
+        b = int(np.searchsorted(self.bases, code, side="right")) - 1
+        return self.values[b][code - int(self.bases[b])].decode("utf-8", "replace")
 
 
 class CsvTable(object):
-    """Records of a CSV file: field bounds per required column, the 1-based line of every record."""
+    """Records of a CSV file: the positions of the separators around each record's required fields, and the
+    1-based line of every record.
 
-    def __init__(self, data, arr, file, err, lines, bounds):
+    seps[j] is (n,) int32 (int64 for a file of 2 GiB or more): one separator of every record, a comma or the
+    newline, or the byte before the line for its first field; fields[name] = (j, k): the field is seps[j] + 1 ..
+    seps[k] - 1. lines is (n,), of the same type."""
+
+    def __init__(self, data, arr, file, err, lines, seps, fields):
         self.data = data
         self.arr = arr
         self.file = file
         self.err = err
-        self.lines = lines          # (n,) int64, 1-based
-        self.bounds = bounds        # name -> (start, end) byte offsets, end exclusive
+        self.lines = lines
+        self.seps = seps
+        self.fields = fields
 
     def __len__(self):
         return int(self.lines.size)
 
     def release(self):
-        """Drop the file's bytes and field bounds (memory) once every column is read; lines stay for errors."""
-        self.data = self.arr = self.bounds = None
+        """Drop the file's bytes and separators (memory) once every column is read; lines stay for errors."""
+        self.data = self.arr = self.seps = None
+
+    def forget(self, *names):
+        """Drop the separators that only the columns `names` need (memory: each column is read once)."""
+        self.fields = dict((name, jk) for name, jk in self.fields.items() if name not in names)
+        used = set(j for jk in self.fields.values() for j in jk)
+        self.seps = [sep if j in used else None for j, sep in enumerate(self.seps)]
 
     def take(self, idx):
-        """The records idx (int array) as a table of their own (same file, same line numbers)."""
-        if isinstance(self.bounds, _RegularBounds):
-            bounds = self.bounds.take(idx)
-        else:
-            bounds = dict((name, (s[idx], e[idx])) for name, (s, e) in self.bounds.items())
-        return CsvTable(self.data, self.arr, self.file, self.err, self.lines[idx], bounds)
+        """The records idx (ascending int array) as a table of their own (same file, same line numbers)."""
+        if idx.size == len(self):
+            return self
+        return CsvTable(self.data, self.arr, self.file, self.err, self.lines[idx],
+                        [None if sep is None else sep[idx] for sep in self.seps], self.fields)
 
-    def spans(self, name, block=None):
-        """(a, start, end) for the records a .. a + len(start) - 1, block by block (small temporaries)."""
-        block = block or BLOCK
+    def bounds(self, name, rows=slice(None)):
+        """(start, end) int64 byte offsets of the field `name` of the records `rows` (a slice or an index array),
+        end exclusive."""
+        j, k = self.fields[name]
+        start = self.seps[j][rows].astype(np.int64)
+        start += 1
+        return start, self.seps[k][rows].astype(np.int64)
+
+    def blocks(self):
+        """The records, BLOCK by BLOCK: slices (small temporaries)."""
         n = len(self)
-        regular = isinstance(self.bounds, _RegularBounds)
-        if not regular:
-            s_all, e_all = self.bounds[name]
-        for a in range(0, n, block):
-            b = min(a + block, n)
-            if regular:
-                s, e = self.bounds.span(name, a, b)
-            else:
-                s, e = s_all[a:b], e_all[a:b]
-            yield a, s, e
+        return [slice(a, min(a + BLOCK, n)) for a in range(0, n, BLOCK)]
 
-    def _column_width(self, name, limit):
-        """Longest field of the column; a field longer than `limit` is an error naming the first such line."""
-        w = 0
-        for a, s, e in self.spans(name):
-            length = e - s
-            m = int(length.max())
-            if m > limit:
-                i = a + int(np.argmax(length > limit))
-                raise self.err(self.file, int(self.lines[i]),
-                               expected="a %s of at most %d characters" % (name, limit),
-                               found="%d characters" % int(length[i - a]))
-            w = max(w, m)
-        return w
+    def spans(self, name):
+        """(rows, start, end) for the records rows = slice(a, a + len(start)), block by block."""
+        for rows in self.blocks():
+            start, end = self.bounds(name, rows)
+            yield rows, start, end
 
-    def _parse(self, name, limit, integer):
-        """(values, ok, width) of the column with fastnum.parse_decimal, block by block (one pass: the width
-        check raises at the first too long field before any value is looked at)."""
-        n = len(self)
-        vals = np.empty(n, dtype=np.float64)
-        ok = np.empty(n, dtype=bool)
-        w = 0
-        for a, s, e in self.spans(name):
-            b = a + s.size
-            length = e - s
-            m = int(length.max())
-            if m > limit:
-                self._column_width(name, limit)     # raises, naming the first such line
-            w = max(w, m)
-            vals[a:b], ok[a:b] = parse_decimal(gather_words(self.arr, s, length, max((m + 7) // 8, 1)), length,
-                                               integer)
-        return vals, ok, max(w, 1)
+    def line(self, rows, i):
+        """The 1-based line of the i-th of the records `rows` (a slice or an index array)."""
+        return int(self.lines[rows.start + i if isinstance(rows, slice) else rows[i]])
 
-    def _slow_words(self, name, rows, w):
-        start, end = self.bounds[name]
-        start, end = start[rows], end[rows]
-        return gather_words(self.arr, start, end - start, (w + 7) // 8)
-
-    def _check_width(self, length, limit, name):
-        w = int(length.max())
-        if w > limit:
-            i = int(np.argmax(length > limit))
-            raise self.err(self.file, int(self.lines[i]), expected="a %s of at most %d characters" % (name, limit),
-                           found="%d characters" % int(length[i]))
-        return w
-
-    def _words(self, start, end, limit, name):
+    def widest(self, name, start, end, rows=slice(0, None)):
+        """The longest of these fields of the column (of the records `rows`); one over the column's cap is an error
+        naming its line."""
         length = end - start
-        w = self._check_width(length, limit, name)
-        return gather_words(self.arr, start, length, max((w + 7) // 8, 1)), length, max(w, 1)
+        i = _over_cap(length, _cap(name))
+        if i >= 0:
+            raise _cap_error(self.err, self.file, self.line(rows, i), name, int(length[i]))
+        return int(length.max()) if length.size else 0
 
-    def _matrix(self, start, end, limit, name):
-        if start.size == 0:
-            return np.zeros((0, 1), dtype=np.uint8)
-        words, _, w = self._words(start, end, limit, name)
-        return words_to_matrix(words, w)
-
-    def text(self, name, limit=256):
-        """Column `name` as a stripped 'S' array; an empty field is an error naming the line."""
-        start, end = self.bounds[name]
-        mat = self._matrix(start, end, limit, name)
-        if _WS_REAL[mat].any():       # blanks around some field (the zero padding is not one)
-            nonws = ~_WS[mat]
-            anyc = nonws.any(axis=1)
-            w = mat.shape[1]
-            new_start = start + np.argmax(nonws, axis=1)
-            new_end = start + w - np.argmax(nonws[:, ::-1], axis=1)
-            new_end = np.where(anyc, new_end, new_start)
-            mat = self._matrix(new_start, new_end, limit, name)
-            start, end = new_start, new_end
+    def _stripped(self, name, rows=slice(0, None)):
+        """(start, end) of the fields of the records `rows`, blanks around them stripped; a field over the cap or
+        empty is an error naming its line."""
+        start, end = self.bounds(name, rows)
+        self.widest(name, start, end, rows)
+        start, end = _strip(self.arr, start, end)
         empty = np.flatnonzero(end <= start)
         if empty.size:
-            raise self.err(self.file, int(self.lines[empty[0]]), expected="a %s" % name, found="an empty field")
-        return mat.view("S%d" % mat.shape[1]).ravel()
+            raise self.err(self.file, self.line(rows, int(empty[0])), expected="a %s" % name, found="an empty field")
+        return start, end
+
+    def _by_length(self, start, length):
+        """For each field length (a loop over lengths, at most the cap): the fields of that length (indices), their
+        distinct texts ('S' array of that width, sorted) and the index of each field's text among them. No copy
+        is wider than its fields."""
+        if not length.size:
+            return
+        order = np.argsort(length, kind="stable")
+        cuts = np.flatnonzero(np.diff(length[order])) + 1
+        for lo, hi in zip([0] + cuts.tolist(), cuts.tolist() + [length.size]):
+            at = order[lo:hi]
+            width = int(length[at[0]])
+            texts = words_to_matrix(gather_words(self.arr, start[at], length[at], (width + 7) // 8), width)
+            uniq, inv = np.unique(texts.view("S%d" % width).ravel(), return_inverse=True)
+            yield at, uniq, inv.ravel()
+
+    def text(self, name):
+        """Column `name` as a stripped 'S' array (the reference's ids; a submission's columns are read by find and
+        codes, which make no copy wider than the fields)."""
+        start, end = self._stripped(name)
+        width = max(int((end - start).max()) if start.size else 0, 1)
+        return words_to_matrix(gather_words(self.arr, start, end - start, (width + 7) // 8), width).view(
+            "S%d" % width).ravel()
+
+    def find(self, name, universe):
+        """The index of every record's field `name` (stripped) in universe (unique 'S' array), -1 if absent;
+        block by block."""
+        out = np.empty(len(self), dtype=np.int64)
+        for rows in self.blocks():
+            start, end = self._stripped(name, rows)
+            found = out[rows]
+            for at, uniq, inv in self._by_length(start, end - start):
+                found[at] = _find(uniq, universe)[inv]
+        return out
+
+    def codes(self, name, rows=slice(0, None)):
+        """The column `name` of the records `rows` as Codes."""
+        start, end = self._stripped(name, rows)
+        length = end - start
+        del end
+        code = np.empty(length.size, dtype=np.int64)
+        values, bases = [], []
+        base = 0
+        for at, uniq, inv in self._by_length(start, length):
+            code[at] = base + inv
+            values.append(uniq)
+            bases.append(base)
+            base += uniq.size
+        return Codes(code, values, np.array(bases, dtype=np.int64))
 
     def raw(self, name, i):
-        start, end = self.bounds[name]
-        return self.data[int(start[i]):int(end[i])].decode("utf-8", "replace").strip()
+        """The field `name` of record i as written, stripped (within its cap: read after the width rule)."""
+        start, end = self.bounds(name, slice(i, i + 1))
+        return self.data[int(start[0]):int(end[0])].decode("utf-8", "replace").strip()
 
     def number(self, name):
         """Column `name` as finite float64; a token that is not a number, or not finite, names its line."""
-        if len(self) == 0:
-            return self._number_slow(name, np.arange(0), 1)
-        vals, ok, w = self._parse(name, 64, False)     # plain decimals, exactly float(token)
-        if ok.all():
-            return vals
-        slow = np.flatnonzero(~ok)
-        vals[slow] = self._number_slow(name, slow, w, self._slow_words(name, slow, w))
-        return vals
-
-    def _number_slow(self, name, rows, w, words=None):
-        """numpy's parser (in C, correctly rounded like float()) for the records `rows`."""
-        mat = words_to_matrix(words, w) if words is not None else np.zeros((0, 1), dtype=np.uint8)
-        sub = mat.view("S%d" % mat.shape[1]).ravel()
-        try:
-            vals = sub.astype(np.float64)
-        except (ValueError, TypeError):
-            for j, tok in enumerate(sub.tolist()):
-                try:
-                    float(tok)
-                except ValueError:
-                    i = int(rows[j])
-                    raise self.err(self.file, int(self.lines[i]), expected="a number for the %s" % name,
-                                   found=shorten(self.raw(name, i)))
-            raise self.err(self.file, message="cannot read the %s column as numbers" % name)
-        bad = np.flatnonzero(~np.isfinite(vals))
-        if bad.size:
-            i = int(rows[bad[0]])
-            raise self.err(self.file, int(self.lines[i]), expected="a finite number for the %s" % name,
-                           found=shorten(self.raw(name, i)))
-        return vals
+        return self._numbers(name, False)
 
     def integer(self, name):
-        if len(self) == 0:
-            return np.zeros(0, dtype=np.int64)
-        vals, ok, w = self._parse(name, 32, True)
-        out = vals.astype(np.int64)
-        if ok.all():
-            return out
-        slow = np.flatnonzero(~ok)
-        sub = words_to_matrix(self._slow_words(name, slow, w), w).view("S%d" % w).ravel()
-        try:
-            out[slow] = sub.astype(np.int64)
-            return out
-        except (ValueError, TypeError, OverflowError):
-            pass
-        for j, tok in enumerate(sub.tolist()):
-            try:
-                int(tok)
-            except ValueError:
-                i = int(slow[j])
-                raise self.err(self.file, int(self.lines[i]), expected="an integer for the %s" % name,
-                               found=shorten(self.raw(name, i)))
-        raise self.err(self.file, message="cannot read the %s column as integers" % name)
+        """Column `name` as int64; a token that is not an integer (or beyond int64) names its line."""
+        return self._numbers(name, True)
 
-
-class _RegularBounds(object):
-    """Field bounds of a CSV body whose every line has exactly ncols fields: seps is (rows, ncols), the byte
-    offsets of each line's commas and its newline; bounds are computed on demand."""
-
-    def __init__(self, seps, body_start, index):
-        self.seps = seps
-        self.body_start = body_start
-        self.index = index          # name -> column position
-
-    def span(self, name, a, b):
-        """(start, end) of the records a .. b - 1."""
-        k = self.index[name]
-        S = self.seps
-        if k == 0:
-            s = np.empty(b - a, dtype=np.int64)
-            s[:1] = self.body_start - 1 if a == 0 else S[a - 1, -1]
-            s[1:] = S[a:b - 1, -1]
-        else:
-            s = S[a:b, k - 1].astype(np.int64)
-        s += 1
-        return s, S[a:b, k].astype(np.int64)
-
-    def take(self, idx):
-        out = {}
-        S = self.seps
-        for name, k in self.index.items():
-            if k == 0:
-                s = np.where(idx == 0, self.body_start, S[np.maximum(idx - 1, 0), -1].astype(np.int64) + 1)
-            else:
-                s = S[idx, k - 1].astype(np.int64) + 1
-            out[name] = (s, S[idx, k].astype(np.int64))
+    def _numbers(self, name, integer):
+        """fastnum.parse_decimal, block by block; the fields it leaves go to numpy's parser in the same block, so the
+        first bad token of the column is the first named, whatever its kind."""
+        out = np.empty(len(self), dtype=np.int64 if integer else np.float64)
+        for rows, start, end in self.spans(name):
+            a = rows.start
+            width = self.widest(name, start, end, rows)
+            length = end - start
+            words = gather_words(self.arr, start, length, max((width + 7) // 8, 1))
+            vals, ok = parse_decimal(words, length, integer)
+            if ok.all():
+                out[a:a + start.size] = vals
+                continue
+            slow = np.flatnonzero(~ok)
+            vals[slow] = 0
+            out[a:a + start.size] = vals
+            out[a + slow] = self._numbers_slow(name, a + slow, words[:, slow], width, integer)
         return out
 
-    def __getitem__(self, name):
-        k = self.index[name]
-        S = self.seps
-        if k == 0:
-            s = np.empty(S.shape[0], dtype=np.int64)
-            s[:1] = self.body_start
-            s[1:] = S[:-1, -1]
-        else:
-            s = S[:, k - 1].astype(np.int64)
-        if s.size:
-            s[int(k == 0):] += 1
-        return s, S[:, k].astype(np.int64)
+    def _numbers_slow(self, name, rows, words, width, integer):
+        """numpy's parser (in C: float() / int(), correctly rounded) for the records `rows`."""
+        tokens = words_to_matrix(words, max(width, 1)).view("S%d" % max(width, 1)).ravel()
+        kind = np.int64 if integer else np.float64
+        try:
+            vals, bad = tokens.astype(kind), -1
+        except (ValueError, OverflowError):
+            bad = _first_failure(tokens, kind)
+            vals = tokens[:bad].astype(kind)
+        nonfinite = np.flatnonzero(~np.isfinite(vals)) if not integer else []
+        if len(nonfinite):              # before the first token numpy cannot read, if any: the first bad token
+            i = int(rows[nonfinite[0]])
+            raise self.err(self.file, int(self.lines[i]), expected="a finite number for the %s" % name,
+                           found=shorten(self.raw(name, i)))
+        if bad >= 0:
+            i = int(rows[bad])
+            raise self.err(self.file, int(self.lines[i]), expected="%s for the %s" % (
+                "an integer" if integer else "a number", name), found=shorten(self.raw(name, i)))
+        return vals
 
 
-def _read_csv_regular(data, label, columns, err, chunk=1 << 22):
-    """The common case, fast: a header, then lines of exactly as many comma-separated fields as the header.
-    Returns None for anything else (the general reader then parses the file and names what is wrong)."""
-    pos, h = 0, 0
-    while True:
-        nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl
-        if data[pos:end].strip():
+def _header(data, arr, label, columns, err):
+    """(ncols, column of each required name, the first byte after the header, the header's line): the header is
+    the first line that is not blank; its names are matched stripped and in lower case, every name within the
+    field cap."""
+    first = _first_filled(arr, 0, arr.size)
+    if first == arr.size:
+        raise err(label, expected="a header row naming the columns %s" % ",".join(columns), found="an empty file")
+    start = data.rfind(b"\n", 0, first) + 1
+    end = data.find(b"\n", first)
+    end = arr.size if end < 0 else end
+    line = data.count(b"\n", 0, start) + 1
+    hits = dict((name, (0, None)) for name in columns)     # name -> (how many columns have it, the first)
+    lengths = sorted(set(len(name) for name in columns))
+    ncols, field_start, a = 0, start, start
+    while True:                         # blocks of the header (a header of a million names is fine)
+        b = min(a + CHUNK, end)
+        commas = np.flatnonzero(arr[a:b] == 44) + a
+        fs = np.concatenate(([field_start], commas + 1))
+        fe = np.concatenate((commas, [end]))
+        if b < end:                     # the last field goes on in the next block
+            field_start = int(fs[-1])
+            fs, fe = fs[:-1], fe[:-1]
+        i = _over_cap(fe - fs, limits.MAX_FIELD_CHARS)
+        if i >= 0:
+            raise _cap_error(err, label, line, None, int(fe[i] - fs[i]))
+        fs, fe = _strip(arr, fs, fe, _BLANK)
+        for width in lengths:           # a loop over the names' lengths
+            at = np.flatnonzero(fe - fs == width)
+            if not at.size:
+                continue
+            text = words_to_matrix(gather_words(arr, fs[at], fe[at] - fs[at], (width + 7) // 8), width)
+            text = np.where((text >= 65) & (text <= 90), text | 32, text).view("S%d" % width).ravel()
+            for name in columns:
+                same = at[text == name.encode()] if len(name) == width else at[:0]
+                if same.size:
+                    count, col = hits[name]
+                    hits[name] = (count + same.size, ncols + int(same[0]) if col is None else col)
+        ncols += fs.size
+        if b == end:
             break
-        if nl < 0:
-            return None
-        pos, h = nl + 1, h + 1
-    if nl < 0:
-        return None
-    names = [x.strip().decode("utf-8", "replace").lower() for x in data[pos:end].split(b",")]
-    if any(c not in names or names.count(c) > 1 for c in columns):
-        return None
-    ncols = len(names)
-    arr = np.frombuffer(data, dtype=np.uint8)
-    body_start = nl + 1
-    if body_start >= arr.size:
-        return None
-    nrows = data.count(b"\n", body_start) + (arr[-1] != 10)
-    seps = np.empty((nrows, ncols), dtype=np.int32 if arr.size < 2 ** 31 - 1 else np.int64)
-    r = 0
-    a = body_start
-    while a < arr.size:             # blocks of whole lines: small temporaries
-        b = data.rfind(b"\n", a, a + chunk) + 1
-        if b <= a:
-            b = data.find(b"\n", a + chunk)
-            b = arr.size if b < 0 else b + 1
-        c = arr[a:b]
-        m = c == 10
-        m |= c == 44
-        pos = np.flatnonzero(m)
-        pos += a
-        if b == arr.size and arr[-1] != 10:
-            pos = np.append(pos, arr.size)        # the last line has no newline
-        k = pos.size // ncols
-        if pos.size != k * ncols or r + k > nrows:
-            return None
-        block = pos.reshape(k, ncols)
-        last = block[:, -1]
-        last = last[last < arr.size]
-        if not (arr[last] == 10).all():     # some line has another count of fields (or is blank)
-            return None
-        seps[r:r + k] = block
-        r += k
         a = b
-    if r != nrows:
-        return None
-    nnl = nrows
-    lines = np.arange(h + 2, h + 2 + nnl, dtype=np.int64)
-    bounds = _RegularBounds(seps, body_start, dict((c, names.index(c)) for c in columns))
-    return CsvTable(data, arr, label, err, lines, bounds)
+    missing = [c for c in columns if not hits[c][0]]
+    dup = sorted(c for c in columns if hits[c][0] > 1)
+    if missing or dup:
+        raise err(label, line, expected="a header row naming the columns %s" % ",".join(columns),
+                  found=(("missing %s" % ", ".join(missing)) if missing else "the column %s twice" % dup[0])
+                  + ": " + _echo(data, arr, start, end))
+    return ncols, dict((c, hits[c][1]) for c in columns), end + 1, line
 
 
 def read_csv(path, label, columns, err=SubmissionError):
     """Parse a headed CSV; `columns` are the required header names (extra columns are ignored)."""
-    data = read_bytes(path, label, err)
-    t = _read_csv_regular(data, label, columns, err)
-    return t if t is not None else _read_csv_general(data, label, columns, err)
+    return _read_csv(read_bytes(path, label, err), label, columns, err)
 
 
-def _read_csv_general(data, label, columns, err):
+def _read_csv(data, label, columns, err, fast=True):
+    """The table of `data`; fast=False checks every block line by line (the reshape shortcut off, for tests)."""
     arr = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(arr == 10)
-    starts = np.concatenate(([0], nl + 1)).astype(np.int64)
-    ends = np.concatenate((nl, [arr.size])).astype(np.int64)
-    if starts.size and starts[-1] >= arr.size:      # nothing after the last newline
-        starts, ends = starts[:-1], ends[:-1]
-    # header: the first non-blank line
-    h = 0
-    while h < starts.size and not data[starts[h]:ends[h]].strip():
-        h += 1
-    if h >= starts.size:
-        raise err(label, expected="a header row naming the columns %s" % ",".join(columns), found="an empty file")
-    names = [x.strip().decode("utf-8", "replace").lower() for x in data[starts[h]:ends[h]].split(b",")]
-    missing = [c for c in columns if c not in names]
-    dup = sorted(set(c for c in names if names.count(c) > 1 and c in columns))
-    if missing or dup:
-        raise err(label, h + 1, expected="a header row naming the columns %s" % ",".join(columns),
-                  found=(("missing %s" % ", ".join(missing)) if missing else "the column %s twice" % dup[0])
-                  + ": " + shorten(_line_text(data, starts[h], ends[h])))
-    ncols = len(names)
-    lineno = np.arange(h + 2, starts.size + 1, dtype=np.int64)
-    starts, ends = starts[h + 1:], ends[h + 1:]
-    commas = np.flatnonzero(arr == 44)
-    c0 = np.searchsorted(commas, starts)
-    ncomma = np.searchsorted(commas, ends) - c0
-    good = ncomma == ncols - 1
-    if not good.all():
-        cand = np.flatnonzero(~good)
-        blank = np.array([not data[starts[i]:ends[i]].strip() for i in cand.tolist()], dtype=bool) \
-            if cand.size else np.zeros(0, dtype=bool)
-        bad = cand[~blank]
-        if bad.size:
-            i = int(bad[0])
-            raise err(label, int(lineno[i]), expected="%d comma-separated fields (as the header)" % ncols,
-                      found="%d: %s" % (int(ncomma[i]) + 1, shorten(_line_text(data, starts[i], ends[i]))))
-        keep = np.ones(starts.size, dtype=bool)
-        keep[cand] = False
-        starts, ends, c0, lineno = starts[keep], ends[keep], c0[keep], lineno[keep]
-    bounds = {}
-    for name in columns:
-        k = names.index(name)
-        s = starts if k == 0 else commas[c0 + k - 1] + 1 if c0.size else starts
-        e = ends if k == ncols - 1 else commas[c0 + k] if c0.size else ends
-        bounds[name] = (np.asarray(s, dtype=np.int64), np.asarray(e, dtype=np.int64))
-    return CsvTable(data, arr, label, err, lineno, bounds)
+    ncols, where, body, line = _header(data, arr, label, columns, err)
+    keep = sorted(set([where[c] - 1 for c in columns] + [where[c] for c in columns]))
+    fields = dict((c, (keep.index(where[c] - 1), keep.index(where[c]))) for c in columns)
+    seps, lines = _records(data, arr, body, line + 1, ncols, keep, label, err, fast)
+    return CsvTable(data, arr, label, err, lines, seps, fields)
+
+
+def _records(data, arr, a, line, ncols, keep, label, err, fast=True):
+    """The records from byte a (line `line`) on: (seps, lines), seps[j] the positions of the separator keep[j] of
+    every record (the comma ending field k, its newline ending the last; -1: the byte before the line), lines the
+    1-based lines. Blank lines are skipped; a line of another field count is an error naming it."""
+    size = arr.size
+    dtype = np.int32 if size < 2 ** 31 - 1 else np.int64
+    # a record has ncols - 1 commas and a blank line none: at most this many records, so no array grows
+    most = _count(arr, a, 10) + 1
+    if ncols > 1:
+        most = min(most, _count(arr, a, 44) // (ncols - 1))
+    seps = [np.empty(most, dtype=dtype) for _ in keep]
+    lines = np.empty(most, dtype=dtype)
+    n = 0
+    while a < size:
+        b = size if a + CHUNK >= size else data.rfind(b"\n", a, a + CHUNK) + 1
+        if b <= a:                      # a line longer than a chunk: a block of its own, counted before a scan
+            end = data.find(b"\n", a + CHUNK)
+            b = size if end < 0 else end + 1
+            end = b - 1 if end >= 0 else size
+            ncomma = data.count(b",", a, end)
+            if ncomma == 0 and _first_filled(arr, a, end) == end:
+                a, line = b, line + 1
+                continue
+            if ncomma != ncols - 1:
+                raise _count_error(err, label, line, ncols, ncomma, data, arr, a, end)
+        blk = arr[a:b]
+        is_sep = blk == 10
+        is_sep |= blk == 44
+        pos = np.flatnonzero(is_sep)
+        del is_sep
+        nreal = pos.size
+        if b == size and arr[-1] != 10:
+            pos = np.append(pos, b - a)    # the last line, without its newline
+        is_nl = np.empty(pos.size, dtype=bool)
+        is_nl[:nreal] = blk[pos[:nreal]] == 10
+        is_nl[nreal:] = True
+        rows = pos.size // ncols
+        nlines = int(np.count_nonzero(is_nl))
+        if fast and ncols > 1 and rows == nlines and rows * ncols == pos.size and is_nl[ncols - 1::ncols].all():
+            table = pos.reshape(rows, ncols)      # every line has the header's field count
+            before = np.empty(rows, dtype=np.int64)
+            before[:1] = -1
+            before[1:] = table[:-1, -1]
+            rec = np.arange(rows)
+        else:
+            ends = np.flatnonzero(is_nl)           # each line's newline, as an index into pos
+            ncomma = np.diff(ends, prepend=-1) - 1
+            starts = np.empty(ends.size, dtype=np.int64)
+            starts[:1] = 0
+            starts[1:] = pos[ends[:-1]] + 1
+            fit = ncomma == ncols - 1
+            if ncols == 1 or not fit.all():
+                filled = np.logical_or.reduceat(~_BLANK[blk], starts)     # some byte of the line is not blank
+                bad = np.flatnonzero(~fit & filled)
+                if bad.size:
+                    i = int(bad[0])
+                    raise _count_error(err, label, line + i, ncols, int(ncomma[i]), data, arr, a + int(starts[i]),
+                                       a + int(pos[ends[i]]))
+                fit &= filled
+            line_of = np.cumsum(is_nl) - is_nl
+            table = pos[fit[line_of]].reshape(-1, ncols)
+            rec = np.flatnonzero(fit)
+            before = starts[rec] - 1
+        table[:, -1] -= blk[table[:, -1] - 1] == 13     # a CRLF line's last field ends before its carriage return
+        for j, k in enumerate(keep):        # a loop over the kept separators (two per required column at most)
+            seps[j][n:n + rec.size] = (before if k < 0 else table[:, k]) + a
+        lines[n:n + rec.size] = rec + line
+        n += rec.size
+        a, line = b, line + nlines
+    return [sep[:n] for sep in seps], lines[:n]
+
+
+def _count(arr, a, byte):
+    """How many of the bytes from a on are `byte` (block by block: no temporary the size of the file)."""
+    return sum(int(np.count_nonzero(arr[b:b + CHUNK] == byte)) for b in range(a, arr.size, CHUNK))
+
+
+def _count_error(err, label, line, ncols, ncomma, data, arr, start, end):
+    return err(label, line, expected="%d comma-separated fields (as the header)" % ncols,
+               found="%d: %s" % (ncomma + 1, _echo(data, arr, start, end)))
 
 
 # ----------------------------------------------------------------------------------------------- reference data
@@ -410,20 +501,21 @@ class Boxes(object):
         self.__dict__.update(kw)
 
 
-def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what):
-    """Sort rows by tube (stable), check consecutive frames and constant label/score per tube."""
+def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what, tube_name):
+    """Sort rows by tube (stable), check consecutive frames and constant label/score per tube. tube_id: int64
+    codes (Codes.code), tube_name(code) their text for messages. Of several faults of a kind, the one on the
+    first line is named."""
     n = vid.size
     same = np.zeros(n, dtype=bool)
     if n:
         same[1:] = (vid[1:] == vid[:-1]) & (tube_id[1:] == tube_id[:-1])
     run_start = np.flatnonzero(~same)
-    # a tube may be split over non-adjacent rows: then sort rows by (video, tube), stable
-    keys = np.empty(run_start.size, dtype=[("v", np.int64), ("t", tube_id.dtype)])
-    keys["v"] = vid[run_start]
-    keys["t"] = tube_id[run_start]
-    if run_start.size != np.unique(keys).size:
-        _, inv = np.unique(tube_id, return_inverse=True)
-        order = np.lexsort((inv, vid))   # stable: within a tube, file order
+    # a tube may be split over non-adjacent rows: then sort rows by (video, tube), stable. The pair as one int64
+    # (codes and video indices are below the number of rows, their product below 2**62)
+    v = vid[run_start]
+    key = np.sort((v - (int(v.min()) if v.size else 0)) * (int(tube_id.max()) + 1 if n else 1) + tube_id[run_start])
+    if np.any(key[1:] == key[:-1]):
+        order = np.lexsort((tube_id, vid))   # stable: within a tube, file order
         perm = True
     else:
         order = np.arange(n)
@@ -446,25 +538,26 @@ def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what):
     step = np.diff(frame)
     rep = np.flatnonzero(same[1:] & (step == 0))
     gap = np.flatnonzero(same[1:] & (step > 1))
-    tube_txt = lambda i: shorten(tube_id[i].decode("utf-8", "replace"), 40)  # noqa: E731
+    tube_txt = lambda i: shorten(tube_name(int(tube_id[i])), 40)  # noqa: E731
+    first = lambda rows: int(rows[np.argmin(lines[rows])])      # noqa: E731
     if rep.size:
-        i = int(rep[0]) + 1
+        i = first(rep + 1)
         raise err(t.file, int(lines[i]), message="the %s %s repeats frame %d" % (what, tube_txt(i), int(frame[i])),
                   expected="one row per frame of a tube")
     if gap.size:
-        i = int(gap[0]) + 1
+        i = first(gap + 1)
         raise err(t.file, int(lines[i]), message="the %s %s jumps from frame %d to %d" % (
             what, tube_txt(i), int(frame[i - 1]), int(frame[i])), expected="consecutive frames (no gaps)")
     first_row = run_start[tube_of_row]
     badl = np.flatnonzero(labels != labels[first_row])
     if badl.size:
-        i = int(badl[0])
+        i = first(badl)
         raise err(t.file, int(lines[i]), message="the label of the %s %s changes" % (what, tube_txt(i)),
                   expected="the same label on every row of a tube")
     if scores is not None:
         bads = np.flatnonzero(scores != scores[first_row])
         if bads.size:
-            i = int(bads[0])
+            i = first(bads)
             raise err(t.file, int(lines[i]), message="the score of the %s %s changes" % (what, tube_txt(i)),
                       expected="the same score on every row of a tube")
     length = np.diff(np.concatenate((run_start, [n])))
@@ -532,19 +625,20 @@ def _inverted(t, b, scored):
 def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
     err = ReferenceDataError
     t = read_csv(path, label, GT_COLUMNS, err)
-    vid = lookup(t.text("video"), videos.ids)
+    vid = t.find("video", videos.ids)
     if np.any(vid < 0):
         i = int(np.argmax(vid < 0))
         raise err(label, int(t.lines[i]), message="a video that is not in videos.csv")
-    lab = lookup(t.text("label"), videos.classes)
+    lab = t.find("label", videos.classes)
     if np.any(lab < 0):
         i = int(np.argmax(lab < 0))
         raise err(label, int(t.lines[i]), message="a label that no video of videos.csv has")
     frame = t.integer("frame")
     _check_frames(t, frame, videos.num_frames[vid], err)
     boxes = _reference_boxes(t)
-    tid = t.text("tube")
-    order, start, length, first_line = _group_tubes(t, vid, tid, frame, lab, None, err, "ground-truth tube")
+    tube = t.codes("tube")
+    order, start, length, first_line = _group_tubes(t, vid, tube.code, frame, lab, None, err, "ground-truth tube",
+                                                    tube.text)
     vid, frame, lab, boxes = _reorder(order, vid, frame, lab, boxes)
     fo = np.argsort(first_line, kind="stable")    # tubes in file order (ACT lists a video's GT tubes in order)
     return Boxes(video=vid, frame=frame, box=boxes, tube_video=vid[start][fo], tube_label=lab[start][fo],
@@ -553,24 +647,20 @@ def read_gt_tubes(path, videos, label="ref/gt_tubes.csv"):
 
 # ----------------------------------------------------------------------------------------------- submission
 
-def _runs(t, names, limit=256):
+def _runs(t, names):
     """Runs of consecutive records whose raw bytes are identical in every column of `names`: (the table of
-    each run's first record, run lengths). Reading those columns per run gives the per-record values by
-    np.repeat, and the first faulty record of a column is always the first record of its run, so errors name
-    the same line as a record-by-record read."""
+    each run's first record, run lengths, or None when every run is one record). Reading those columns per run
+    gives the per-record values by np.repeat, and the first faulty record of a column is always the first record
+    of its run, so errors name the same line as a record-by-record read. A field over its column's cap is an error
+    here."""
     n = len(t)
     new = np.zeros(n, dtype=bool)
     new[:1] = True
     for name in names:
         prev = None                     # the last field of the previous block
-        too_long = False
-        for a, s, e in t.spans(name):
+        for rows, s, e in t.spans(name):
             length = e - s
-            w = int(length.max())
-            if w > limit:               # a too long field: read record by record (and fail there)
-                too_long = True
-                break
-            nw = (w + 7) // 8
+            nw = (t.widest(name, s, e, rows) + 7) // 8
             words = gather_words(t.arr, s, length, nw)
             diff = np.empty(s.size, dtype=bool)
             diff[1:] = length[1:] != length[:-1]
@@ -585,32 +675,31 @@ def _runs(t, names, limit=256):
                 cw[:pw.size] ^= pw
                 diff[0] = bool(length[0] != pl or cw.any())
             prev = (length[-1], words[:, -1].copy())
-            new[a:a + s.size] |= diff
-        if too_long:
-            new[:] = True
-            break
+            new[rows] |= diff
     r = np.flatnonzero(new)
-    cnt = np.diff(np.append(r, n))
-    return t.take(r), cnt
+    if r.size == n:
+        return t, None                  # every record a run of its own
+    return t.take(r), np.diff(np.append(r, n))
 
 
-def _known_rows(t, videos, err):
-    vid = lookup(t.text("video"), videos.ids)
-    known = vid >= 0
-    return vid, known
+def _per_record(cnt, *values):
+    """Values per run -> per record (np.repeat; as they are when every run is one record, cnt None)."""
+    return values if cnt is None else tuple(np.repeat(v, cnt) for v in values)
 
 
-def _check_labels(t, labs_txt, classes, err, rows):
-    lab = lookup(labs_txt, classes)
+def _check_labels(t, classes, rows):
+    """The class index of every record's label; an unknown label on one of `rows` (bool) is an error naming the
+    first such line, the first five distinct unknown labels and their count."""
+    lab = t.find("label", classes)
     bad = np.flatnonzero((lab < 0) & rows)
     if bad.size:
-        uniq = []
-        for x in labs_txt[bad].tolist():
-            s = x.decode("utf-8", "replace")
-            if s not in uniq:
-                uniq.append(s)
-        raise err(t.file, int(t.lines[bad[0]]), expected="labels of the class set (the labels of videos.csv)",
-                  found="%d unknown: %s" % (len(uniq), quote_some(uniq)))
+        label = t.codes("label", bad)
+        _, at = np.unique(label.code, return_index=True)
+        at.sort()                       # the distinct unknown labels in order of their first line
+        shown = ", ".join(shorten(label.text(int(label.code[i])), 30) for i in at[:5].tolist())
+        raise SubmissionError(t.file, int(t.lines[bad[0]]), expected="labels of the class set (the labels of "
+                              "videos.csv)", found="%d unknown: %s%s" % (at.size, shown, " and %d more" % (
+                                  at.size - 5) if at.size > 5 else ""))
     return lab
 
 
@@ -623,18 +712,34 @@ def read_frame_detections(path, label, videos):
     """frame_detections.csv -> arrays for the known videos (rows of other videos are dropped and counted)."""
     t = read_csv(path, label, DET_COLUMNS)
     u, cnt = _runs(t, ("video", "label"))
-    vid_u, known_u = _known_rows(u, videos, SubmissionError)
-    lab_u = _check_labels(u, u.text("label"), videos.classes, SubmissionError, known_u)
-    vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
+    vid_u = u.find("video", videos.ids)
+    known_u = vid_u >= 0
+    lab_u = _check_labels(u, videos.classes, known_u)
+    vid, known, lab = _per_record(cnt, vid_u, known_u, lab_u)
+    del u, vid_u, known_u, lab_u
+    t.forget("video", "label")          # each column's separators go once it is read (memory)
     frame = t.integer("frame")
+    t.forget("frame")
     score = t.number("score")
+    t.forget("score")
     boxes = _boxes(t)
-    nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
-    _check_frames(t, frame, nf, SubmissionError)
+    inverted = _inverted(t, boxes, known)
+    t.release()
+    _check_frames(t, frame, _frame_limits(videos, vid), SubmissionError)
     keep = np.flatnonzero(known)
-    return FrameDetections(video=vid[keep], frame=frame[keep], label=lab[keep], score=score[keep],
-                           box=boxes[keep], line=t.lines[keep], nrows=len(t), ignored=int(len(t) - keep.size),
-                           inverted=_inverted(t, boxes, known))
+    if keep.size < len(t):
+        vid, frame, lab, score, boxes, lines = (x[keep] for x in (vid, frame, lab, score, boxes, t.lines))
+    else:
+        lines = t.lines
+    return FrameDetections(video=vid, frame=frame, label=lab, score=score, box=boxes, line=lines, nrows=len(t),
+                           ignored=int(len(t) - keep.size), inverted=inverted)
+
+
+def _frame_limits(videos, vid):
+    """Each row's num_frames: its video's, the largest int64 for a video outside the test list (vid < 0)."""
+    limit = np.take(videos.num_frames, vid, mode="clip")
+    limit[vid < 0] = np.iinfo(np.int64).max
+    return limit
 
 
 def read_tubes(path, label, videos):
@@ -642,22 +747,25 @@ def read_tubes(path, label, videos):
     t = read_csv(path, label, TUBE_COLUMNS)
     # video, tube, label and score repeat on every row of a tube: read them once per run of identical cells
     u, cnt = _runs(t, ("video", "tube", "label", "score"))
-    vid_u, known_u = _known_rows(u, videos, SubmissionError)
-    if not known_u.all():       # each video outside the test list its own negative id: tube ids are per video
-        _, inv = np.unique(u.text("video")[~known_u], return_inverse=True)
-        vid_u[~known_u] = -1 - inv
-    lab_u = _check_labels(u, u.text("label"), videos.classes, SubmissionError, known_u)
-    vid, known, lab = np.repeat(vid_u, cnt), np.repeat(known_u, cnt), np.repeat(lab_u, cnt)
+    vid_u = u.find("video", videos.ids)
+    known_u = vid_u >= 0
+    outside = np.flatnonzero(~known_u)
+    if outside.size:            # a video outside the test list: its own negative id (tube ids are per video)
+        vid_u[outside] = -1 - u.codes("video", outside).code
+    lab_u = _check_labels(u, videos.classes, known_u)
+    tube = u.codes("tube")
+    vid, known, lab, tid, score = _per_record(cnt, vid_u, known_u, lab_u, tube.code, u.number("score"))
+    tube = tube._replace(code=None)     # its texts stay, for messages
+    del u, vid_u, known_u, lab_u
+    t.forget("video", "tube", "label", "score")
     frame = t.integer("frame")
-    score = np.repeat(u.number("score"), cnt)
+    t.forget("frame")
     boxes = _boxes(t)
-    nf = np.where(known, videos.num_frames[np.maximum(vid, 0)], np.iinfo(np.int64).max)
-    _check_frames(t, frame, nf, SubmissionError)
     inverted = _inverted(t, boxes, known)
-    tid = np.repeat(u.text("tube"), cnt)
     t.release()
-    u.release()
-    order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube")
+    _check_frames(t, frame, _frame_limits(videos, vid), SubmissionError)
+    order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube",
+                                                    tube.text)
     vid, frame, lab, score, boxes = _reorder(order, vid, frame, lab, score, boxes)
     ntubes_all = start.size
     tv = vid[start]
