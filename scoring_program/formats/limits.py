@@ -11,6 +11,7 @@ MAX_NUMBER_CHARS = 64           # one number as written (sign, digits, point, ex
 MAX_PNG_CHUNKS = 4096           # chunks before a PNG's image data (IHDR, PLTE, tRNS, ancillary chunks)
 MAX_PNG_PREAMBLE_BYTES = 1 << 20    # bytes before a PNG's first IDAT chunk
 ECHO_CHARS = 200                # participant text quoted in a message: characters at most, escaped, one line
+MAX_XML_DEPTH = 64              # elements nested in one XML document: levels at most (a layout file needs 5)
 
 
 def field_too_long(length):
