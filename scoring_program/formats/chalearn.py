@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import parse_table, read_bytes
+from .text import has_content, line_text, number_error, numbers, parse_table, read_bytes
 
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
 ACTORS = (1, 2)
@@ -33,19 +33,13 @@ class Intervals(object):
 
 
 def _to_ints(rec, names, err):
-    """All columns as one (ncols, nrows) int64 array; on failure, the first bad token in file order."""
-    try:
-        return np.stack(rec.cols).astype(np.int64)
-    except (ValueError, TypeError, OverflowError):
-        pass
-    for i, row in enumerate(zip(*[c.tolist() for c in rec.cols])):
-        for k, tok in enumerate(row):
-            try:
-                int(tok)
-            except ValueError:
-                raise err(rec.file, int(rec.lines[i]), expected="an integer for the %s" % names[k],
-                          found=shorten(tok.decode("utf-8", "replace")))
-    raise err(rec.file, message="cannot read the rows as integers")
+    """All columns as one (ncols, nrows) int64 array; on failure, the first bad field in file order."""
+    columns = [numbers(rec, k, integer=True) for k in range(len(names))]
+    bad = [(c.bad, k) for k, c in enumerate(columns) if c.bad >= 0]
+    if bad:
+        i, k = min(bad)
+        raise number_error(rec, k, names[k], columns[k], err, integer=True)
+    return np.stack([c.values for c in columns])
 
 
 def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
@@ -53,13 +47,15 @@ def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
 
     An end frame <= start frame is accepted and marks nothing (as the original's numpy slice).
     """
-    head = data.split(b"\n", 1)[0]
-    if head.strip() and head.count(b",") + 1 not in (3, 4):
+    head_end = data.find(b"\n")
+    head_end = len(data) if head_end < 0 else head_end
+    nsep = data.count(b",", 0, head_end)
+    if has_content(data, 0, head_end) and nsep + 1 not in (3, 4):
         raise err(file, 1, expected="3 or 4 comma-separated fields (ActionID,StartFrame,EndFrame or "
                   "ActorID,ActionID,StartFrame,EndFrame)",
-                  found="%d: %s" % (head.count(b",") + 1, shorten(head.decode("utf-8", "replace").strip())))
+                  found="%d: %s" % (nsep + 1, shorten(line_text(data, 0))))
     rec = parse_table(data, file, (3, 4), err, allow_blank=False, sep=b",", what="comma-separated fields")
-    n = len(rec.cols)
+    n = rec.ncols
     if len(rec) == 0:
         z = np.zeros(0, dtype=np.int64)
         return Intervals(n, z if n == 4 else None, z, z, z, rec.lines, file)
@@ -91,18 +87,19 @@ def read_intervals(path, file, err=SubmissionError) -> Intervals:
 
 def read_frame_count(path, file) -> int:
     """SeqXX_data.csv: the number of frames is the first column of the LAST non-blank row (as the original)."""
-    data = read_bytes(path, file, ReferenceDataError)
-    lines = [ln for ln in data.split(b"\n") if ln.strip()]
-    if not lines:
+    raw = read_bytes(path, file, ReferenceDataError)
+    data = raw.rstrip()
+    if not data:
         raise ReferenceDataError(file, expected="a row whose first column is the number of frames",
                                  found="an empty file")
-    first = lines[-1].split(b",")[0].strip()
+    last = data[data.rfind(b"\n") + 1:]
+    first = last.split(b",", 1)[0].strip()
     try:
         n = int(first)
     except ValueError:
         n = -1
     if n < 0:
-        raise ReferenceDataError(file, len(data.rstrip(b"\n").split(b"\n")),
+        raise ReferenceDataError(file, raw.rstrip(b"\n").count(b"\n") + 1,
                                  expected="a number of frames (a non-negative integer) in the first column",
                                  found=shorten(first.decode("utf-8", "replace")))
     return n

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from ..errors import ReferenceDataError, SubmissionError
+from ..errors import ReferenceDataError, SubmissionError, shorten
 from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
 
 # The 50 events of the seed (challenge description), spaces replaced by '_', spelling and case kept.
@@ -99,19 +99,20 @@ def _first_duplicate(keys, lines):
     return int(lines[order[rep]].min())
 
 
-def parse_confidences(data: bytes, file):
+def parse_confidences(data: bytes, file, universe=None):
     """`<image id> <confidence>` lines, in file order: returns (ids 'S' array, confidences float64, lines).
 
-    Confidences must be finite; an id listed twice is an error naming its second line.
+    Confidences must be finite; an id listed twice is an error naming its second line. universe: the ids the
+    result will be looked up in (Records.keys), if known.
     """
     rec = parse_table(data, file, 2, what="fields (<image id> <confidence>)")
     conf = to_float(rec, 1, "confidence")
-    ids = rec.cols[0]
+    ids = rec.keys(0, universe)
     dup = _first_duplicate(ids, rec.lines)
     if dup is not None:
         i = int(np.flatnonzero(rec.lines == dup)[0])
         raise SubmissionError(file, dup, expected="each image id once",
-                              found="%s a second time" % repr(ids[i].decode("utf-8", "replace")))
+                              found="%s a second time" % shorten(rec.expand(ids[i])))
     return ids, conf, rec
 
 
@@ -121,7 +122,7 @@ def read_confidences(path, file, gt_ids):
     Returns (index into gt_ids of each line, in file order; confidences; number of lines). Unknown ids are an
     error (the first five and a count of the rest).
     """
-    ids, conf, rec = parse_confidences(read_bytes(path, file), file)
+    ids, conf, rec = parse_confidences(read_bytes(path, file), file, gt_ids)
     idx = lookup(ids, gt_ids)
     check_known(ids, idx >= 0, rec, "image id")
     return idx, conf, len(rec)

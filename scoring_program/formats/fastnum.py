@@ -40,7 +40,7 @@ def gather_words(arr, start, length, nwords):
                 p = int(pos[i])
                 w[i] = np.frombuffer((arr[p:p + 8].tobytes() + b"\x00" * 8)[:8], dtype="<u8")[0]
         if 8 * k + 8 > shortest:        # some field ends inside this word: zero the bytes past its end
-            w &= _MASKS[np.clip(length - 8 * k, 0, 8)]
+            w &= _MASKS[np.minimum(np.maximum(length - 8 * k, 0), 8)]     # (np.clip is slow on numpy 1.17)
         out[k] = w
     return out
 

@@ -19,6 +19,12 @@ from ..errors import SubmissionError, quote_some
 JUNK = {"__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
+def printable(name) -> str:
+    """A file name as text: bytes that are not UTF-8 (os.listdir gives them as surrogates) become \\xNN escapes, so
+    that a message, a report or a JSON file can hold it (such a name is never one the scorer looks for)."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 class Submission(object):
     def __init__(self, res_dir):
         self.res_dir = str(res_dir)
@@ -34,17 +40,17 @@ class Submission(object):
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d not in JUNK)
             for d in dirnames:
-                self._dirs.setdefault(d, []).append(os.path.join(dirpath, d))
+                self._dirs.setdefault(printable(d), []).append(os.path.join(dirpath, d))
             for f in sorted(filenames):
                 if f in JUNK or f.startswith("._"):
                     continue
                 if dirpath == self.res_dir and f == "metadata":
                     continue
-                self._files.setdefault(f, []).append(os.path.join(dirpath, f))
+                self._files.setdefault(printable(f), []).append(os.path.join(dirpath, f))
 
     def label(self, path) -> str:
-        """How a submitted file is named in messages: its path inside the submission."""
-        return os.path.relpath(str(path), self.res_dir).replace(os.sep, "/")
+        """How a submitted file is named in messages: its path inside the submission (printable())."""
+        return printable(os.path.relpath(str(path), self.res_dir).replace(os.sep, "/"))
 
     def _one(self, table, name, kind):
         paths = table.get(name)
@@ -82,7 +88,7 @@ class Submission(object):
         """Names of the folders in the submission, the one Submission opened for us included."""
         names = set(self._dirs)
         if self.root != self.res_dir:
-            names.add(os.path.basename(self.root))
+            names.add(printable(os.path.basename(self.root)))
         return sorted(names)
 
 

@@ -24,10 +24,11 @@ def join_keys(cols):
     return out
 
 
-def key_columns(rec, nkey, int_keys, err):
+def key_columns(rec, nkey, int_keys, err, universe=None):
     """The first nkey columns as one key; columns listed in int_keys are compared as NUMBERS, as MATLAB's %d
-    reading does ('01' is 1): they are canonicalized to plain decimal before joining."""
-    cols = list(rec.cols[:nkey])
+    reading does ('01' is 1): they are canonicalized to plain decimal before joining. universe: the keys these
+    will be looked up in (a submission's ids are then read with Records.keys, in bounded memory)."""
+    cols = [rec.column(k) if universe is None else rec.keys(k, universe) for k in range(nkey)]
     for k in int_keys:
         cols[k] = format_integers(to_int(rec, k, "object index", err))
     return join_keys(cols)
@@ -66,7 +67,7 @@ class ConfidenceFile(object):
 def read_confidences(path, label, gt_keys, nkey=1, what="image id", int_keys=()) -> ConfidenceFile:
     rec = parse_table(read_bytes(path, label), label, nkey + 1)
     conf = to_float(rec, nkey, "confidence")
-    keys = key_columns(rec, nkey, int_keys, SubmissionError)
+    keys = key_columns(rec, nkey, int_keys, SubmissionError, gt_keys)
     idx = lookup(keys, gt_keys)
     check_known(keys, idx >= 0, rec, what)
     out = np.full(gt_keys.shape[0], -np.inf)

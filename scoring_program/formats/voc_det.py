@@ -1,21 +1,18 @@
 """VOC detection result files: `<id> <confidence> <xmin> <ymin> <xmax> <ymax>` per line (comp3/comp4).
 
 A million lines must parse in well under a second, so the good path is a vectorized split of the common
-layout (single spaces, plain decimals parsed exactly by formats.fastnum), then numpy's C text reader
-(np.loadtxt into a structured array) for other layouts; when it objects to anything, or an id is unknown, or a
-number is not finite, the file is parsed again with formats.text.parse_table, which names the first bad line and
-what it holds.
+layout (single spaces, plain decimals parsed exactly by formats.fastnum), block by block; any other layout, an
+unknown id or a number that is not finite goes to formats.text.parse_table, which reads every layout and names the
+first bad line and what it holds.
 """
 from __future__ import annotations
 
-import io
 import re
-import warnings
 
 import numpy as np
 
 from .fastnum import gather_words, parse_decimal, words_to_matrix
-from .text import check_known, lookup, parse_table, read_bytes, to_float
+from .text import blocks, check_known, lookup, parse_table, read_bytes, to_float
 
 _NONBLANK = re.compile(rb"\S")
 
@@ -32,30 +29,6 @@ class Detections(object):
         return int(self.image.size)
 
 
-# What np.loadtxt splits fields on, whatever its version: str.split() of the line decoded as latin-1 (numpy < 1.23)
-# splits on all of these; numpy's C reader (>= 1.23) on fewer, so it never sees more fields than this count.
-_FIELD_SEPARATOR = np.zeros(256, dtype=bool)
-_FIELD_SEPARATOR[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 0x85, 0xA0]] = True
-
-
-def _field_count(data):
-    """The number of whitespace-separated fields in the file (maximal runs of non-separator bytes)."""
-    sep = _FIELD_SEPARATOR[np.frombuffer(data, dtype=np.uint8)]
-    return int(np.count_nonzero(sep[:-1] & ~sep[1:])) + int(not sep[0])
-
-
-def _fast(data, width):
-    dtype = [("id", "S%d" % width), ("v", np.float64, (5,))]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        arr = np.loadtxt(io.BytesIO(data), dtype=dtype, comments=None, ndmin=1)
-    # numpy < 1.23 zips each line's fields with the dtype's six, so a file whose every line has 7 fields parses
-    # without complaint there (the extra field dropped): only six fields a line may take this path on any numpy
-    if _field_count(data) != 6 * arr.shape[0]:
-        raise ValueError("not six fields on every line")
-    return arr["id"], arr["v"]
-
-
 _NOT_IN_ID = np.zeros(256, dtype=bool)
 _NOT_IN_ID[[0, 9, 10, 11, 12, 13, 32]] = True
 
@@ -63,8 +36,25 @@ _NOT_IN_ID[[0, 9, 10, 11, 12, 13, 32]] = True
 def _strict(data, width):
     """The common layout, fastest: six fields per line, separated by single spaces, every number a plain
     decimal (fastnum: exactly float(token)). Returns (ids, values) as the text reader would, or None for
-    anything else (blank lines, tabs, CR, exponents, ...), which then goes to _fast / _slow."""
-    arr = np.frombuffer(data, dtype=np.uint8)
+    anything else (blank lines, tabs, CR, exponents, ...), which then goes to _slow. Read in blocks of lines,
+    after a count of spaces and newlines (in C) that most other layouts already fail."""
+    nlines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if data.count(b" ") != 5 * nlines:
+        return None
+    ids, vals = [], []
+    for b0, b1, one_line in blocks(data):
+        if one_line:            # a line of a megabyte is not six short fields
+            return None
+        part = _strict_block(np.frombuffer(data, dtype=np.uint8, count=b1 - b0, offset=b0), width)
+        if part is None:
+            return None
+        ids.append(part[0])
+        vals.append(part[1])
+    return np.concatenate(ids), np.concatenate(vals)
+
+
+def _strict_block(arr, width):
+    """_strict on one block of whole lines."""
     m = arr == 32
     m |= arr == 10
     pos = np.flatnonzero(m)
@@ -106,12 +96,23 @@ def _strict(data, width):
 
 def _slow(data, label, ids):
     rec = parse_table(data, label, 6)
-    keys = rec.cols[0]
+    keys = rec.keys(0, ids)
     idx = lookup(keys, ids)
     check_known(keys, idx >= 0, rec, "image id")
     vals = np.stack([to_float(rec, k, name) for k, name in
                      ((1, "confidence"), (2, "xmin"), (3, "ymin"), (4, "xmax"), (5, "ymax"))], axis=1)
     return idx, vals
+
+
+def _known_index(keys, ids, index):
+    """The index of each key in ids, or None when one is not there."""
+    if index is None:
+        idx = lookup(keys, ids)
+        return idx if bool((idx >= 0).all()) else None
+    try:
+        return np.fromiter(map(index.__getitem__, keys.tolist()), dtype=np.int64, count=keys.size)
+    except KeyError:
+        return None
 
 
 def id_index(ids):
@@ -127,16 +128,12 @@ def parse_detections(data: bytes, label, ids, index=None) -> Detections:
     if _NONBLANK.search(data) is None:
         return Detections(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 4)))
     width = max(int(ids.dtype.itemsize), 1) + 1     # a longer id is truncated to a length no real id has
-    try:
-        fast = _strict(data, width)
-        keys, vals = fast if fast is not None else _fast(data, width)
-        if index is None:
-            idx = lookup(keys, ids)
-        else:
-            idx = np.fromiter(map(index.__getitem__, keys.tolist()), dtype=np.int64, count=keys.size)
-        good = bool((idx >= 0).all() and np.isfinite(vals).all())
-    except (ValueError, TypeError, UnicodeError, IndexError, KeyError):
-        good = False
+    fast = _strict(data, width)
+    good = False
+    if fast is not None:
+        keys, vals = fast
+        idx = _known_index(keys, ids, index)
+        good = idx is not None and bool(np.isfinite(vals).all())
     if not good:
         idx, vals = _slow(data, label, ids)
     return Detections(idx, vals[:, 0].copy(), vals[:, 1:].copy())
@@ -153,6 +150,7 @@ def check_syntax(path, label, ids=None) -> int:
     for k, name in ((1, "confidence"), (2, "xmin"), (3, "ymin"), (4, "xmax"), (5, "ymax")):
         to_float(rec, k, name)
     if ids is not None:
-        check_known(rec.cols[0], np.isin(rec.cols[0], ids), rec, "image id")
+        keys = rec.keys(0, ids)
+        check_known(keys, np.isin(keys, ids), rec, "image id")
     return len(rec)
 

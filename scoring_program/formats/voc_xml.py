@@ -13,11 +13,13 @@ import os
 import re
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
+from array import array
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import parse_table, read_bytes
+from .limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS, MAX_XML_DEPTH, field_too_long, number_too_long
+from .text import has_content, parse_table, read_bytes
 
 PART_CLASSES = ("head", "hand", "foot")
 BOX_FIELDS = ("xmin", "ymin", "xmax", "ymax")
@@ -146,62 +148,6 @@ def read_id_list(path, label, ncols=1):
 
 # ---- person layout results (comp7 / comp8) ------------------------------------------------------------
 
-class _Node(object):
-    __slots__ = ("tag", "line", "children", "text")
-
-    def __init__(self, tag, line):
-        self.tag = tag
-        self.line = line
-        self.children = []
-        self.text = []
-
-
-def parse_with_lines(data: bytes, label, err=SubmissionError):
-    """A minimal element tree (tag, line, children, text) built with expat, so every error can name a line."""
-    reject_dtd(data, label, err)
-    p = xml.parsers.expat.ParserCreate()
-    root = _Node("", 0)
-    stack = [root]
-
-    def start(tag, attrs):
-        node = _Node(tag, p.CurrentLineNumber)
-        stack[-1].children.append(node)
-        stack.append(node)
-
-    def end(tag):
-        stack.pop()
-
-    def chars(text):
-        stack[-1].text.append(text)
-
-    def no_dtd(*args):
-        raise ValueError("DTD")
-
-    p.StartElementHandler = start
-    p.EndElementHandler = end
-    p.CharacterDataHandler = chars
-    p.StartDoctypeDeclHandler = no_dtd
-    p.EntityDeclHandler = no_dtd
-    try:
-        p.Parse(data, True)
-    except xml.parsers.expat.ExpatError as e:
-        raise err(label, e.lineno, message="not well-formed XML (%s)" % xml.parsers.expat.ErrorString(e.code))
-    except ValueError:
-        raise err(label, p.CurrentLineNumber, expected="plain XML without a DTD or entity declarations",
-                  found="a DTD")
-    if len(root.children) != 1:
-        raise err(label, message="not well-formed XML (no root element)")
-    return root.children[0]
-
-
-def _one(node, tag, label, err):
-    kids = [c for c in node.children if c.tag == tag]
-    if len(kids) != 1:
-        raise err(label, node.line, expected="exactly one <%s> in <%s>" % (tag, node.tag),
-                  found="%d" % len(kids))
-    return kids[0], "".join(kids[0].text).strip()
-
-
 class LayoutResults(object):
     """Parsed comp7/comp8 results, in XML order.
 
@@ -223,133 +169,258 @@ class LayoutResults(object):
         return len(self.image)
 
 
+INT64 = (-(1 << 63), (1 << 63) - 1)
+_LAYOUT_FIELDS = ("image", "object", "confidence")
+
+
+class _Text(object):
+    """The character data directly inside one element (str.strip()ped, as "".join(texts).strip()), kept in
+    bounded memory: its first MAX_FIELD_CHARS characters, and its exact stripped length."""
+
+    __slots__ = ("line", "kept", "size", "trail")
+
+    def __init__(self, line):
+        self.line = line
+        self.kept = []          # characters after the leading white space, the first MAX_FIELD_CHARS of them
+        self.size = 0           # characters after the leading white space
+        self.trail = 0          # how many of those are trailing white space
+
+    def add(self, text):
+        if not self.size:
+            text = text.lstrip()
+            if not text:
+                return
+        room = MAX_FIELD_CHARS - min(self.size, MAX_FIELD_CHARS)
+        if room:
+            self.kept.append(text[:room])
+        self.size += len(text)
+        body = text.rstrip()
+        self.trail = self.trail + len(text) if not body else len(text) - len(body)
+
+    def length(self):
+        return self.size - self.trail
+
+    def value(self):
+        """The stripped text (whole when length() <= MAX_FIELD_CHARS, else its start)."""
+        return "".join(self.kept)[:self.length()]
+
+
+class _Element(object):
+    """A <layout>, <part> or <bndbox> being read: its line, and per child tag it reads, how many children have
+    that tag and the first one (a _Text or a nested _Element)."""
+
+    __slots__ = ("tag", "line", "children", "part_error")
+
+    def __init__(self, tag, line):
+        self.tag = tag
+        self.line = line
+        self.children = {}
+        self.part_error = None          # a <layout>: the first fault of its parts, reported after its own fields
+
+    def add(self, tag, child):
+        seen = self.children.get(tag)
+        self.children[tag] = [1, child] if seen is None else [seen[0] + 1, seen[1]]
+        return child
+
+    def one(self, tag):
+        """(the only child `tag`, None) or (None, fault): as exactly one <tag> in <self>."""
+        count, child = self.children.get(tag, (0, None))
+        if count != 1:
+            return None, (self.line, dict(expected="exactly one <%s> in <%s>" % (tag, self.tag), found="%d" % count))
+        return child, None
+
+
+def _fault(line, expected, found):
+    return line, dict(expected=expected, found=found)
+
+
+def _cap_fault(line, expected_found):
+    """A fault from formats.limits' (expected, found) pair."""
+    return _fault(line, *expected_found)
+
+
+def _number(owner, tag, what):
+    """(value, None) or (None, fault) for the number in the only <tag> of owner."""
+    node, fault = owner.one(tag)
+    if fault:
+        return None, fault
+    if node.length() > MAX_NUMBER_CHARS:
+        return None, _cap_fault(node.line, number_too_long(node.length()))
+    text = node.value()
+    try:
+        v = float(text)
+    except ValueError:
+        return None, _fault(node.line, "a number for %s" % what, shorten(text))
+    if not math.isfinite(v):
+        return None, _fault(node.line, "a finite number for %s" % what, shorten(text))
+    return v, None
+
+
+def _part(part):
+    """(class index, box, None) or (None, None, fault) for a finished <part>, checked as the original order."""
+    node, fault = part.one("class")
+    if fault:
+        return None, None, fault
+    cls = node.value()
+    if node.length() > MAX_FIELD_CHARS or cls not in PART_CLASSES:
+        return None, None, _fault(node.line, "a part class head, hand or foot", shorten(cls))
+    bb, fault = part.one("bndbox")
+    if fault:
+        return None, None, fault
+    box = []
+    for f in BOX_FIELDS:
+        v, fault = _number(bb, f, "<%s>" % f)
+        if fault:
+            return None, None, fault
+        box.append(v)
+    return PART_CLASSES.index(cls), box, None
+
+
+def _layout(lay):
+    """(image, object index, confidence, None) or (None, None, None, fault) for a finished <layout>."""
+    none = (None, None, None)
+    inode, fault = lay.one("image")
+    if fault:
+        return none + (fault,)
+    if inode.length() > MAX_FIELD_CHARS:
+        return none + (_cap_fault(inode.line, field_too_long(inode.length())),)
+    img = inode.value()
+    if not img or len(img.split()) != 1:
+        return none + (_fault(lay.line, "an image id in <image>", shorten(img)),)
+    onode, fault = lay.one("object")
+    if fault:
+        return none + (fault,)
+    if onode.length() > MAX_NUMBER_CHARS:
+        return none + (_cap_fault(onode.line, number_too_long(onode.length())),)
+    otext = onode.value()
+    try:
+        obj = int(otext)
+    except ValueError:
+        return none + (_fault(onode.line, "an integer object index in <object>", shorten(otext)),)
+    if not INT64[0] <= obj <= INT64[1]:
+        return none + (_fault(onode.line, "an object index in <object> within 64 bits (-2**63 to 2**63-1)",
+                              shorten(otext)),)
+    conf, fault = _number(lay, "confidence", "the confidence")
+    if fault:
+        return none + (fault,)
+    if lay.part_error:
+        return none + (lay.part_error,)
+    return img, obj, conf, None
+
+
+_IGNORED = (None, None)
+# a start or end tag longer than MAX_FIELD_CHARS (expat holds every attribute of a tag at once: ten times its size)
+_LONG_TAG = re.compile(rb"<[^!?>][^>]{%d}" % MAX_FIELD_CHARS)
+
+
+class _Stop(Exception):
+    """A fault found while expat reads: stops the parse (a fault, then the rest of the document is not read)."""
+
+    def __init__(self, fault):
+        super().__init__()
+        self.fault = fault
+
+
 def parse_layout_results(data: bytes, label, err=SubmissionError, with_lines=False) -> LayoutResults:
     """<results><layout><image/><object/><confidence/><part><class/><bndbox>...</bndbox></part>...</layout>...
 
     Every number must be finite; <object> an integer; a part class other than head/hand/foot is an error.
-    The good path uses the C tree builder and leaves `line` / `part_line` at 0; with_lines=True (or any fault)
-    parses with expat callbacks so that lines are known.
+    One pass of expat that keeps only what it reads (the image id, the numbers, every line), never a tree, so that
+    memory follows the number of layouts and parts, not of elements; other elements are skipped. The first fault
+    in document order is reported (a layout's fields are checked when it ends: image, object, confidence, then
+    its parts), with the caps: a tag of at most MAX_FIELD_CHARS characters, elements nested at most
+    MAX_XML_DEPTH deep (expat's own memory grows with both). (with_lines: kept for callers; lines are always
+    known.)
     """
-    if not data.strip():
+    if not has_content(data, 0, len(data)):
         raise err(label, expected="an XML document <results>...</results>", found="an empty file")
     reject_dtd(data, label, err)
-    if not with_lines:
-        try:
-            return _layouts_fast(ET.fromstring(data))
-        except (ET.ParseError, _Fallback, ValueError, TypeError):
-            pass
-    return _layouts_checked(data, label, err)
+    long_tag = _LONG_TAG.search(data)
+    p = xml.parsers.expat.ParserCreate()
+    p.buffer_text = True
+    image, line = [], array("q")
+    obj, conf = array("q"), array("d")
+    p_layout, p_class, p_box, p_line = array("q"), array("q"), array("d"), array("q")
+    stack = [("doc", None)]
 
+    def start(tag, attrs):
+        kind, owner = stack[-1]
+        if kind == "layout":
+            if tag in _LAYOUT_FIELDS:
+                stack.append(("text", owner.add(tag, _Text(p.CurrentLineNumber))))
+            elif tag == "part":
+                stack.append(("part", _Element(tag, p.CurrentLineNumber)))
+            else:
+                stack.append(_IGNORED)
+        elif kind == "part":
+            if tag == "class":
+                stack.append(("text", owner.add(tag, _Text(p.CurrentLineNumber))))
+            elif tag == "bndbox":
+                stack.append(("bndbox", owner.add(tag, _Element(tag, p.CurrentLineNumber))))
+            else:
+                stack.append(_IGNORED)
+        elif kind == "bndbox" and tag in BOX_FIELDS:
+            stack.append(("text", owner.add(tag, _Text(p.CurrentLineNumber))))
+        elif kind == "results":
+            if tag != "layout":
+                raise _Stop(_fault(p.CurrentLineNumber, "<layout> elements in <results>", "<%s>" % shorten(tag)))
+            stack.append(("layout", _Element(tag, p.CurrentLineNumber)))
+        elif kind == "doc":
+            if tag != "results":
+                raise _Stop(_fault(p.CurrentLineNumber, "the root element <results>", "<%s>" % shorten(tag)))
+            stack.append(("results", None))
+        elif len(stack) > MAX_XML_DEPTH:
+            raise _Stop(_fault(p.CurrentLineNumber, "elements nested at most %d deep" % MAX_XML_DEPTH,
+                               "<%s> at depth %d" % (shorten(tag), len(stack))))
+        else:
+            stack.append(_IGNORED)
 
-class _Fallback(Exception):
-    pass
+    def end(tag):
+        kind, elem = stack.pop()
+        if kind == "part":
+            lay = stack[-1][1]
+            cls, box, fault = _part(elem)
+            if fault:
+                lay.part_error = lay.part_error or fault
+            elif lay.part_error is None:
+                p_layout.append(len(image))
+                p_class.append(cls)
+                p_box.extend(box)
+                p_line.append(elem.line)
+        elif kind == "layout":
+            img, o, c, fault = _layout(elem)
+            if fault:
+                raise _Stop(fault)
+            image.append(img)
+            obj.append(o)
+            conf.append(c)
+            line.append(elem.line)
 
+    def chars(text):
+        kind, node = stack[-1]
+        if kind == "text":
+            node.add(text)
 
-def _leaf(elem):
-    if len(elem):
-        raise _Fallback()
-    return (elem.text or "").strip()
+    def no_dtd(*args):
+        raise _Stop(_fault(p.CurrentLineNumber, "plain XML without a DTD or entity declarations", "a DTD"))
 
-
-def _fields(elem, tags):
-    """The text of exactly one child per tag (else fall back to the checked parser for the message)."""
-    found = {}
-    for c in elem:
-        if c.tag in tags:
-            if c.tag in found:
-                raise _Fallback()
-            found[c.tag] = c
-    if len(found) != len(tags):
-        raise _Fallback()
-    return found
-
-
-def _finite(text):
-    v = float(text)
-    if not math.isfinite(v):
-        raise _Fallback()
-    return v
-
-
-_LAYOUT_TAGS = ("image", "object", "confidence")
-_PART_TAGS = ("class", "bndbox")
-
-
-def _layouts_fast(root):
-    """The good path on the C tree builder; anything unexpected re-parses with line numbers for the message."""
-    if root.tag != "results":
-        raise _Fallback()
-    image, obj, conf = [], [], []
-    p_layout, p_class, p_box = [], [], []
-    for k, lay in enumerate(root):
-        if lay.tag != "layout":
-            raise _Fallback()
-        f = _fields(lay, _LAYOUT_TAGS)
-        img = _leaf(f["image"])
-        if not img or len(img.split()) != 1:
-            raise _Fallback()
-        image.append(img)
-        obj.append(int(_leaf(f["object"])))
-        conf.append(_finite(_leaf(f["confidence"])))
-        for part in lay:
-            if part.tag != "part":
-                continue
-            pf = _fields(part, _PART_TAGS)
-            bb = _fields(pf["bndbox"], BOX_FIELDS)
-            p_layout.append(k)
-            p_class.append(PART_CLASSES.index(_leaf(pf["class"])))
-            p_box.append([_finite(_leaf(bb[t])) for t in BOX_FIELDS])
-    n = len(image)
-    return LayoutResults(image, np.array(obj, dtype=np.int64), np.array(conf, dtype=np.float64),
-                         np.zeros(n, dtype=np.int64), np.array(p_layout, dtype=np.int64),
-                         np.array(p_class, dtype=np.int64), np.array(p_box, dtype=np.float64).reshape(-1, 4),
-                         np.zeros(len(p_layout), dtype=np.int64))
-
-
-def _layouts_checked(data, label, err):
-    root = parse_with_lines(data, label, err)
-    if root.tag != "results":
-        raise err(label, root.line, expected="the root element <results>", found="<%s>" % shorten(root.tag))
-    image, obj, conf, line = [], [], [], []
-    p_layout, p_class, p_box, p_line = [], [], [], []
-
-    def number(node, tag, what):
-        n, text = _one(node, tag, label, err)
-        try:
-            v = float(text)
-        except ValueError:
-            raise err(label, n.line, expected="a number for %s" % what, found=shorten(text))
-        if not math.isfinite(v):
-            raise err(label, n.line, expected="a finite number for %s" % what, found=shorten(text))
-        return v
-
-    for lay in root.children:
-        if lay.tag != "layout":
-            raise err(label, lay.line, expected="<layout> elements in <results>", found="<%s>" % shorten(lay.tag))
-        _, img = _one(lay, "image", label, err)
-        if not img or len(img.split()) != 1:
-            raise err(label, lay.line, expected="an image id in <image>", found=shorten(img))
-        onode, otext = _one(lay, "object", label, err)
-        try:
-            o = int(otext)
-        except ValueError:
-            raise err(label, onode.line, expected="an integer object index in <object>", found=shorten(otext))
-        k = len(image)
-        image.append(img)
-        obj.append(o)
-        conf.append(number(lay, "confidence", "the confidence"))
-        line.append(lay.line)
-        for part in lay.children:
-            if part.tag != "part":
-                continue
-            cnode, cls = _one(part, "class", label, err)
-            if cls not in PART_CLASSES:
-                raise err(label, cnode.line, expected="a part class head, hand or foot", found=shorten(cls))
-            bb, _ = _one(part, "bndbox", label, err)
-            p_layout.append(k)
-            p_class.append(PART_CLASSES.index(cls))
-            p_box.append([number(bb, f, "<%s>" % f) for f in BOX_FIELDS])
-            p_line.append(part.line)
+    p.StartElementHandler = start
+    p.EndElementHandler = end
+    p.CharacterDataHandler = chars
+    p.StartDoctypeDeclHandler = no_dtd
+    p.EntityDeclHandler = no_dtd
+    try:
+        p.Parse(data[:long_tag.start()] if long_tag else data, long_tag is None)
+    except xml.parsers.expat.ExpatError as e:
+        raise err(label, e.lineno, message="not well-formed XML (%s)" % xml.parsers.expat.ErrorString(e.code))
+    except _Stop as stop:
+        at, what = stop.fault
+        raise err(label, at, **what)
+    if long_tag:
+        end = data.find(b">", long_tag.start())
+        length = (len(data) if end < 0 else end + 1) - long_tag.start()
+        raise err(label, data.count(b"\n", 0, long_tag.start()) + 1,
+                  expected="a tag of at most %d characters" % MAX_FIELD_CHARS, found="a tag of %d characters" % length)
     return LayoutResults(image, np.array(obj, dtype=np.int64), np.array(conf, dtype=np.float64),
                          np.array(line, dtype=np.int64), np.array(p_layout, dtype=np.int64),
                          np.array(p_class, dtype=np.int64), np.array(p_box, dtype=np.float64).reshape(-1, 4),

@@ -347,7 +347,7 @@ class ChalearnLap2015CulturalEvent(Task):
     @staticmethod
     def _check_file(path, label, ids):
         """validate's checks of one category file (syntax; with --ids, unknown image ids): its number of lines."""
-        sub_ids, _, rec = parse_confidences(read_bytes(path, label), label)
+        sub_ids, _, rec = parse_confidences(read_bytes(path, label), label, ids)
         if ids is not None:
             check_known(sub_ids, np.isin(sub_ids, ids), rec, "image id")
         return len(rec)

@@ -10,9 +10,8 @@ import os
 
 import numpy as np
 
-from ..errors import SubmissionError
-from ..formats.text import check_known, parse_table, read_bytes, to_float
-from ..formats.voc import ConfidenceFile, key_columns, read_confidences, read_gt_labels
+from ..formats.text import check_known, parse_table, read_bytes, to_float, to_int
+from ..formats.voc import ConfidenceFile, read_confidences, read_gt_labels
 from ..report.result import Own, ScoreKey
 from .base import Task, no_progress
 from .voc_common import (RankedListWords, complete_sets, evaluate_ranked_lists, infer_set, load_ranked_lists,
@@ -145,10 +144,11 @@ class Voc2011Action(Task):
         for act, path in files.items():
             label = submission.label(path)
             rec = parse_table(read_bytes(path, label), label, 3)
-            key_columns(rec, 2, (1,), SubmissionError)
+            to_int(rec, 1, "object index")
             to_float(rec, 2, "confidence")
             if ids is not None:
-                check_known(rec.cols[0], np.isin(rec.cols[0], ids), rec, "image id")
+                keys = rec.keys(0, ids)
+                check_known(keys, np.isin(keys, ids), rec, "image id")
             notes.append("%s: %d lines" % (label, len(rec)))
         missing = [a for a in ACTIONS if a not in files]
         if missing:

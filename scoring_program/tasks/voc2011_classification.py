@@ -102,7 +102,8 @@ class Voc2011Classification(Task):
             rec = parse_table(read_bytes(path, label), label, 2)
             to_float(rec, 1, "confidence")
             if ids is not None:
-                check_known(rec.cols[0], np.isin(rec.cols[0], ids), rec, "image id")
+                keys = rec.keys(0, ids)
+                check_known(keys, np.isin(keys, ids), rec, "image id")
             notes.append("%s: %d lines" % (label, len(rec)))
         missing = [c for c in VOC_CLASSES if c not in files]
         notes.insert(0, "comp%d, set '%s', %d of 20 classes" % (comp, set_name, len(files)))

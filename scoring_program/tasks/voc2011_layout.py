@@ -152,8 +152,6 @@ def read_submission(submission, reference, comps):
     person = lookup(lkeys, gt.keys)
     kept, unknown, repeated = select_layouts(person, lr.confidence)
     warnings = []
-    if unknown.size or repeated.size:      # the warnings name a line: parse again, keeping lines
-        lr = parse_layout_results(read_bytes(path, label), label, with_lines=True)
     # Own (shown at every report level): the persons of the set's list are public (the test annotations give the
     # person boxes, only the parts are hidden), so which layouts name a listed person, and which repeat one, are
     # facts about the submission
