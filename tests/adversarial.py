@@ -6,7 +6,9 @@ what it cost, side by side with an honest submission of the same size, in the sa
 
     assert_bounded(attack, honest, input_bytes)   # the issue's bounds, one place
 
-Peak RSS comes from os.wait4 on the scorer's own process (ru_maxrss), so neither pytest nor an earlier child counts.
+Peak RSS is the scorer's own ru_maxrss, read by a small launcher process that forks and execs it: a child forked
+straight from pytest would start with pytest's pages in its RSS (fork copies the mappings; ru_maxrss keeps the
+maximum across the exec), so a large test process would inflate every figure.
 """
 import os
 import subprocess
@@ -44,6 +46,16 @@ def folder_bytes(path):
     return total
 
 
+# python -c LAUNCHER RUSAGE_FILE ARGV...: fork, exec ARGV in the child, wait, write its peak RSS in bytes, exit as it did
+LAUNCHER = ("import os, sys\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    os.execv(sys.argv[2], sys.argv[2:])\n"
+            "_, status, usage = os.wait4(pid, 0)\n"
+            "open(sys.argv[1], 'w').write(str(usage.ru_maxrss * 1024))\n"
+            "sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))\n")
+
+
 def measured(slug, ref_dir, res_dir, tmp_path, name="run", args=(), timeout=600):
     """competitions/<slug>/score.py INPUT OUTPUT with INPUT/ref and INPUT/res symbolic links (nothing copied, so
     a large crafted submission costs the test no disk twice); returns a Run."""
@@ -54,24 +66,20 @@ def measured(slug, ref_dir, res_dir, tmp_path, name="run", args=(), timeout=600)
     os.symlink(os.path.abspath(str(res_dir)), str(inp / "res"))
     err_path = tmp_path / name / "stderr"
     out_path = tmp_path / name / "stdout"
-    argv = [sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"), str(inp), str(out)] + list(args)
+    rusage = tmp_path / name / "peak_rss"
+    argv = [sys.executable, "-c", LAUNCHER, str(rusage), sys.executable,
+            os.path.join(ROOT, "competitions", slug, "score.py"), str(inp), str(out)] + list(args)
     start = time.perf_counter()
     with open(str(out_path), "wb") as so, open(str(err_path), "wb") as se:
-        proc = subprocess.Popen(argv, stdout=so, stderr=se)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.01)
+        proc = subprocess.Popen(argv, stdout=so, stderr=se, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
     seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else (
-        os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status))
-    return Run(proc.returncode, seconds, usage.ru_maxrss * 1024, out_path.read_text(errors="replace"),
+    peak = int(rusage.read_text()) if rusage.exists() else 0
+    return Run(proc.returncode, seconds, peak, out_path.read_text(errors="replace"),
                err_path.read_text(errors="replace"), out)
 
 
