@@ -324,7 +324,7 @@ def test_a_non_utf8_file_name_is_escaped_not_a_crash(tmp_path):
     p = subprocess.run([sys.executable, "-m", "scoring_program.validate", SLUG, str(ignored)], capture_output=True,
                        text=True, cwd=ROOT, env=env)
     assert p.returncode == 0 and p.stderr == "", p.stderr[-2000:]
-    assert p.stdout.splitlines()[-2] == ("warning: \\udcff\\udcfe.txt will be ignored: only files named "
+    assert p.stdout.splitlines()[-2] == ("warning: \\xff\\xfe.txt will be ignored: only files named "
                                          "comp1_cls_test_<class>.txt are read")
     twice = tmp_path / "twice"
     shutil.copytree(os.path.join(KIT, "random"), str(twice))
@@ -336,7 +336,7 @@ def test_a_non_utf8_file_name_is_escaped_not_a_crash(tmp_path):
                         str(tmp_path / "out"), "--bootstrap", "0"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-2000:]
     assert (tmp_path / "out" / rescore.SUBMISSIONS / "twice" / "error.txt").read_text() == (
-        "exit 1\nsubmission error: \\udcff\\udcfe/comp1_cls_test_dog.txt: expected one file named "
+        "exit 1\nsubmission error: \\xff\\xfe/comp1_cls_test_dog.txt: expected one file named "
         "'comp1_cls_test_dog.txt' in the submission; found 2 (also results/VOC2011/Main/comp1_cls_test_dog.txt)\n")
 
 
