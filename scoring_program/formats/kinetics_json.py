@@ -19,11 +19,14 @@ A vectorized structural pass over the JSON bytes, with no Python object per numb
    byte for byte against one representative.
 
 The pass only accepts what it fully understands: a valid JSON document of exactly this shape, every box and state
-where the metric needs it, keys not repeated. Anything else (invalid JSON, a missing or repeated key, a list where an
-object belongs, a container under a key the scorer ignores, a box that is not 4 plain numbers, an empty file,
-another encoding) returns None, and the caller parses the file with json.loads and runs the checks that name the
-fault, so the messages stay those of the stdlib path. A file is read in blocks that end after a frame: every human,
-part and box lies in one block, and the temporaries stay a few MB.
+where the metric needs it, keys not repeated, no string or scalar over the caps of formats.limits. Anything else
+(invalid JSON, a missing or repeated key, a list where an object belongs, a container under a key the scorer
+ignores, a box that is not 4 plain numbers, an empty file, another encoding) is Unexpected. For a ground-truth file,
+read_part_file then returns None and the caller parses the file with json.loads; for a prediction file, the block
+where it happens is read by json.loads alone and by the schema's checks (BlockReader, _Pass._by_json), so the
+messages stay those of the stdlib path and json.loads never holds more than a block. A file is read in blocks that
+end after a frame: every human, part and box lies in one block, and the temporaries stay a few MB (a frame larger
+than MAX_BLOCK, or a repeated video or frame key, sends the whole file to json.loads).
 """
 from __future__ import annotations
 
@@ -32,10 +35,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..errors import SubmissionError
 from .fastnum import gather_words
+from .jsoncaps import check_caps, unescaped_quotes
 from .jsonnum import first_words, json_numbers, literal_or_number, word_view
+from .limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS
 
 BLOCK = 1 << 19                 # bytes per block of vectorized work (grown when one frame is larger)
+MAX_BLOCK = 1 << 20             # a frame larger than this is left to json.loads of the whole file: what a block costs
+                                # (about 20 bytes per byte here, up to 90 in json.loads) stays bounded; a frame of the
+                                # schema takes kilobytes
 MAX_SHAPES = 4096               # frame shapes remembered per file (_learn)
 
 # token codes
@@ -158,16 +167,43 @@ class PartFile(NamedTuple):
     part_nbox: np.ndarray       # prediction: proposal boxes per part
     part_nverb: np.ndarray      # prediction: verbs per part
     prop_box: np.ndarray        # prediction: (Q, 4) float64
+    cut: object = None          # prediction: (number of boxes of more than 4 numbers, where the first is, it) or None
 
 
-def read_part_file(data, pred):
-    """PartFile of the bytes of a part file, or None when the document is anything but what the pass handles."""
+class BlockReader(NamedTuple):
+    """What the pass needs to read a block it does not handle itself with json.loads (_Pass._by_json): the file's
+    label for the messages, the schema's reader of a parsed block (PartFile, or SubmissionError naming the first
+    fault) and the schema's count rules (true when a block's counts break one)."""
+    label: str
+    read: object                # parsed document -> PartFile (with .cut), or raises SubmissionError
+    count_fault: object         # (frame_humans, part_nverb, part_nbox) -> bool
+
+
+def read_part_file(data, pred, reader=None):
+    """PartFile of the bytes of a part file, or None when the document is anything but what the pass handles.
+
+    With a BlockReader (prediction files), a block the pass does not read itself (a fault, a box of more than 4
+    numbers, a container under an ignored key) is read with json.loads, alone (_Pass._by_json): the first fault
+    of the file is raised as SubmissionError with the message of the stdlib path, and a block without fault is read
+    all the same. None then means that the file needs json.loads whole (a repeated video or frame key, a frame
+    larger than MAX_BLOCK, another encoding)."""
     if len(data) < 2 or any(b == 0 or b >= 0x80 for b in data[:4]):
         return None             # empty, or what json.detect_encoding may read as UTF-16/32 or with a BOM
     try:
-        return _Pass(data, pred).run()
+        return _Pass(data, pred, reader).run()
     except Unexpected:
         return None
+
+
+def json_error(label, e, err=SubmissionError, line=None, column=None):
+    """The one-line message of an exception of json.loads (JSONDecodeError with its line and column, unless given;
+    UnicodeDecodeError; RecursionError)."""
+    if isinstance(e, json.JSONDecodeError):
+        return err(label, line=line or e.lineno, message="not valid JSON (%s at column %d)"
+                   % (e.msg, column or e.colno))
+    if isinstance(e, UnicodeDecodeError):
+        return err(label, message="not valid JSON (the file is not UTF-8 text)")
+    return err(label, message="not valid JSON (nested too deeply)")
 
 
 class _Strings(object):
@@ -204,13 +240,7 @@ class _Strings(object):
         words = gather_words(arr, start, np.where(escaped, 0, length), nw)
         for i, b in canon.items():
             words[:, i] = np.frombuffer(b + b"\x00" * (8 * nw - len(b)), dtype="<u8")
-        # the hash of a string mixes its own words only, so it does not depend on the longest string of the block
-        h = length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for k in range(nw):
-            g = h ^ words[k]
-            g *= np.uint64(0xBF58476D1CE4E5B9)
-            g ^= g >> np.uint64(29)
-            h = g if k == 0 else np.where(length > 8 * k, g, h)
+        h = _hash(words, length)
         at = np.minimum(np.searchsorted(self.known, h), max(self.known.size - 1, 0))
         hit = self.known[at] == h if self.known.size else np.zeros(n, dtype=bool)
         if not hit.all():
@@ -234,6 +264,31 @@ class _Strings(object):
         self.codes.append(codes, fraction)
         self.last = codes
 
+    def add_texts(self, strings, fraction):
+        """Add the occurrences of a Strings (distinct UTF-8 texts and a code per occurrence, from json.loads: a block
+        read by _Pass._by_json), coded as add codes them."""
+        mapping = np.zeros(len(strings.texts), dtype=np.int64)
+        new = [i for i, t in enumerate(strings.texts) if t not in self.vocab]
+        if new:
+            length = np.array([len(strings.texts[i]) for i in new], dtype=np.int64)
+            nw = max((int(length.max()) + 7) // 8, 1)
+            words = np.zeros((nw, len(new)), dtype="<u8")
+            for j, i in enumerate(new):
+                t = strings.texts[i]
+                words[:, j] = np.frombuffer(t + b"\x00" * (8 * nw - len(t)), dtype="<u8")
+            h = _hash(words, length)
+            for j, i in enumerate(new):
+                if np.any(self.known == h[j]):
+                    raise Unexpected("hash collision")
+                self._learn(strings.texts[i], h[j], words[:, j], length[j])
+        for i, t in enumerate(strings.texts):
+            mapping[i] = self.vocab[t]
+        self.last = mapping[strings.codes]
+        self.codes.append(self.last, fraction)
+
+    def mark(self):
+        return self.codes.n
+
     def _learn(self, text, h, words, length):
         code = len(self.vocab)
         self.vocab[text] = code
@@ -254,6 +309,18 @@ class _Strings(object):
         return Strings(texts, self.codes.values())
 
 
+def _hash(words, length):
+    """A 64-bit hash per string from its words (nw, n) and lengths: it mixes the string's own words only, so it does
+    not depend on the longest string of the block."""
+    h = length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for k in range(words.shape[0]):
+        g = h ^ words[k]
+        g *= np.uint64(0xBF58476D1CE4E5B9)
+        g ^= g >> np.uint64(29)
+        h = g if k == 0 else np.where(length > 8 * k, g, h)
+    return h
+
+
 def _decode(token):
     """A quoted JSON string token (bytes) -> str, as json.loads reads it; Unexpected when it is not valid."""
     try:
@@ -268,9 +335,13 @@ def _decode(token):
 class _Pass(object):
     """One structural pass over a part file, block by block (see the module's docstring)."""
 
-    def __init__(self, data, pred):
+    def __init__(self, data, pred, reader=None):
         self.data = data
         self.pred = pred
+        self.reader = reader            # a BlockReader: blocks the pass does not read go to _by_json
+        self.fault = None               # the first fault in a block read by _by_json (SubmissionError)
+        self.cut = None                 # boxes of more than 4 numbers: [count, where, box] of the first
+        self.whole_checked = False      # the caps and the encoding of the whole file (before any json.loads)
         self.arr = np.frombuffer(data, dtype=np.uint8)
         self.u64 = word_view(self.arr)
         self.ascii = data.isascii() if hasattr(data, "isascii") else all(b < 0x80 for b in data)
@@ -293,17 +364,161 @@ class _Pass(object):
         pos, size, n = 0, BLOCK, self.arr.size
         while not self.done:
             end = min(n, pos + size)
-            nxt = self._block(pos, end, end == n)
+            mark = self._mark()
+            try:
+                nxt = self._block(pos, end, end == n)
+            except Unexpected:
+                if self.reader is None:
+                    raise
+                self._rollback(mark)
+                nxt = self._by_json(pos, end, end == n)
             if nxt is None:             # no frame ends inside the block: take a larger one
                 size *= 2
+                if size > MAX_BLOCK:
+                    raise Unexpected("a frame larger than MAX_BLOCK")
                 continue
             pos, size = nxt, BLOCK
             self.fraction = max(pos / float(n), 1e-3)
+        if self.fault is not None:
+            raise self.fault
         return PartFile(self.video_key, self.frame_key, self.frame_video.values(), self.frame_humans.values(),
                         self.human_box.values(), self.human_parts.values(), self.names.result(),
                         None if self.pred else self.part_box.values(), self.verbs.result(),
                         self.part_nbox.values(), self.part_nverb.values(),
-                        self.prop_box.values() if self.pred else None)
+                        self.prop_box.values() if self.pred else None, None if self.cut is None else tuple(self.cut))
+
+    def _mark(self):
+        """The lengths of everything a block appends (_rollback undoes a block that failed half way)."""
+        grows = (self.frame_video, self.frame_humans, self.human_box, self.human_parts, self.part_box,
+                 self.part_nbox, self.part_nverb, self.prop_box, self.names.codes, self.verbs.codes)
+        return len(self.video_key), len(self.frame_key), self.n_videos, [(g, g.n) for g in grows]
+
+    def _rollback(self, mark):
+        videos, frames, self.n_videos, grows = mark
+        del self.video_key[videos:]
+        del self.frame_key[frames:]
+        for g, n in grows:
+            g.n = n
+
+    # ------------------------------------------------------------------------------------------- json.loads, one block
+
+    def _by_json(self, a, b, last_block):
+        """Read the block [a, b), cut after its last frame, with json.loads: the stdlib path for one block, so that
+        what it costs (json.loads takes 10 to 90 bytes per byte) is bounded by the block. The block is parsed as a
+        document of its own: after a frame the pass stands inside a video object, which a header reopens (the
+        video's key and a placeholder frame); closing braces end it. A JSONDecodeError is raised at once with its
+        place in the file (blocks before this one are valid JSON, so it is the file's first); a fault of the schema
+        (BlockReader.read) is kept and raised at the end, when the rest of the file has proved valid JSON: the
+        order of json.loads on the whole file, then the checks. A block without fault is appended. None: no frame
+        ends in [a, b)."""
+        if not self.whole_checked:          # what json.loads of the whole file would meet first
+            check_caps(self.data, self.reader.label)
+            if not self.ascii:
+                try:
+                    self.data.decode("utf-8", "surrogatepass")
+                except UnicodeDecodeError as e:
+                    raise json_error(self.reader.label, e)
+            self.whole_checked = True
+        cut, n_video_keys, n_frame_keys = self._frame_end(a, b, last_block)
+        if cut is None:
+            return None
+        head, tail = "", ("" if last_block else "}}")
+        if a > 0:
+            video = self.video_key[-1] if self.video_key else ""
+            head = "{%s:{%s:{\"humans\":[]}" % (json.dumps(video), json.dumps(self._placeholder(a, cut)))
+        body = self.data[a:cut].decode("utf-8", "surrogatepass")
+        try:
+            doc = json.loads(head + body + tail)
+        except json.JSONDecodeError as e:
+            at = e.pos - len(head)
+            if at < 0 or at >= len(body) and not last_block:
+                raise Unexpected("a fault outside the block")
+            line, column = self._line_column(a, body, at)
+            raise json_error(self.reader.label, e, line=line, column=column)
+        except RecursionError as e:
+            raise json_error(self.reader.label, e)
+        skip = 1 if a > 0 else 0            # the video reopened by the header, and its placeholder frame
+        if isinstance(doc, dict):
+            frames = sum(len(v) for v in doc.values() if isinstance(v, dict))
+            if len(doc) != n_video_keys + skip or frames != n_frame_keys + skip:
+                raise Unexpected("a key repeated in the block")     # json.loads keeps one: the whole file decides
+        try:
+            part = self.reader.read(doc)
+        except SubmissionError as fault:
+            self.fault = self.fault or fault
+            if isinstance(doc, dict):       # the videos it opens (the header of the next block names the last)
+                self.video_key += list(doc)[skip:]
+                self.n_videos += len(doc) - skip
+        else:
+            self._append_part(part, skip)
+        if last_block:
+            self.done = True
+            return self.arr.size
+        self.prev = (OBJ_CLOSE, cut - 1, 2, 0)
+        return cut
+
+    def _frame_end(self, a, b, last_block):
+        """(1 + the offset of the last frame's closing brace in [a, b) (b for the last block), the video keys and
+        the frame keys before it), from the brackets and colons outside strings; (None, None, None) when no frame
+        ends there."""
+        c = self.arr[a:b]
+        quotes = unescaped_quotes(self.data, c, a) - a
+        marks = np.flatnonzero((c == 123) | (c == 125) | (c == 91) | (c == 93) | (c == 58))
+        marks = marks[(np.searchsorted(quotes, marks) & 1) == 0]        # outside strings
+        byte = c[marks]
+        step = np.where((byte == 123) | (byte == 91), 1, np.where(byte == 58, 0, -1)).astype(np.int64)
+        depth = np.cumsum(step) + self.prev[2]          # after each mark
+        if last_block:
+            k, cut = marks.size, b
+        else:
+            ends = np.flatnonzero((byte == 125) & (depth == 2))
+            if ends.size == 0:
+                return None, None, None
+            k = int(ends[-1])
+            cut = a + int(marks[k]) + 1
+        colon = byte[:k] == 58
+        return cut, int(np.count_nonzero(colon & (depth[:k] == 1))), int(np.count_nonzero(colon & (depth[:k] == 2)))
+
+    def _placeholder(self, a, cut):
+        """A frame key that no frame of the block has (the header's placeholder frame)."""
+        key = "\x00"
+        while json.dumps(key).encode() in self.data[a:cut]:
+            key += "\x00"
+        return key
+
+    def _line_column(self, a, body, at):
+        """The line and column (in characters, as json.loads counts them) of character `at` of body, the text of
+        the bytes from offset a."""
+        line = self.data.count(b"\n", 0, a) + body.count("\n", 0, at) + 1
+        nl = body.rfind("\n", 0, at)
+        if nl >= 0:
+            return line, at - nl
+        start = self.data.rfind(b"\n", 0, a) + 1
+        chars = a - start
+        if not self.ascii:              # UTF-8 continuation bytes are not characters
+            chars -= int(np.count_nonzero((self.arr[start:a] & 0xC0) == 0x80))
+        return line, chars + at + 1
+
+    def _append_part(self, part, skip):
+        """Append a PartFile read from a block by _by_json; skip 1: its first video is the one the block continues
+        (already counted) and its first frame the header's placeholder."""
+        self.video_key += part.video_key[skip:]
+        self.frame_key += part.frame_key[skip:]
+        self.frame_video.append(part.frame_video[skip:] + (self.n_videos - skip), self.fraction)
+        self.n_videos += len(part.video_key) - skip
+        self.frame_humans.append(part.frame_humans[skip:], self.fraction)
+        self.human_parts.append(part.human_parts, self.fraction)
+        self.human_box.append(part.human_box, self.fraction)
+        self.prop_box.append(part.prop_box, self.fraction)
+        self.part_nbox.append(part.part_nbox, self.fraction)
+        self.part_nverb.append(part.part_nverb, self.fraction)
+        self.names.add_texts(part.part_name, self.fraction)
+        self.verbs.add_texts(part.part_verb, self.fraction)
+        if part.cut is not None:
+            if self.cut is None:
+                self.cut = list(part.cut)
+            else:
+                self.cut[0] += part.cut[0]
 
     # ------------------------------------------------------------------------------------------- tokens
 
@@ -364,6 +579,15 @@ class _Pass(object):
             is_ws = code == WS
             starts_kept = np.searchsorted((np.flatnonzero(run_start) + a).astype(self.idx), pos[is_ws])
             end[is_ws] = runs[np.minimum(starts_kept, runs.size - 1)]
+        # the caps (formats.jsoncaps names the fault): checked before any array is sized by a string, and before
+        # a block grows to hold a long string or scalar
+        if nstr and int((closes[:nstr] - pos[is_str]).max()) > MAX_FIELD_CHARS + 1:
+            raise Unexpected("a string over its cap")
+        if qpos.size & 1:
+            if b - int(qpos[-1]) - 1 > MAX_FIELD_CHARS:
+                raise Unexpected("a string over its cap")
+        elif b - 1 - (int(end[-1]) if end.size else a - 1) > MAX_NUMBER_CHARS:
+            raise Unexpected("a scalar over the number cap")
         if not self.ascii:
             self._check_utf8(a, b, pos, code, end)
         return pos, code, end, spaced
@@ -417,12 +641,16 @@ class _Pass(object):
         code = np.concatenate((np.array([pcode], dtype=np.uint8), code))
         gap = pos[1:] - end[:-1]
         gap -= 1
+        if gap.size and int(gap.max()) > MAX_NUMBER_CHARS:
+            raise Unexpected("a scalar over the number cap")
         sc_start = None
         if spaced:
             pos, code, end, sc_start, gap = self._fold_spaces(pos, code, end, gap)
         delta = _DELTA.take(code)
         depth = np.cumsum(delta, dtype=np.int16)
         depth += pdepth - depth[0]
+        if depth.max() > MAX_LEVEL:         # deeper than the schema: before the block grows
+            raise Unexpected("depth")
         if not last_block:
             # end the block after the last frame that closes in it: "}" back at depth 2
             k = _last_frame_end(depth, code)
@@ -773,6 +1001,8 @@ class _Pass(object):
         the states. escapes: a string of the block may hold a backslash."""
         if in_video.size and in_video.min() < 0:
             raise Unexpected("frame outside a video")
+        if self.reader is not None and self.reader.count_fault(frame_humans, part_nverb, part_nbox):
+            raise Unexpected("a count rule")        # _by_json names it
         self.video_key += self._texts(pos[video_tok], end[video_tok], escapes)
         self.frame_key += self._texts(pos[frame_tok], end[frame_tok], escapes)
         self.n_videos += video_tok.size

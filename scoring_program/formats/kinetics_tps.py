@@ -8,26 +8,35 @@
                                     "parts": {part_name: {"box": [[..], [..]], "verb": [S1, S2]}}}]}}}
 
 Other keys ("number", "name") are ignored. The part files are read straight from their bytes into arrays by a
-vectorized structural pass (formats.kinetics_json: no Python object per number, string or container) when they are
-valid JSON of exactly this shape and every rule below holds (read_ground_truth, read_predictions_bytes). Anything
-else takes the stdlib path, which gives the same arrays or the message: json.loads builds the Python objects;
-everything after that works on whole lists at once (list comprehensions and numpy), and only when a check fails do
-we walk the objects one by one to name the video, frame, human and part at fault. The two small vid_result files
-always go through json.loads.
+vectorized structural pass (formats.kinetics_json: no Python object per number, string or container). A block of a
+prediction file that the pass does not read itself (a fault, a box of more than 4 numbers, a container under an
+ignored key) goes to json.loads alone and to flatten_part_file, the stdlib path: it works on whole lists at once
+(list comprehensions and numpy), each rule a vectorized predicate that gives the first bad item, and only the
+message of the first fault in file order is built from the objects. A file the pass cannot cut in blocks goes to
+json.loads whole, within a memory budget (formats.jsoncaps). The two small vid_result files always go through
+json.loads. Before any of it, the caps (formats.jsoncaps): no string over limits.MAX_FIELD_CHARS, no number over
+limits.MAX_NUMBER_CHARS.
+
+Every rule of a submission holds for everything it holds, whether or not the ground truth has that video or frame
+(issue 20): a rule checked only where the ground truth has humans would tell the participant which frames are
+annotated. Only the test videos (the keys of gt_vid_result.json, which the participants know) are looked up.
 """
 from __future__ import annotations
 
 import gc
 import json
 import math
-import sys
+import operator
 from contextlib import contextmanager
-from itertools import chain, repeat
+from itertools import chain, compress, islice, repeat
 from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some, shorten
+from .jsoncaps import check_caps, check_json_cost
+from .limits import ECHO_CHARS
+from .kinetics_json import BlockReader, PartFile, Strings, json_error, read_part_file
 from .text import read_bytes
 
 MAX_HUMANS = 10
@@ -57,52 +66,61 @@ def load_json(path, label, err=SubmissionError):
     return parse_json(read_bytes(path, label, err), label, err)
 
 
-@contextmanager
-def any_int_digits():
-    """Integers of any number of digits convert from and to text, as on the platform's Python 3.7 (3.7.3 in
-    codalab-legacy:py37, which predates the limit). Python >= 3.11, and the 3.7.14 / 3.8.14 / 3.9.14 / 3.10.7
-    security releases, refuse more than sys.get_int_max_str_digits() (4300 by default) with a ValueError: json.loads
-    of a longer integer literal, json.dumps of the number. The limit is lifted (0) inside and restored after.
-    Conversion is then quadratic in the digits, as on the platform: a million digits take seconds to parse."""
-    get_limit = getattr(sys, "get_int_max_str_digits", None)
-    if get_limit is None:
-        yield
-        return
-    previous = get_limit()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(previous)
-
-
 def parse_json(data, label, err=SubmissionError):
-    """json.loads of a file's bytes (the stdlib path), with load_json's messages. Integer literals of any length
-    parse (any_int_digits): one in an ignored key changes nothing, one where a number is read is not finite."""
+    """json.loads of a file's bytes (the stdlib path), with load_json's messages. The caps come first
+    (formats.jsoncaps: no string over limits.MAX_FIELD_CHARS, no number over limits.MAX_NUMBER_CHARS), so no
+    integer json.loads converts has more than 64 digits, and the messages are the same on every Python; then, for
+    a participant's file, what json.loads would take in memory (check_json_cost)."""
+    check_caps(data, label, err)
+    if err is SubmissionError:
+        check_json_cost(data, label)
     try:
-        with no_cycle_collection(), any_int_digits():
+        with no_cycle_collection():
             return json.loads(data)
-    except json.JSONDecodeError as e:
-        raise err(label, line=e.lineno, message="not valid JSON (%s at column %d)" % (e.msg, e.colno))
-    except UnicodeDecodeError:
-        raise err(label, message="not valid JSON (the file is not UTF-8 text)")
-    except RecursionError:
-        raise err(label, message="not valid JSON (nested too deeply)")
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise json_error(label, e, err)
 
 
 def _found(x):
-    with any_int_digits():              # a number parse_json read prints whatever its length, as on Python 3.7
-        return _describe(x)
-
-
-def _describe(x):
+    """What was found, for a message: the kind of value and its start (json.dumps, shortened)."""
     if isinstance(x, dict):
-        return "an object with keys %s" % shorten(", ".join(map(str, list(x)[:6])))
+        return "an object with keys %s" % _keys(x, 6)
     if isinstance(x, list):
-        return "a list of %d: %s" % (len(x), shorten(json.dumps(x)))
+        return "a list of %d: %s" % (len(x), shorten(_dumps_start(x)))
     if isinstance(x, str):
         return "the text %s" % shorten(x)
-    return shorten(json.dumps(x))
+    return shorten(_dumps_start(x))
+
+
+def _keys(obj, most=ECHO_CHARS):
+    """The first keys of an object, joined and shortened (never a join of all of a crafted object's keys)."""
+    return shorten(", ".join(map(str, islice(obj, most))))
+
+
+def _dumps_start(x, budget=2 * ECHO_CHARS):
+    """json.dumps(x), or a text that starts with its first `budget` - 1 characters and is longer (a copy of x cut
+    to what those characters show): shortened (errors.shorten keeps fewer), both read the same, and a list of a
+    million numbers costs nothing."""
+    return json.dumps(_cut(x, budget))
+
+
+def _cut(x, budget):
+    """x with each list or object cut after the items that reach `budget` characters of json.dumps."""
+    if not isinstance(x, (list, dict)) or budget <= 0:
+        return x
+    items = x.items() if isinstance(x, dict) else x
+    out, used = [], 1
+    for item in items:
+        if used > budget:
+            break
+        if isinstance(x, dict):
+            item = (item[0], _cut(item[1], budget - used - len(json.dumps(item[0])) - 2))
+            used += len(json.dumps(item[0])) + 2 + len(json.dumps(item[1])) + 2
+        else:
+            item = _cut(item, budget - used)
+            used += len(json.dumps(item)) + 2
+        out.append(item)
+    return dict(out) if isinstance(x, dict) else out
 
 
 def _is_number(x):
@@ -139,12 +157,6 @@ def as_boxes(boxes):
 def as_predicted_boxes(boxes):
     """CutBoxes from a list of N predicted boxes, or None when any of them breaks _is_box(box, longer=True)."""
     return _boxes(lambda: boxes, len(boxes), longer=True)
-
-
-def as_predicted_box_groups(groups, n):
-    """as_predicted_boxes of the n boxes of a list of box lists (chain.from_iterable(groups)), without building
-    that list."""
-    return _boxes(lambda: chain.from_iterable(groups), n, longer=True)
 
 
 def _boxes(each_box, n, longer):
@@ -187,6 +199,28 @@ def _boxes(each_box, n, longer):
         return CutBoxes(arr.reshape(-1, 4), np.zeros(0, dtype=np.int64))
     starts = np.cumsum(lengths) - lengths
     return CutBoxes(arr[starts[:, None] + np.arange(4)], np.flatnonzero(lengths > 4))
+
+
+def _bad_boxes(boxes, longer):
+    """bool per box of a list: True where the box breaks _is_box(box, longer), found in C passes over the flat
+    numbers (the rule's vectorized predicate, for the index of the first bad box; _boxes is the fast path that
+    only says whether all are good)."""
+    n = len(boxes)
+    bad = ~np.fromiter(map(isinstance, boxes, repeat(list)), dtype=bool, count=n)
+    lists = np.flatnonzero(~bad)
+    lengths = np.fromiter(map(len, compress(boxes, ~bad)), dtype=np.int64, count=lists.size)
+    wrong_length = lengths < 4 if longer else lengths != 4
+    bad[lists[wrong_length]] = True
+    flat = list(chain.from_iterable(compress(boxes, ~bad)))
+    owner = np.repeat(lists[~wrong_length], lengths[~wrong_length])
+    finite = np.fromiter(map(isinstance, flat, repeat((int, float))), dtype=bool, count=len(flat))
+    numbers = list(compress(flat, finite))
+    try:
+        finite[finite] = np.isfinite(np.array(numbers, dtype=np.float64).reshape(-1))
+    except OverflowError:       # an int beyond any float (not from a file: the caps keep a literal to 64 chars)
+        finite[finite] = np.fromiter(map(_is_number, numbers), dtype=bool, count=len(numbers))
+    bad[owner[~finite]] = True
+    return bad
 
 
 class GroundTruth(object):
@@ -267,22 +301,22 @@ def _texts(strings):
 def _frames_by_video(scan):
     """({video key: index}, per video {frame key: frame index}) of a PartFile; None when a key repeats (json.loads
     keeps the last value at the first one's place: left to the stdlib path)."""
-    videos = dict((k, i) for i, k in enumerate(scan.video_key))
+    videos = dict(zip(scan.video_key, range(len(scan.video_key))))
     if len(videos) != len(scan.video_key):
         return None
-    per_video = [dict() for _ in scan.video_key]
-    for v, f, i in zip(scan.frame_video.tolist(), scan.frame_key, range(len(scan.frame_key))):
-        per_video[v][f] = i
+    # a video's frames are consecutive (frame_video is sorted): one dict per video, built in C
+    bounds = np.searchsorted(scan.frame_video, np.arange(len(scan.video_key) + 1)).tolist()
+    keys = scan.frame_key
+    per_video = [dict(zip(keys[a:b], range(a, b))) for a, b in zip(bounds[:-1], bounds[1:])]
     if sum(map(len, per_video)) != len(scan.frame_key):
         return None
     return videos, per_video
 
 
-def _scan_part_file(data, pred):
+def _scan_part_file(data, pred, reader=None):
     """The bytes of a part_result file -> (scan, videos, per_video) (kinetics_json.read_part_file, then
     _frames_by_video), or None where either gives up (the stdlib path then)."""
-    from .kinetics_json import read_part_file
-    scan = read_part_file(data, pred=pred)
+    scan = read_part_file(data, pred=pred, reader=reader)
     found = None if scan is None else _frames_by_video(scan)
     return None if found is None else (scan,) + tuple(found)
 
@@ -443,180 +477,378 @@ class Predictions(object):
         self.extra_videos = 0       # videos only in the prediction (ignored)
         self.extra_frames = 0       # frames of GT videos only in the prediction (ignored)
         self.missing_frames = 0
-        self.human_cut = None       # indices of the human boxes / proposal boxes that had more than 4 numbers
-        self.prop_cut = None        # (only their first 4 are read)
-        self.cut_warning = None     # the warning about them (cut_box_warning), or None
+        self.cut_warning = None     # the warning about boxes of more than 4 numbers (cut_box_text), or None
+
+
+# ---------------------------------------------------------------- the rules of a predicted part file
+#
+# Every rule holds for everything in pred_part_result.json, whether or not the ground truth has that video or frame
+# (issue 20: a rule checked only where the ground truth has humans tells which frames are annotated). The count
+# rules are one vectorized predicate each, shared by the byte pass (read_part_predictions) and the stdlib path
+# (flatten_predictions); each returns the index of the first item that breaks it, or -1.
+
+def _first(mask):
+    """Index of the first True of a bool array, or -1."""
+    k = int(np.argmax(mask)) if mask.size else 0
+    return k if mask.size and mask[k] else -1
+
+
+def too_many_humans(frame_humans):
+    """The first frame with more than MAX_HUMANS predicted humans (the original keeps 10 per frame)."""
+    return _first(frame_humans > MAX_HUMANS)
+
+
+def too_many_proposals(part_nverb):
+    """The first part with more than MAX_PROPOSALS verbs (the original's limit of 5 proposals per part)."""
+    return _first(part_nverb > MAX_PROPOSALS)
+
+
+def more_boxes_than_verbs(part_nbox, part_nverb):
+    """The first part with more boxes than verbs (the original reads verb j for box j)."""
+    return _first(part_nbox > part_nverb)
+
+
+def count_fault(frame_humans, part_nverb, part_nbox):
+    """True when a count rule fails in a block of the byte pass (which then reads the block with json.loads and
+    flatten_predictions, to name the first fault)."""
+    return (too_many_humans(frame_humans) >= 0 or too_many_proposals(part_nverb) >= 0
+            or more_boxes_than_verbs(part_nbox, part_nverb) >= 0)
+
+
+class PredFile(NamedTuple):
+    """A predicted part file, checked: every video, frame, human, part and proposal in file order (the byte pass's
+    PartFile), its keys (_frames_by_video) and the warning about its boxes of more than 4 numbers (or None)."""
+    part: object
+    keys: tuple
+    cut_warning: object
+
+
+def read_part_predictions(data, label):
+    """PredFile of the bytes of pred_part_result.json: the byte pass, which reads what it cannot itself a block at
+    a time with json.loads and flatten_predictions (BlockReader); json.loads of the whole file only where the pass
+    cannot cut it in blocks (a repeated video or frame key, a frame larger than kinetics_json.MAX_BLOCK). The same
+    arrays and the same first fault either way."""
+    reader = BlockReader(label, lambda doc: flatten_part_file(doc, label), count_fault)
+    found = _scan_part_file(data, pred=True, reader=reader)
+    if found is not None:
+        scan = found[0]
+        return PredFile(scan, found[1:], None if scan.cut is None else cut_box_text(*scan.cut))
+    return flatten_predictions(parse_json(data, label), label)
+
+
+def _is_missing(items):
+    return np.fromiter(map(operator.is_, items, repeat(_MISSING)), dtype=bool, count=len(items))
+
+
+def _is_not(items, kind):
+    return ~np.fromiter(map(isinstance, items, repeat(kind)), dtype=bool, count=len(items))
+
+
+def _lengths(items):
+    return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+
+
+def _members(objects):
+    """The members of a list of dicts, flat: (members per dict, the dict of each, their keys, their values)."""
+    counts = _lengths(objects)
+    owner = np.repeat(np.arange(len(objects), dtype=np.int64), counts)
+    return counts, owner, list(chain.from_iterable(objects)), list(chain.from_iterable(map(dict.values, objects)))
+
+
+def _get(objects, key):
+    """obj.get(key, _MISSING) of a list of dicts, in C."""
+    return list(map(dict.get, objects, repeat(key), repeat(_MISSING)))
+
+
+class _Fault(NamedTuple):
+    """The first fault found so far: the level (video, frame, human, part, box), the item's index in its level's
+    flat list (file order) and the rule (by its place in the order of the checks)."""
+    level: str
+    index: int
+    rule: str
+
+
+def flatten_predictions(pred_part, label):
+    """PredFile of a parsed pred_part_result, or SubmissionError naming the first fault in file order
+    (flatten_part_file)."""
+    part = flatten_part_file(pred_part, label)
+    return PredFile(part, _frames_by_video(part), None if part.cut is None else cut_box_text(*part.cut))
+
+
+def flatten_part_file(pred_part, label):
+    """PartFile (formats.kinetics_json, with .cut) of a parsed pred_part_result, or SubmissionError naming the
+    first fault in file order.
+
+    The checks run level by level over flat lists (videos, frames, humans, parts, proposal boxes), each rule a
+    vectorized predicate giving the first bad item. A level only looks at the items before the first fault of the
+    level above it (the items after it come later in the file), so the deepest fault found is the first in file
+    order; only its message is built from the objects (_fault_message).
+    """
+    if not isinstance(pred_part, dict):
+        raise SubmissionError(label, expected="an object {video: {frame: {humans}}}", found=_found(pred_part))
+    fault = None
+    video_key = list(pred_part)
+    videos = list(pred_part.values())
+
+    def check(level, rule, k, *lists):
+        """Record item k (-1: none) as the fault; return the lists cut before it."""
+        nonlocal fault
+        if k < 0:
+            return lists if len(lists) > 1 else lists[0]
+        fault = _Fault(level, k, rule)
+        cut = tuple(x[:k] for x in lists)
+        return cut if len(cut) > 1 else cut[0]
+
+    videos = check("video", "object", _first(_is_not(videos, dict)), videos)
+    _, frame_video, frame_key, frames = _members(videos)
+    all_frames = frames
+    frames = check("frame", "humans", _first(_is_not(frames, dict)), frames)
+    humans_lists = _get(frames, "humans")
+    humans_lists = check("frame", "humans", _first(_is_missing(humans_lists)), humans_lists)
+    humans_lists = check("frame", "list", _first(_is_not(humans_lists, list)), humans_lists)
+    frame_humans = _lengths(humans_lists)
+    humans_lists, frame_humans = check("frame", "count", too_many_humans(frame_humans), humans_lists,
+                                       frame_humans)
+    human_frame = np.repeat(np.arange(len(humans_lists), dtype=np.int64), frame_humans)
+    humans = all_humans = list(chain.from_iterable(humans_lists))
+    humans = check("human", "object", _first(_is_not(humans, dict)), humans)
+    human_boxes = _get(humans, "box")
+    humans, human_boxes = check("human", "box", _first(_is_missing(human_boxes)), humans, human_boxes)
+    human_box = _boxes(lambda: human_boxes, len(human_boxes), longer=True)
+    if human_box is None:
+        humans, human_boxes = check("human", "box value", _first(_bad_boxes(human_boxes, True)), humans,
+                                    human_boxes)
+    parts = _get(humans, "parts")
+    parts = check("human", "parts", _first(_is_missing(parts)), parts)
+    parts = check("human", "parts object", _first(_is_not(parts, dict)), parts)
+    human_parts, part_human, names, values = _members(parts)
+    all_values = values
+    values = check("part", "object", _first(_is_not(values, dict)), values)
+    verbs, boxes = _get(values, "verb"), _get(values, "box")
+    verbs, boxes = check("part", "object", _first(_is_missing(verbs) | _is_missing(boxes)), verbs, boxes)
+    not_list = _is_not(verbs, list)
+    nverb = np.zeros(len(verbs), dtype=np.int64)
+    nverb[~not_list] = _lengths(list(compress(verbs, ~not_list)))
+    flat_verbs = list(chain.from_iterable(compress(verbs, ~not_list)))
+    not_text = np.repeat(np.flatnonzero(~not_list), nverb[~not_list])[_is_not(flat_verbs, str)]
+    not_list[not_text] = True
+    verbs, boxes, nverb = check("part", "verbs", _first(not_list), verbs, boxes, nverb)
+    verbs, boxes, nverb = check("part", "verb count", too_many_proposals(nverb), verbs, boxes, nverb)
+    verbs, boxes, nverb = check("part", "boxes", _first(_is_not(boxes, list)), verbs, boxes, nverb)
+    nbox = _lengths(boxes)
+    verbs, boxes, nverb, nbox = check("part", "box count", more_boxes_than_verbs(nbox, nverb), verbs, boxes, nverb,
+                                      nbox)
+    proposals = _boxes(lambda: chain.from_iterable(boxes), int(nbox.sum()), longer=True)
+    if proposals is None:
+        check("box", "box value", _first(_bad_boxes(list(chain.from_iterable(boxes)), True)), boxes)
+    places = _Places(video_key, frame_video, frame_key, human_frame, part_human, names, nbox)
+    if fault is not None:
+        raise _fault_message(label, fault, places, pred_part, all_frames, all_humans, all_values)
+    verbs = list(chain.from_iterable(verbs))
+    cut = _first_cut(human_box.cut, proposals.cut, places, all_humans, all_values)
+    return PartFile(video_key, frame_key, frame_video, frame_humans, human_box.boxes, human_parts,
+                    _strings(names), None, _strings(verbs), nbox, nverb, proposals.boxes, cut)
+
+
+def _strings(texts):
+    """Strings (formats.kinetics_json) of a list of str: distinct UTF-8 texts in order of first appearance, and a
+    code per item, as the byte pass gives them."""
+    vocab = {}
+    codes = _codes(vocab, texts)
+    return Strings([t.encode("utf-8", "surrogatepass") for t in vocab], codes)
+
+
+class _Places(NamedTuple):
+    """Where the items of flatten_part_file's flat lists lie, for the messages: the video of each frame, the frame
+    of each human, the human and name of each part, the proposal boxes per part."""
+    video_key: list
+    frame_video: np.ndarray
+    frame_key: list
+    human_frame: np.ndarray
+    part_human: np.ndarray
+    part_name: list
+    part_nbox: np.ndarray
+
+    def box(self, index):
+        """(part, j): proposal box `index` (flat) is box j of that part."""
+        part = int(np.searchsorted(np.cumsum(self.part_nbox), index, side="right"))
+        return part, index - int(self.part_nbox[:part].sum())
+
+    def where(self, level, index):
+        """'video ... > frame ... > humans[i] > parts ... > box[j]', down to item `index` of `level`."""
+        if level == "box":
+            part, j = self.box(index)
+            return "%s > box[%d]" % (self.where("part", part), j)
+        if level == "part":
+            return "%s > parts %s" % (self.where("human", int(self.part_human[index])), shorten(self.part_name[index]))
+        if level == "human":
+            frame = int(self.human_frame[index])
+            return "%s > humans[%d]" % (self.where("frame", frame),
+                                        index - int(np.searchsorted(self.human_frame, frame)))
+        if level == "frame":
+            return "video %s > frame %s" % (shorten(self.video_key[int(self.frame_video[index])]),
+                                            shorten(self.frame_key[index]))
+        return "video %s" % shorten(self.video_key[index])
+
+
+def _fault_message(label, fault, places, pred_part, frames, humans, values):
+    """The SubmissionError of the first fault: where it is and what was found (the one object looked at)."""
+    where = places.where(fault.level, fault.index)
+    level, rule, k = fault.level, fault.rule, fault.index
+    if level == "video":
+        return _sub_fault(label, where, "an object {frame: {humans}}", pred_part[places.video_key[k]])
+    if level == "frame":
+        fr = frames[k]
+        hs = fr.get("humans", _MISSING) if isinstance(fr, dict) else _MISSING
+        if rule == "humans":
+            return _sub_fault(label, where, "an object with a 'humans' list", fr)
+        if rule == "list":
+            return _sub_fault(label, where + " > humans", "a list of humans", hs)
+        return SubmissionError(label, message=where, expected="at most %d predicted humans per frame" % MAX_HUMANS,
+                               found="%d" % len(hs))
+    if level == "human":
+        h = humans[k]
+        if rule == "object":
+            return _sub_fault(label, where, "an object with 'box' and 'parts'", h)
+        if rule == "box":
+            return SubmissionError(label, message=where, expected="a 'box' for every predicted human",
+                                   found="keys %s" % _keys(h))
+        if rule == "box value":
+            return _sub_fault(label, where + " > box", BOX, h["box"])
+        if rule == "parts":
+            return SubmissionError(label, message=where, expected="a 'parts' object for every predicted human",
+                                   found="keys %s" % _keys(h))
+        return _sub_fault(label, where + " > parts", "an object {part_name: {box, verb}}", h["parts"])
+    if level == "part":
+        p = values[k]
+        if rule == "object":
+            return _sub_fault(label, where, "an object with 'box' and 'verb' lists", p)
+        if rule == "verbs":
+            return _sub_fault(label, where + " > verb", "a list of state names", p["verb"])
+        if rule == "verb count":
+            return SubmissionError(label, message=where + " > verb",
+                                   expected="at most %d proposals per part" % MAX_PROPOSALS,
+                                   found="%d" % len(p["verb"]))
+        if rule == "boxes":
+            return _sub_fault(label, where + " > box", "a list of boxes", p["box"])
+        return SubmissionError(label, message=where, expected="no more boxes than verbs (one state per box)",
+                               found="%d boxes and %d verbs" % (len(p["box"]), len(p["verb"])))
+    part, j = places.box(k)
+    return _sub_fault(label, where, BOX, values[part]["box"][j])
+
+
+def _first_cut(human_cut, prop_cut, places, humans, values):
+    """(count, where, box) of the predicted boxes of more than 4 numbers, for their warning (cut_box_text), or
+    None: their number in the whole file and the first of them in file order (a human's box before its parts'
+    boxes), as the participant wrote it."""
+    n_cut = human_cut.size + prop_cut.size
+    if n_cut == 0:
+        return None
+    first = []
+    if human_cut.size:
+        h = int(human_cut[0])
+        first.append(((h, -1), "human", h, humans[h]["box"]))
+    if prop_cut.size:
+        q = int(prop_cut[0])
+        part, j = places.box(q)
+        first.append(((int(places.part_human[part]), part), "box", q, values[part]["box"][j]))
+    _, level, index, box = min(first, key=lambda f: f[0])
+    where = places.where(level, index)
+    return n_cut, where + (" > box" if level == "human" else ""), box
+
+
+def cut_box_text(count, where, box):
+    """The one text of that warning (scoring and validate): the count and the first box, as submitted."""
+    return ("%d predicted box(es) have more than 4 numbers: only the first 4 (x1, y1, x2, y2) are read, as the "
+            "original does; the first: %s = %s" % (count, where, shorten(_dumps_start(box))))
 
 
 def _sub_fault(label, where, expected, x):
     return SubmissionError(label, message=where, expected=expected, found=_found(x))
 
 
-def check_pred_frame(label, video, fname, fr):
-    """Every rule for one predicted frame, in order; raises SubmissionError naming video, frame, human, part.
+# ---------------------------------------------------------------- the class file
 
-    Returns the boxes with more than 4 numbers (legal: the metric reads the first 4) as (where, box) pairs.
-    """
-    where = "video %r > frame %r" % (video, fname)
-    cut = []
-    hs = fr.get("humans", _MISSING) if isinstance(fr, dict) else _MISSING
-    if hs is _MISSING:
-        raise _sub_fault(label, where, "an object with a 'humans' list", fr)
-    if not isinstance(hs, list):
-        raise _sub_fault(label, where + " > humans", "a list of humans", hs)
-    if len(hs) > MAX_HUMANS:
-        raise SubmissionError(label, message=where, expected="at most %d predicted humans per frame" % MAX_HUMANS,
-                              found="%d" % len(hs))
-    for i, h in enumerate(hs):
-        w = "%s > humans[%d]" % (where, i)
-        if not isinstance(h, dict):
-            raise _sub_fault(label, w, "an object with 'box' and 'parts'", h)
-        if "box" not in h:
-            raise SubmissionError(label, message=w, expected="a 'box' for every predicted human",
-                                  found="keys %s" % shorten(", ".join(map(str, h))))
-        if not _is_box(h["box"], longer=True):
-            raise _sub_fault(label, w + " > box", BOX, h["box"])
-        if len(h["box"]) > 4:
-            cut.append((w + " > box", h["box"]))
-        if "parts" not in h:
-            raise SubmissionError(label, message=w, expected="a 'parts' object for every predicted human",
-                                  found="keys %s" % shorten(", ".join(map(str, h))))
-        if not isinstance(h["parts"], dict):
-            raise _sub_fault(label, w + " > parts", "an object {part_name: {box, verb}}", h["parts"])
-        for name, p in h["parts"].items():
-            wp = "%s > parts %r" % (w, name)
-            if not isinstance(p, dict) or "verb" not in p or "box" not in p:
-                raise _sub_fault(label, wp, "an object with 'box' and 'verb' lists", p)
-            verbs, boxes = p["verb"], p["box"]
-            if not isinstance(verbs, list) or not all(isinstance(s, str) for s in verbs):
-                raise _sub_fault(label, wp + " > verb", "a list of state names", verbs)
-            if len(verbs) > MAX_PROPOSALS:
-                raise SubmissionError(label, message=wp + " > verb",
-                                      expected="at most %d proposals per part" % MAX_PROPOSALS,
-                                      found="%d" % len(verbs))
-            if not isinstance(boxes, list):
-                raise _sub_fault(label, wp + " > box", "a list of boxes", boxes)
-            if len(boxes) > len(verbs):
-                raise SubmissionError(label, message=wp, expected="no more boxes than verbs (one state per box)",
-                                      found="%d boxes and %d verbs" % (len(boxes), len(verbs)))
-            for j, b in enumerate(boxes):
-                if not _is_box(b, longer=True):
-                    raise _sub_fault(label, "%s > box[%d]" % (wp, j), BOX, b)
-                if len(b) > 4:
-                    cut.append(("%s > box[%d]" % (wp, j), b))
-    return cut
+def check_classes(pred_vid, label):
+    """The rules of pred_vid_result.json alone: an object whose every value (every video of the file, in file
+    order) is text."""
+    if not isinstance(pred_vid, dict):
+        raise SubmissionError(label, expected="an object {video: predicted_class}", found=_found(pred_vid))
+    values = list(pred_vid.values())
+    k = _first(_is_not(values, str))
+    if k >= 0:
+        raise _sub_fault(label, "video %s" % shorten(next(islice(pred_vid, k, None))), "a class name (text)",
+                         values[k])
 
 
 def read_pred_classes(pred_vid, gt, label):
-    if not isinstance(pred_vid, dict):
-        raise SubmissionError(label, expected="an object {video: predicted_class}", found=_found(pred_vid))
-    out = []
-    for v in gt.videos:
-        c = pred_vid.get(v, _MISSING)
-        if c is _MISSING:
-            missing = [x for x in gt.videos if x not in pred_vid]
-            raise SubmissionError(label, message="video %r has no predicted class" % v,
-                                  expected="a class for every test video",
-                                  found="%d missing: %s" % (len(missing), quote_some(missing)))
-        if not isinstance(c, str):
-            raise _sub_fault(label, "video %r" % v, "a class name (text)", c)
-        out.append(c)
-    return out, len(pred_vid) - len(gt.videos)
+    """Predicted class per ground-truth video, and the number of other videos: check_classes, then every test
+    video (a key of gt_vid_result.json: the public list of test videos) must have one."""
+    check_classes(pred_vid, label)
+    missing = [v for v in gt.videos if v not in pred_vid]
+    if missing:
+        raise SubmissionError(label, message="video %s has no predicted class" % shorten(missing[0]),
+                              expected="a class for every test video",
+                              found="%d missing: %s" % (len(missing), quote_some(missing)))
+    return list(map(pred_vid.__getitem__, gt.videos)), len(pred_vid) - len(gt.videos)
 
+
+# ---------------------------------------------------------------- both paths, aligned with the ground truth
 
 def read_predictions(pred_vid, pred_part, gt, vid_label, part_label):
-    """Align a parsed submission with the ground truth; raise SubmissionError on every fault the metric would meet."""
-    pr = Predictions()
-    pr.classes, pr.extra_videos = read_pred_classes(pred_vid, gt, vid_label)
-    if not isinstance(pred_part, dict):
-        raise SubmissionError(part_label, expected="an object {video: {frame: {humans}}}", found=_found(pred_part))
-    n_frames = len(gt.frame_name)
-    frames = [None] * n_frames
-    bounds = np.searchsorted(gt.frame_video, np.arange(gt.n_videos + 1))
-    for v, name in enumerate(gt.videos):
-        a, b = int(bounds[v]), int(bounds[v + 1])
-        pv = pred_part.get(name, _MISSING)
-        if a == b:
-            continue
-        if pv is _MISSING:
-            raise SubmissionError(part_label, message="video %r is missing" % name,
-                                  expected="part results for every test video")
-        if not isinstance(pv, dict):
-            raise _sub_fault(part_label, "video %r" % name, "an object {frame: {humans}}", pv)
-        get = pv.get
-        frames[a:b] = [get(f, _MISSING) for f in gt.frame_name[a:b]]
-        pr.extra_frames += len(pv) - (b - a) + sum(1 for f in gt.frame_name[a:b] if f not in pv)
-    pr.frame_has_pred = np.fromiter((f is not _MISSING for f in frames), dtype=bool, count=n_frames)
-    pr.missing_frames = int(n_frames - pr.frame_has_pred.sum())
-    ev = np.flatnonzero(pr.frame_has_pred)
-    ev_frames = [frames[k] for k in ev]
-    try:
-        _flatten_pred(pr, ev, ev_frames, gt)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        for k, fr in zip(ev, ev_frames):
-            check_pred_frame(part_label, gt.videos[gt.frame_video[k]], gt.frame_name[k], fr)
-        raise SubmissionError(part_label, message="malformed part results")
-    pr.cut_warning = cut_box_warning(pr, gt, frames)
-    return pr
+    """Predictions of a parsed submission (the stdlib path): every rule on the whole part file first
+    (flatten_predictions), then the alignment with the ground truth."""
+    return _align(flatten_predictions(pred_part, part_label), pred_vid, gt, vid_label, part_label)
 
 
 def read_predictions_bytes(pred_vid, data, gt, vid_label, part_label):
-    """Predictions from the parsed pred_vid_result and the bytes of pred_part_result: straight from the bytes when
-    the structural pass handles them and every rule holds, else json.loads and read_predictions (the messages)."""
-    pr = predictions_from_bytes(pred_vid, data, gt, vid_label)
-    if pr is None:
-        pr = read_predictions(pred_vid, parse_json(data, part_label), gt, vid_label, part_label)
-    return pr
+    """Predictions from the parsed pred_vid_result and the bytes of pred_part_result (read_part_predictions: the
+    byte pass, or the stdlib path for the messages and the boxes of more than 4 numbers)."""
+    return _align(read_part_predictions(data, part_label), pred_vid, gt, vid_label, part_label)
 
 
-def predictions_from_bytes(pred_vid, data, gt, vid_label):
-    """Predictions, or None for the stdlib path (a fault to name, or what the pass does not handle; boxes of more
-    than 4 numbers, legal but rare, go there too for their warning)."""
-    found = _scan_part_file(data, pred=True)
-    if found is None:
-        return None
-    scan, videos, per_video = found
+def _align(pred, pred_vid, gt, vid_label, part_label):
+    """Predictions of a checked part file (a PartFile: every frame of the file) for the ground truth's frames
+    with humans. A test video missing from the part file is an error, whether or not it has frames with humans;
+    predicted frames the ground truth does not evaluate are only counted (extra_frames). pred: a PredFile."""
+    scan = pred.part
+    videos, per_video = pred.keys
     pr = Predictions()
-    pr.classes, pr.extra_videos = read_pred_classes(pred_vid, gt, vid_label)    # part_result is valid JSON
+    pr.classes, pr.extra_videos = read_pred_classes(pred_vid, gt, vid_label)
+    missing = [name for name in gt.videos if name not in videos]
+    if missing:
+        raise SubmissionError(part_label, message="video %s is missing" % shorten(missing[0]),
+                              expected="part results for every test video")
+    pr.cut_warning = pred.cut_warning
     n_frames = len(gt.frame_name)
     match = np.full(n_frames, -1, dtype=np.int64)
     bounds = np.searchsorted(gt.frame_video, np.arange(gt.n_videos + 1))
     for v, name in enumerate(gt.videos):
         a, b = int(bounds[v]), int(bounds[v + 1])
+        pv = per_video[videos[name]]
         if a == b:
             continue
-        j = videos.get(name)
-        if j is None:
-            return None
-        pv = per_video[j]
         get = pv.get
         got = [get(f, -1) for f in gt.frame_name[a:b]]
         match[a:b] = got
-        missing = got.count(-1)
-        pr.extra_frames += len(pv) - (b - a) + missing
+        pr.extra_frames += len(pv) - (b - a) + got.count(-1)
     pr.frame_has_pred = match >= 0
     pr.missing_frames = int(n_frames - pr.frame_has_pred.sum())
     ev = np.flatnonzero(pr.frame_has_pred)
     frames = match[ev]
     n_h = scan.frame_humans[frames]
-    if n_h.size and n_h.max() > MAX_HUMANS:
-        return None
     human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
     pr.human_frame = np.repeat(ev, n_h)
     pr.human_box = scan.human_box[human_sel]
-    pr.human_cut = np.zeros(0, dtype=np.int64)
     part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
     pr.pp_human = np.repeat(np.arange(human_sel.size, dtype=np.int64), scan.human_parts[human_sel])
     nverb, nbox = scan.part_nverb[part_sel], scan.part_nbox[part_sel]
-    if (nverb > MAX_PROPOSALS).any() or (nbox > nverb).any():
-        return None
     names = np.array([gt.names.get(t, -1) for t in _texts(scan.part_name)] or [-1], dtype=np.int64)
     pr.pp_name = names[scan.part_name.codes[part_sel]]
     pr.pp_nverb, pr.pp_nbox = nverb, nbox
     pr.pp_box_start = np.cumsum(nbox) - nbox
     verbs = np.array([gt.verbs.get(t, -1) for t in _texts(scan.part_verb)] or [-1], dtype=np.int64)
     pr.prop_box, pr.prop_verb = _proposals(scan, part_sel, nbox, verbs)
-    pr.prop_cut = np.zeros(0, dtype=np.int64)
     return pr
 
 
@@ -644,80 +876,3 @@ def _proposals(scan, part_sel, nbox, verb_codes, block=1 << 16):
         verbs[at:at + k] = verb_codes[codes[np.repeat(verb_start[parts], n) + j]]
         at += k
     return boxes[:total], verbs
-
-
-def cut_box_warning(pr, gt, frames):
-    """The warning for predicted boxes of more than 4 numbers, or None. It names the first such box in file order
-    (human box before its parts' boxes) as the participant wrote it. frames: the predicted frame objects, indexed
-    like the ground-truth frames (read_predictions' list)."""
-    n_cut = pr.human_cut.size + pr.prop_cut.size
-    if n_cut == 0:
-        return None
-    candidates = [(int(h), -1, 0) for h in pr.human_cut[:1]]          # (human, part, proposal); -1: the human box
-    if pr.prop_cut.size:
-        q = int(pr.prop_cut[0])
-        part = int(np.searchsorted(pr.pp_box_start, q, side="right")) - 1   # the part whose boxes hold q
-        candidates.append((int(pr.pp_human[part]), part, q - int(pr.pp_box_start[part])))
-    human, part, j = min(candidates)
-    k = int(pr.human_frame[human])
-    i = human - int(np.searchsorted(pr.human_frame, k))                   # its position in the frame
-    obj = frames[k]["humans"][i]
-    where = "video %r > frame %r > humans[%d]" % (gt.videos[gt.frame_video[k]], gt.frame_name[k], i)
-    if part < 0:
-        where, box = where + " > box", obj["box"]
-    else:
-        name, p = list(obj["parts"].items())[part - int(np.searchsorted(pr.pp_human, human))]
-        where, box = "%s > parts %r > box[%d]" % (where, name, j), p["box"][j]
-    return cut_box_text(n_cut, where, box)
-
-
-def cut_box_text(count, where, box):
-    """The one text of that warning (scoring and validate): the count and the first box, as submitted."""
-    return ("%d predicted box(es) have more than 4 numbers: only the first 4 (x1, y1, x2, y2) are read, as the "
-            "original does; the first: %s = %s" % (count, where, shorten(json.dumps(box))))
-
-
-def _flatten_pred(pr, ev, ev_frames, gt):
-    if not set(map(type, ev_frames)) <= {dict}:
-        raise ValueError("frame")
-    hls = [f["humans"] for f in ev_frames]
-    if not set(map(type, hls)) <= {list}:
-        raise ValueError("humans")
-    n_h = np.fromiter(map(len, hls), dtype=np.int64, count=len(hls))
-    if n_h.size and n_h.max() > MAX_HUMANS:
-        raise ValueError("too many humans")
-    humans = list(chain.from_iterable(hls))
-    pr.human_frame = np.repeat(ev, n_h)
-    human_boxes, pr.pp_human, names, vals = _humans_and_parts(humans, as_predicted_boxes)
-    pr.human_box, pr.human_cut = human_boxes
-    verbs = [p["verb"] for p in vals]
-    boxes = [p["box"] for p in vals]
-    if not set(map(type, verbs)) <= {list} or not set(map(type, boxes)) <= {list}:
-        raise ValueError("part lists")
-    nverb = np.fromiter(map(len, verbs), dtype=np.int64, count=len(verbs))
-    nbox = np.fromiter(map(len, boxes), dtype=np.int64, count=len(boxes))
-    if (nverb > MAX_PROPOSALS).any() or (nbox > nverb).any():
-        raise ValueError("proposals")
-    # states unknown to the ground truth (code -1) are the only ones whose type needs a look; an unhashable one
-    # (a list, an object) raises TypeError here
-    verb_code = np.fromiter(map(gt.verbs.get, chain.from_iterable(verbs), repeat(-1)), dtype=np.int64,
-                            count=int(nverb.sum()))
-    verb_start = np.cumsum(nverb) - nverb
-    unknown = np.flatnonzero(verb_code < 0)
-    if unknown.size > 1000:
-        if not set(map(type, chain.from_iterable(verbs))) <= {str}:
-            raise ValueError("verbs")
-    elif unknown.size:
-        part = np.searchsorted(verb_start, unknown, side="right") - 1
-        if not set(type(verbs[k][j]) for k, j in zip(part.tolist(), (unknown - verb_start[part]).tolist())) <= {str}:
-            raise ValueError("verbs")
-    prop_boxes = as_predicted_box_groups(boxes, int(nbox.sum()))
-    if prop_boxes is None:
-        raise ValueError("boxes")
-    pr.prop_box, pr.prop_cut = prop_boxes
-    pr.pp_name = np.fromiter(map(gt.names.get, names, repeat(-1)), dtype=np.int64, count=len(names))
-    pr.pp_nverb, pr.pp_nbox = nverb, nbox
-    pr.pp_box_start = np.cumsum(nbox) - nbox
-    owner = np.repeat(np.arange(nbox.size), nbox)
-    j = np.arange(owner.size) - pr.pp_box_start[owner]
-    pr.prop_verb = verb_code[verb_start[owner] + j]

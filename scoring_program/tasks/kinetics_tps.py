@@ -6,10 +6,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import SubmissionError
+from ..errors import SubmissionError, shorten
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
-from ..formats.kinetics_tps import (check_pred_frame, cut_box_text, load_json, no_cycle_collection,
-                                    read_ground_truth, read_predictions_bytes, _found)
+from ..formats.kinetics_tps import (check_classes, load_json, no_cycle_collection, read_ground_truth,
+                                    read_part_predictions, read_predictions_bytes)
 from ..formats.text import read_bytes
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
@@ -49,15 +49,19 @@ PROTOCOL = [
     "skips t = 0 and never reaches t = 1, so a perfect submission scores 0.9998999999999062, not 1. top1 = acc(0) "
     "(plain top-1 video accuracy); mean_PSC = mean of the video PSCs (1.0 defaults included).",
     "Where the original crashes, this scorer stops with a submission error naming the video and frame: a test video "
-    "missing from pred_vid_result.json (or from pred_part_result.json while it has ground-truth humans), a "
-    "predicted frame without 'humans', more than 10 predicted humans in an evaluated frame, a predicted human "
-    "without 'box' or 'parts', more than 5 proposals for a part, more box proposals than verbs (fewer is legal: N_p "
-    "counts verbs), boxes of fewer than 4 numbers or with anything but finite numbers, and invalid JSON (with its "
-    "line and column). These checks apply to every predicted human and part of an evaluated frame (the original "
-    "only trips over the ones it reads); class names and states must be text.",
+    "missing from pred_vid_result.json or from pred_part_result.json, a predicted frame without 'humans', more than "
+    "10 predicted humans in a frame, a predicted human without 'box' or 'parts', more than 5 proposals for a part, "
+    "more box proposals than verbs (fewer is legal: N_p counts verbs), boxes of fewer than 4 numbers or with "
+    "anything but finite numbers, and invalid JSON (with its line and column). These checks apply to every video, "
+    "frame, human and part of the files, whether or not the ground truth evaluates them (the original only trips "
+    "over the ones it reads: a rule that depends on the ground truth would tell which frames are annotated); the "
+    "first fault in file order is named. Class names and states must be text.",
     "A predicted box (human or part proposal) of more than 4 finite numbers is scored as the original scores it: "
     "only its first 4 numbers are read as x1, y1, x2, y2. The report and the command line give a warning with the "
-    "number of such boxes in the evaluated frames and the first of them.",
+    "number of such boxes in the file and the first of them.",
+    "Caps (bounded cost): a string (key or value) of at most 256 characters as written, a number of at most 64 "
+    "characters; a file that cannot be read frame by frame (a frame over 1 MiB, a repeated video or frame key) is "
+    "read whole only if its values fit the memory budget.",
 ]
 
 
@@ -66,7 +70,7 @@ def _locate(submission, name):
     if path is None:
         raise SubmissionError(name, message="the submission has no %s" % name,
                               expected="pred_vid_result.json and pred_part_result.json",
-                              found=", ".join(submission.names()[:8]) or "no files")
+                              found=", ".join(map(shorten, submission.names()[:8])) or "no files")
     return path, submission.label(path)
 
 
@@ -292,38 +296,25 @@ class KineticsTps(Task):
         except SubmissionError as e:
             raise with_hint(e, first_hint(ignored, why)) from None
         pred_vid = load_json(vpath, vlabel)
-        if not isinstance(pred_vid, dict):
-            raise SubmissionError(vlabel, expected="an object {video: predicted_class}", found=_found(pred_vid))
-        for v, c in pred_vid.items():
-            if not isinstance(c, str):
-                raise SubmissionError(vlabel, message="video %r" % v, expected="a class name (text)", found=_found(c))
-        pred_part = load_json(ppath, plabel)
-        if not isinstance(pred_part, dict):
-            raise SubmissionError(plabel, expected="an object {video: {frame: {humans}}}", found=_found(pred_part))
-        nframes = nhumans = n_cut = 0
-        first_cut = None
-        for v, frames in pred_part.items():
-            if not isinstance(frames, dict):
-                raise SubmissionError(plabel, message="video %r" % v, expected="an object {frame: {humans}}",
-                                      found=_found(frames))
-            for f, fr in frames.items():
-                cut = check_pred_frame(plabel, v, f, fr)
-                if cut:
-                    n_cut += len(cut)
-                    first_cut = first_cut or cut[0]
-                nframes += 1
-                nhumans += len(fr["humans"])
+        check_classes(pred_vid, vlabel)
+        pred = read_part_predictions(read_bytes(ppath, plabel), plabel)       # every rule, on every frame
+        part = pred.part
         notes = ["%s: %d videos" % (vlabel, len(pred_vid)),
-                 "%s: %d videos, %d frames, %d humans" % (plabel, len(pred_part), nframes, nhumans)]
-        if n_cut:
-            notes.append("warning: " + cut_box_text(n_cut, *first_cut))
+                 "%s: %d videos, %d frames, %d humans" % (plabel, len(part.video_key), len(part.frame_key),
+                                                          int(part.frame_humans.sum()))]
+        if pred.cut_warning:
+            notes.append("warning: " + pred.cut_warning)
         if ids is not None:
             want = set(x.decode() if isinstance(x, bytes) else str(x) for x in ids)
             missing = sorted(want - set(pred_vid))
             if missing:
                 raise SubmissionError(vlabel, expected="a class for every test video",
                                       found="%d missing: %s" % (len(missing), ", ".join(missing[:5])))
-        only = sorted(set(pred_part) - set(pred_vid))
+            missing = sorted(want - set(part.video_key))
+            if missing:
+                raise SubmissionError(plabel, expected="part results for every test video",
+                                      found="%d missing: %s" % (len(missing), ", ".join(missing[:5])))
+        only = sorted(set(part.video_key) - set(pred_vid))
         if only:
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
         return notes + ignored_warnings(ignored, why)
