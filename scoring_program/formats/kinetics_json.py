@@ -286,9 +286,6 @@ class _Strings(object):
         self.last = mapping[strings.codes]
         self.codes.append(self.last, fraction)
 
-    def mark(self):
-        return self.codes.n
-
     def _learn(self, text, h, words, length):
         code = len(self.vocab)
         self.vocab[text] = code
@@ -342,6 +339,7 @@ class _Pass(object):
         self.fault = None               # the first fault in a block read by _by_json (SubmissionError)
         self.cut = None                 # boxes of more than 4 numbers: [count, where, box] of the first
         self.whole_checked = False      # the caps and the encoding of the whole file (before any json.loads)
+        self.by_json_run = 0            # blocks in a row read by _by_json: after 2, the pass tries 1 block in 8
         self.arr = np.frombuffer(data, dtype=np.uint8)
         self.u64 = word_view(self.arr)
         self.ascii = data.isascii() if hasattr(data, "isascii") else all(b < 0x80 for b in data)
@@ -366,12 +364,16 @@ class _Pass(object):
             end = min(n, pos + size)
             mark = self._mark()
             try:
+                if self.by_json_run >= 2 and self.by_json_run % 8:
+                    raise Unexpected("the blocks before went to json.loads")    # (a box of 5 numbers per frame)
                 nxt = self._block(pos, end, end == n)
+                self.by_json_run = 0
             except Unexpected:
                 if self.reader is None:
                     raise
                 self._rollback(mark)
                 nxt = self._by_json(pos, end, end == n)
+                self.by_json_run += nxt is not None
             if nxt is None:             # no frame ends inside the block: take a larger one
                 size *= 2
                 if size > MAX_BLOCK:
@@ -482,7 +484,7 @@ class _Pass(object):
     def _placeholder(self, a, cut):
         """A frame key that no frame of the block has (the header's placeholder frame)."""
         key = "\x00"
-        while json.dumps(key).encode() in self.data[a:cut]:
+        while self.data.find(json.dumps(key).encode(), a, cut) >= 0:
             key += "\x00"
         return key
 

@@ -6,14 +6,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import SubmissionError, shorten
+from ..errors import SubmissionError
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.kinetics_tps import (check_classes, load_json, no_cycle_collection, read_ground_truth,
                                     read_part_predictions, read_predictions_bytes)
 from ..formats.text import read_bytes
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
-from ..report.result import LOST, Bars, Histogram, Plot, Result, ScoreKey, Series, Table
+from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Stopwatch, Task, no_progress
 
 VID_FILE = "pred_vid_result.json"
@@ -70,7 +70,7 @@ def _locate(submission, name):
     if path is None:
         raise SubmissionError(name, message="the submission has no %s" % name,
                               expected="pred_vid_result.json and pred_part_result.json",
-                              found=", ".join(map(shorten, submission.names()[:8])) or "no files")
+                              found=", ".join(submission.names()[:8]) or "no files")
     return path, submission.label(path)
 
 
@@ -189,6 +189,8 @@ def report(r, title, private=False):
         ["parts present in the matched prediction", int(r.found.sum())],
         ["parts correct (IoU >= 0.3 and same state)", int(r.correct.sum())],
     ]))
+    if pr.cut_warning:      # counts and names boxes of the whole file: a fact about the submission alone
+        res.warnings.append(Own(pr.cut_warning))
     # none of these is Own (all withheld at the hidden level): they count over the test videos and the frames with
     # ground-truth humans, so one frame more or less in the ground truth changes them
     if pr.extra_videos:
@@ -196,8 +198,6 @@ def report(r, title, private=False):
     if pr.extra_frames:
         res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
                          "ground-truth humans): ignored." % pr.extra_frames)
-    if pr.cut_warning:
-        res.warnings.append(pr.cut_warning)
     if pr.missing_frames:
         res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
                             % (pr.missing_frames, PART_FILE))
