@@ -168,7 +168,7 @@ def test_distinct_short_ids_and_one_of_the_longest_cost_no_fixed_width_copy(tmp_
     n = len(rows[1]) + len(TUBE_HEADER)
     k = 0
     while n < len(honest) - 100:
-        row = b"%x,%x,l,1,1,1,1,1,1\n" % (k, k)
+        row = b"%x,%x,clap,1,1,1,1,1,1\n" % (k, k)     # a class label: every row's label is checked
         rows.append(row)
         n += len(row)
         k += 1

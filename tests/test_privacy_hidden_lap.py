@@ -564,14 +564,7 @@ PAIRED = {
 
 # known to fail on main: a format rule checked only where the ground truth has the item (other helpers of issue 20
 # change those readers); strict=False, so the lead drops the mark once their fix is merged
-XFAIL = {
-    (KINETICS, "frame", "format_error_on_dropped"):
-        "kinetics' format rules are checked only on frames with ground-truth humans (issue 20, deliverable 2; "
-        "fixed in the kinetics reader)",
-    (TUBES, "video", "unknown_label_on_dropped"):
-        "action-tubes checks labels only on rows of the test list's videos (issue 20, deliverable 2; the tubes "
-        "reader's helper)",
-}
+XFAIL = {}      # none left: both readers now check every submitted row, whatever the ground truth has
 
 
 # the cases that are submission errors (against both references: the check asserts the same exit code and line)

@@ -687,11 +687,13 @@ def _per_record(cnt, *values):
     return values if cnt is None else tuple(np.repeat(v, cnt) for v in values)
 
 
-def _check_labels(t, classes, rows):
-    """The class index of every record's label; an unknown label on one of `rows` (bool) is an error naming the
-    first such line, the first five distinct unknown labels and their count."""
+def _check_labels(t, classes):
+    """The class index of every record's label; an unknown label is an error naming the first such line, the first
+    five distinct unknown labels and their count. Every row is checked, also those of videos outside the test list
+    (which the original ignores): a rule applied only where the ground truth has the video would tell which videos
+    it has (issue 20); the class set is public, it is the leaderboard's columns."""
     lab = t.find("label", classes)
-    bad = np.flatnonzero((lab < 0) & rows)
+    bad = np.flatnonzero(lab < 0)
     if bad.size:
         label = t.codes("label", bad)
         _, at = np.unique(label.code, return_index=True)
@@ -714,7 +716,7 @@ def read_frame_detections(path, label, videos):
     u, cnt = _runs(t, ("video", "label"))
     vid_u = u.find("video", videos.ids)
     known_u = vid_u >= 0
-    lab_u = _check_labels(u, videos.classes, known_u)
+    lab_u = _check_labels(u, videos.classes)
     vid, known, lab = _per_record(cnt, vid_u, known_u, lab_u)
     del u, vid_u, known_u, lab_u
     t.forget("video", "label")          # each column's separators go once it is read (memory)
@@ -752,7 +754,7 @@ def read_tubes(path, label, videos):
     outside = np.flatnonzero(~known_u)
     if outside.size:            # a video outside the test list: its own negative id (tube ids are per video)
         vid_u[outside] = -1 - u.codes("video", outside).code
-    lab_u = _check_labels(u, videos.classes, known_u)
+    lab_u = _check_labels(u, videos.classes)
     tube = u.codes("tube")
     vid, known, lab, tid, score = _per_record(cnt, vid_u, known_u, lab_u, tube.code, u.number("score"))
     tube = tube._replace(code=None)     # its texts stay, for messages
