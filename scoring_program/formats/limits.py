@@ -13,6 +13,7 @@ MAX_PNG_PREAMBLE_BYTES = 1 << 20    # bytes before a PNG's first IDAT chunk
 MAX_PNG_DATA_CHUNKS = 4096      # IDAT chunks in a PNG's image data (libpng writes 8 KiB each: 32 MiB of data)
 ECHO_CHARS = 200                # participant text quoted in a message: characters at most, escaped, one line
 MAX_XML_DEPTH = 64              # elements nested in one XML document: levels at most (a layout file needs 5)
+MAX_TUBES_PER_VIDEO_CLASS = 300     # tubes of one video and label in tubes.csv (the 3D NMS compares their pairs)
 
 
 def field_too_long(length):

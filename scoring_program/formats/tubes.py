@@ -744,6 +744,27 @@ def _frame_limits(videos, vid):
     return limit
 
 
+def _check_tubes_per_video_class(file, video, label, line):
+    """At most limits.MAX_TUBES_PER_VIDEO_CLASS tubes of one (video, label) as written, for every video of the file
+    (the 3D NMS compares the tubes of a video and class pairwise): the error names the first line of the first tube,
+    in file order, past the cap. video, label: integer keys per tube; line: the first line of each tube."""
+    cap = limits.MAX_TUBES_PER_VIDEO_CLASS
+    if video.size <= cap:
+        return
+    by_line = np.argsort(line, kind="stable")
+    video, label = video[by_line], label[by_line]
+    order = np.lexsort((label, video))          # stable: file order within a (video, label)
+    key_v, key_l = video[order], label[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = (key_v[1:] != key_v[:-1]) | (key_l[1:] != key_l[:-1])
+    first = np.maximum.accumulate(np.where(new, np.arange(order.size), 0))
+    over = order[np.arange(order.size) - first >= cap]
+    if over.size:
+        at = int(line[by_line][int(over.min())])
+        raise SubmissionError(file, at, expected="at most %d tubes per video and class" % cap,
+                              found="tube %d of its video and class" % (cap + 1))
+
+
 def read_tubes(path, label, videos):
     """tubes.csv -> Boxes of the known videos, tubes in file order of their first row."""
     t = read_csv(path, label, TUBE_COLUMNS)
@@ -756,6 +777,7 @@ def read_tubes(path, label, videos):
         vid_u[outside] = -1 - u.codes("video", outside).code
     lab_u = _check_labels(u, videos.classes)
     tube = u.codes("tube")
+    label_u = u.codes("label").code             # the label as written: the cap counts every video's tubes
     vid, known, lab, tid, score = _per_record(cnt, vid_u, known_u, lab_u, tube.code, u.number("score"))
     tube = tube._replace(code=None)     # its texts stay, for messages
     del u, vid_u, known_u, lab_u
@@ -768,6 +790,10 @@ def read_tubes(path, label, videos):
     _check_frames(t, frame, _frame_limits(videos, vid), SubmissionError)
     order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube",
                                                     tube.text)
+    first_record = start if order is None else order[start]
+    run = first_record if cnt is None else np.searchsorted(np.cumsum(cnt), first_record, side="right")
+    _check_tubes_per_video_class(t.file, vid[first_record], label_u[run], tube_lines)
+    del label_u, first_record, run
     vid, frame, lab, score, boxes = _reorder(order, vid, frame, lab, score, boxes)
     ntubes_all = start.size
     tv = vid[start]

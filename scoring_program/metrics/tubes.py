@@ -65,7 +65,9 @@ def _segment_sums(values, counts):
     counts = np.asarray(counts, dtype=np.int64)
     out = np.zeros(counts.size)
     starts = np.cumsum(counts) - counts
-    for L in np.unique(counts[counts > 0]).tolist():
+    filled = counts[counts > 0]
+    lengths = [int(filled[0])] if filled.size and filled.min() == filled.max() else np.unique(filled).tolist()
+    for L in lengths:
         sel = np.flatnonzero(counts == L)
         rows = starts[sel][:, None] + np.arange(L)[None, :]
         out[sel] = values[rows].sum(axis=1)
@@ -151,9 +153,10 @@ def degenerate_tubes(box, start, length):
     return cum[start + np.asarray(length, dtype=np.int64)] > cum[start]
 
 
-def pair_frames(a, b, pa, pb, chunk=250000, union_eps=0.0):
+def pair_frames(a, b, pa, pb, chunk=250000, union_eps=0.0, columns=None):
     """a, b: dicts with first, length, start (row of first box), box (rows x 4). pa, pb: pair indices.
-    union_eps: see _iou_rows (0 for ACT, MATLAB_EPS for Gkioxari's AUC)."""
+    union_eps: see _iou_rows (0 for ACT, MATLAB_EPS for Gkioxari's AUC). columns: the _box_columns of a's and b's
+    boxes, when the caller has them."""
     pa = np.asarray(pa, dtype=np.int64)
     pb = np.asarray(pb, dtype=np.int64)
     fa = a["first"][pa]
@@ -164,29 +167,40 @@ def pair_frames(a, b, pa, pb, chunk=250000, union_eps=0.0):
     tmax = np.minimum(la, lb)
     L = np.maximum(tmax - tmin + 1, 0)
     U = np.maximum(la, lb) - np.minimum(fa, fb) + 1
-    iou_sum = np.zeros(pa.size, dtype=np.float64)
     ra0 = a["start"][pa] + (tmin - fa)
     rb0 = b["start"][pb] + (tmin - fb)
+    if not np.any(L):
+        return PairFrames(L, U, np.zeros(pa.size, dtype=np.float64))
+    if columns is None:
+        ca = _box_columns(a["box"])
+        columns = ca, (ca if b["box"] is a["box"] else _box_columns(b["box"]))
+    iou_sum = frame_iou_sums(columns[0], columns[1], ra0, rb0, L, chunk, union_eps)
+    return PairFrames(L, U, iou_sum)
+
+
+def frame_iou_sums(ca, cb, ra0, rb0, L, chunk=250000, union_eps=0.0):
+    """Per pair k: the sum of the frame IoUs (_iou_rows) of the box rows ra0[k] + i and rb0[k] + i, i < L[k],
+    summed as ACT's np.mean sums them (_segment_sums); ca, cb: _box_columns of the two box arrays. Frames are
+    compared `chunk` at a time."""
+    iou_sum = np.zeros(L.size, dtype=np.float64)
     cum = np.cumsum(L)
     i = 0
-    n = pa.size
-    ca = cb = None
+    n = L.size
     while i < n:
         base = cum[i - 1] if i else 0
         j = int(np.searchsorted(cum, base + chunk, side="right"))
         j = min(max(j, i + 1), n)
         idx = np.arange(i, j)
         cnt = L[idx]
-        seg, off = _expand(cnt)
-        if seg.size:
-            if ca is None:
-                ca = _box_columns(a["box"])
-                cb = ca if b["box"] is a["box"] else _box_columns(b["box"])
-            rows = idx[seg]
-            ious = _iou_rows(ca, cb, ra0[rows] + off, rb0[rows] + off, union_eps)
-            iou_sum[idx] = _segment_sums(ious, cnt)
+        if cnt.min() == 1 and cnt.max() == 1:       # one common frame each: the rows _expand would give
+            rows_a, rows_b = ra0[idx], rb0[idx]
+        else:
+            seg, off = _expand(cnt)
+            rows_a, rows_b = ra0[idx[seg]] + off, rb0[idx[seg]] + off
+        if rows_a.size:
+            iou_sum[idx] = _segment_sums(_iou_rows(ca, cb, rows_a, rows_b, union_eps), cnt)
         i = j
-    return PairFrames(L, U, iou_sum)
+    return iou_sum
 
 
 # ----------------------------------------------------------------------------------------------- greedy matching
@@ -373,52 +387,138 @@ def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, ncl
 
 # ----------------------------------------------------------------------------------------------- video-AP
 
-def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD):
+NMS_WINDOW = 64                 # ranks of a group decided together (nms3d)
+PAIR_BUDGET = 1 << 18           # tube pairs handled together (nms3d, video_ap): a fixed memory budget
+NMS_CHUNK = 1 << 13             # tube pairs compared at once (small arrays stay in the processor's cache)
+
+
+def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD, window=NMS_WINDOW,
+          budget=PAIR_BUDGET):
     """ACT nms3dt per group: keep the highest score, drop the tubes whose ST-IoU with it is > overlap, repeat.
 
     ACT takes I[-1] of np.argsort(scores) (ascending): among equal scores the tube LATER in the input is kept
     first (we make that stable). ACT keeps `ious <= overlap`, so a NaN ST-IoU (see _iou_rows) suppresses too.
-    Returns (kept indices in keep order, grouped by group)."""
+    Returns (kept indices in keep order, grouped by group).
+
+    ACT compares each kept tube with every tube left in its group (n x kept ST-IoUs, one at a time). Here the
+    tubes of every group are decided a window of `window` ranks at a time, all groups at once: a tube of the
+    window is compared with the tubes already kept in its group and with the earlier tubes of the window
+    (_nms_window); the pairs are built and compared in blocks of whole groups of at most about `budget` pairs, so
+    memory is bounded whatever the group sizes, and no pair with a tube suppressed in an earlier window is built. The
+    outcome is the sequential one (a tube is kept iff no earlier kept tube conflicts with it) for any window and
+    budget. The cost is (tubes x kept tubes per group) pairs at most, as ACT's: formats.limits bounds the tubes of
+    a video and class in tubes.csv."""
     group = np.asarray(group, dtype=np.int64)
     n = group.size
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     order = np.lexsort((-np.arange(n), -np.asarray(score, dtype=np.float64), group))
     g = group[order]
-    gend = np.searchsorted(g, g, side="right")
-    cnt = gend - np.arange(n) - 1
-    ei, off = _expand(cnt)
-    ej = ei + 1 + off
-    a = {"first": np.asarray(first)[order], "length": np.asarray(length)[order], "start": np.asarray(start)[order],
-         "box": box}
-    # ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict, unless their ST-IoU is NaN, which
-    # needs a frame where one of the two boxes has a +1 area <= 0
-    fa, fb = a["first"][ei], a["first"][ej]
-    la, lb = fa + a["length"][ei] - 1, fb + a["length"][ej] - 1
-    tint = np.minimum(la, lb) - np.maximum(fa, fb) + 1
+    gstart = np.searchsorted(g, g, side="left")
+    rank = np.arange(n) - gstart
+    tubes = {"first": np.asarray(first, dtype=np.int64)[order], "start": np.asarray(start, dtype=np.int64)[order],
+             "columns": _box_columns(box)}
+    length = np.asarray(length, dtype=np.int64)[order]
+    tubes["last"] = tubes["first"] + length - 1
+    degenerate = degenerate_tubes(box, tubes["start"], length)
+    tubes["degenerate"] = degenerate if degenerate.any() else None
+    state = np.zeros(n, dtype=np.int8)          # 0 undecided, 1 kept, 2 suppressed
+    kept = np.zeros(0, dtype=np.int64)          # positions kept so far, ascending (groups are contiguous)
+    by_rank = np.argsort(rank, kind="stable")   # positions by rank, then position
+    rank_end = np.searchsorted(rank[by_rank], np.arange(0, int(rank.max()) + window + 1, window))
+    for w in range(rank_end.size - 1):
+        members = np.sort(by_rank[rank_end[w]:rank_end[w + 1]])
+        _nms_window(tubes, state, kept, gstart, members, w * window, overlap, budget)
+        kept = np.flatnonzero(state == 1)
+    return order[state == 1]
+
+
+def _nms_window(tubes, state, kept, gstart, members, rank0, overlap, budget):
+    """Decide the tubes at `members` (positions of one rank window, ascending): each is compared with the kept
+    tubes of its group (`kept`, from earlier windows, ascending) and with the window's earlier tubes of its group,
+    in blocks of whole groups of about `budget` pairs (at least one group); state is updated in place."""
+    gs = gstart[members]
+    first_kept = np.searchsorted(kept, gs, side="left")
+    nkept = np.searchsorted(kept, gs + rank0, side="left") - first_kept
+    window_start = gs + rank0                       # the group's first position in this window
+    count = nkept + (members - window_start)        # pairs of each member: its group's kept tubes, earlier members
+    heads = np.flatnonzero(np.concatenate(([True], gs[1:] != gs[:-1])))
+    bounds = np.append(heads, members.size)
+    pairs_before = np.concatenate(([0], np.cumsum(count)))[bounds]     # pairs before each group, and in all
+    at = 0
+    while at < heads.size:
+        nxt = int(np.searchsorted(pairs_before, pairs_before[at] + budget, side="right")) - 1
+        nxt = min(max(nxt, at + 1), heads.size)
+        i, j = bounds[at], bounds[nxt]
+        seg, off = _expand(count[i:j])
+        pieces = []
+        for p in range(0, seg.size, NMS_CHUNK):      # pairs compared a cache-sized chunk at a time
+            s, o = seg[p:p + NMS_CHUNK], off[p:p + NMS_CHUNK]
+            k = nkept[i:j][s]
+            from_kept = o < k
+            earlier = window_start[i:j][s] + (o - k)
+            if kept.size:
+                earlier[from_kept] = kept[first_kept[i:j][s][from_kept] + o[from_kept]]
+            later = members[i:j][s]
+            conflict = _conflicts(tubes, earlier, later, overlap)
+            pieces.append((earlier[conflict], later[conflict]))
+        earlier = np.concatenate([e for e, _ in pieces]) if pieces else np.zeros(0, dtype=np.int64)
+        later = np.concatenate([l for _, l in pieces]) if pieces else np.zeros(0, dtype=np.int64)
+        _resolve(state, members[i:j], earlier, later)
+        at = nxt
+
+
+def _conflicts(tubes, earlier, later, overlap):
+    """ST-IoU(earlier, later) > overlap or NaN (ACT keeps `ious <= overlap` only), as pair_frames(...).st_iou()
+    computes it. ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict, unless their ST-IoU is
+    NaN, which needs a frame where one of the two boxes has a +1 area <= 0."""
+    fa, fb = tubes["first"][earlier], tubes["first"][later]
+    la, lb = tubes["last"][earlier], tubes["last"][later]
+    tmin = np.maximum(fa, fb)
+    tint = np.minimum(la, lb) - tmin + 1
     tuni = np.maximum(la, lb) - np.minimum(fa, fb) + 1
     maybe = tint > overlap * tuni
-    degenerate = degenerate_tubes(box, a["start"], a["length"])
-    if degenerate.any():
-        maybe |= (tint > 0) & (degenerate[ei] | degenerate[ej])
-    ei, ej = ei[maybe], ej[maybe]
+    degenerate = tubes["degenerate"]
+    if degenerate is not None:
+        maybe |= (tint > 0) & (degenerate[earlier] | degenerate[later])
+    if not maybe.all():
+        idx = np.flatnonzero(maybe)
+        conflict = np.zeros(earlier.size, dtype=bool)
+        if idx.size:
+            conflict[idx] = _conflicts_of(tubes, earlier[idx], later[idx], fa[idx], fb[idx], tmin[idx], tint[idx],
+                                          tuni[idx], overlap)
+        return conflict
+    return _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap)
+
+
+def _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap):
+    """_conflicts on pairs that share a frame: the ST-IoU from the frame IoUs."""
+    rows_e = tubes["start"][earlier] + (tmin - fa)
+    rows_l = tubes["start"][later] + (tmin - fb)
+    iou_sum = frame_iou_sums(tubes["columns"], tubes["columns"], rows_e, rows_l, tint)
     with np.errstate(invalid="ignore"):
-        conflict = ~(pair_frames(a, a, ei, ej).st_iou() <= overlap)
-    ei, ej = ei[conflict], ej[conflict]
-    state = np.zeros(n, dtype=np.int8)          # 0 undecided, 1 kept, 2 suppressed
+        return ~(PairFrames(tint, tuni, iou_sum).st_iou() <= overlap)
+
+
+def _resolve(state, members, earlier, later):
+    """The greedy NMS of the undecided `members` (ascending positions) given the conflict edges (earlier, later):
+    `later` is one of members, `earlier` precedes it in keep order and is decided or one of members. In rounds, a
+    member with a kept earlier conflict is suppressed and a member with no undecided earlier conflict is kept: each
+    round decides at least the first undecided member, and the outcome is the sequential one."""
+    local = np.searchsorted(members, later)
     while True:
-        und = state == 0
-        if not und.any():
+        undecided = state[members] == 0
+        if not undecided.any():
             break
-        kept_in = np.zeros(n, dtype=bool)
-        kept_in[ej[state[ei] == 1]] = True
-        und_in = np.zeros(n, dtype=bool)
-        und_in[ej[state[ei] == 0]] = True
-        state[und & kept_in] = 2
-        state[und & ~kept_in & ~und_in] = 1
-        live = (state[ej] == 0) & (state[ei] != 2)
-        ei, ej = ei[live], ej[live]
-    return order[state == 1]
+        earlier_state = state[earlier]
+        kept_in = np.zeros(members.size, dtype=bool)
+        kept_in[local[earlier_state == 1]] = True
+        undecided_in = np.zeros(members.size, dtype=bool)
+        undecided_in[local[earlier_state == 0]] = True
+        state[members[undecided & kept_in]] = 2
+        state[members[undecided & ~kept_in & ~undecided_in]] = 1
+        live = (state[later] == 0) & (state[earlier] != 2)
+        earlier, later, local = earlier[live], later[live], local[live]
 
 
 def video_ap(tubes, gts, nvideos, nclasses, thresholds):
@@ -446,13 +546,11 @@ def video_ap(tubes, gts, nvideos, nclasses, thresholds):
     gs = ggrp[go]
     lo = np.searchsorted(gs, kgrp, side="left")
     hi = np.searchsorted(gs, kgrp, side="right")
-    pd, off = _expand(hi - lo)
-    pg = lo[pd] + off
     a = {k: np.asarray(tubes[k])[kept] for k in ("first", "length", "start")}
     a["box"] = tubes["box"]
     b = {k: np.asarray(gts[k])[go] for k in ("first", "length", "start")}
     b["box"] = gts["box"]
-    st = pair_frames(a, b, pd, pg).st_iou()
+    pd, pg, st = _useful_pairs(a, b, lo, hi - lo, min(thresholds))
     pairs = GreedyPairs(pd, pg, st, rank, kgrp, nk, gs.size)
     npos = np.bincount(gl, minlength=nclasses)
     aps = np.zeros((len(thresholds), nclasses))
@@ -465,6 +563,30 @@ def video_ap(tubes, gts, nvideos, nclasses, thresholds):
         aps[i], c = done[th]
         curves.append(c)
     return aps, curves, kept
+
+
+def _useful_pairs(a, b, first_gt, count, lowest):
+    """The (tube, ground truth) pairs of tube k with ground truths first_gt[k] + i, i < count[k], whose ST-IoU can
+    decide a match at a threshold >= lowest: ST-IoU >= lowest, or NaN (GreedyPairs.match never looks at the
+    others). Computed PAIR_BUDGET pairs at a time, so that only those pairs are held: (tube, gt, ST-IoU)."""
+    columns = _box_columns(a["box"]), _box_columns(b["box"])
+    cum = np.cumsum(count)
+    parts = []
+    i, n = 0, count.size
+    while i < n:
+        base = cum[i - 1] if i else 0
+        j = min(max(int(np.searchsorted(cum, base + PAIR_BUDGET, side="right")), i + 1), n)
+        pd, off = _expand(count[i:j])
+        pd += i
+        pg = first_gt[pd] + off
+        st = pair_frames(a, b, pd, pg, columns=columns).st_iou()
+        with np.errstate(invalid="ignore"):     # NaN < lowest is False: a NaN pair is kept
+            useful = ~(st < lowest)
+        parts.append((pd[useful], pg[useful], st[useful]))
+        i = j
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    return tuple(np.concatenate(p) for p in zip(*parts))
 
 
 # ----------------------------------------------------------------------------------------------- AUC
