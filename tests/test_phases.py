@@ -294,6 +294,7 @@ phases:
   - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}
   - name: Final
     start: 2024-05-01
+    reference_data: final
     private: {fraction: 0.5, seed: 3}   # both parts non-empty for every sample (seed 1 leaves action-tubes none)
 """
 
@@ -311,10 +312,17 @@ def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slu
     import sys
     from conftest import read_scores
     from scoring_program.report.write import format_score
+    """Development on the sample (full), Final on a copy one test item apart with a private part: each phase bound
+    to its own reference, both checkers accept both flavors, the private score reaches no participant."""
+    final_ref = tmp_path / "final"
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(final_ref))
+    _changes()[slug](str(final_ref))
     cfg = tmp_path / "organizer.yaml"
     cfg.write_text(PRIVATE_PHASES)
     plan = bundle.prepare(slug, config=str(cfg))
     cb, y2, cl, y1 = _yamls(plan)
+    assert [p["tasks"] for p in sorted(y2["phases"], key=lambda p: p["index"])] == [[0], [1]]
+    assert [p["reference_data"] for p in y1["phases"].values()] == ["reference_data_0.zip", "reference_data_1.zip"]
     final = [p for p in y2["phases"] if p["name"] == "Final"][0]
     dev = [p for p in y2["phases"] if p["name"] == "Development"][0]
     assert final["hide_score_output"] is True and "hide_score_output" not in dev
@@ -323,7 +331,10 @@ def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slu
     assert [c["key"] for c in y2["leaderboards"][0]["columns"]] == [registry_rank(slug)]
     assert any("a private part" in n for n in plan.notes) and any("OUTPUT/private/" in n for n in plan.notes)
     out = tmp_path / "bundles"
-    bundle.write(plan, str(out))
+    for path in bundle.write(plan, str(out)):
+        if os.path.isfile(CHECKER):
+            p = checker_run(["check-bundle", path], tmp_path)
+            assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr
     name = "random" if os.path.isdir(os.path.join(ROOT, "starting_kit", slug, "submissions", "random")) \
         else "perfect"
     entry = os.path.join(ROOT, "starting_kit", slug, "submissions", name)
