@@ -179,7 +179,8 @@ def _protocol(result):
 
 
 WITHHELD = ("Curves, error breakdowns, confusions and coverage counts depend on the hidden test set and are not "
-            "shown in this phase; the bars above are drawn from your scores alone.")
+            "shown in this phase.")
+FROM_SCORES = " The bars above are drawn from your scores alone."
 
 
 def render(result, keys=None) -> str:
@@ -202,7 +203,7 @@ def render(result, keys=None) -> str:
         if bars:
             out.append("<h2>Per class</h2>")
             out.extend(_block(b) for b in bars)
-        out.append("<p class='note'>%s</p>" % e(WITHHELD))
+        out.append("<p class='note'>%s</p>" % e(WITHHELD + (FROM_SCORES if bars else "")))
     out.extend(_protocol(result))
     out.append("</body></html>\n")
     return "\n".join(out)
