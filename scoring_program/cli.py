@@ -101,14 +101,8 @@ def report_level(ref_dir):
     """The report level the reference data asks for: its REPORT_LEVEL file (one word, full or hidden), else hidden.
     Anything else in that file is the organizer's fault (exit 2); the message never quotes it."""
     from .report.result import HIDDEN, LEVEL_FILE, LEVELS
-    path = os.path.join(ref_dir, LEVEL_FILE)
-    if not os.path.isfile(path):
-        return HIDDEN
-    with open(path, "rb") as f:
-        word = f.read(64).strip().decode("ascii", "replace")
-    if word not in LEVELS:
-        raise ReferenceDataError("ref/" + LEVEL_FILE, line=1, expected="one word, full or hidden")
-    return word
+    from .tasks.base import reference_word
+    return reference_word(ref_dir, LEVEL_FILE, lambda w: w in LEVELS, "one word, full or hidden") or HIDDEN
 
 
 def split_private_part(result, rank, part):

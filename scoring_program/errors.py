@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-ECHO_CHARS = 200        # as formats.limits.ECHO_CHARS (errors.py imports nothing of the package)
+ECHO_CHARS = 200        # participant text quoted in a message: characters at most (formats.limits re-exports it)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")   # and lone surrogates (non-UTF-8 names)
 
 EXIT_OK = 0

@@ -21,6 +21,16 @@ COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")    # a heat map's ce
 TOKEN = re.compile(r"<[^>]*>|[^<\s]+")
 
 
+def read_lines(path):
+    with open(path) as f:
+        return f.read().splitlines()
+
+
+def write_lines(path, lines):
+    with open(path, "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
 def sample(slug, name="random"):
     return os.path.join(ROOT, "starting_kit", slug, "submissions", name)
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, run_score
-from privacy import hidden_sees_only_scores
+from privacy import hidden_sees_only_scores, read_lines, write_lines
 
 POSE = "chalearn-lap2014-pose"
 ACTION = "chalearn-lap2014-action"
@@ -43,16 +43,6 @@ def _reference(slug, tmp_path, change=None):
 def _sample(slug, name, dst):
     shutil.copytree(os.path.join(ROOT, "starting_kit", slug, "submissions", name), str(dst))
     return str(dst)
-
-
-def _lines(path):
-    with open(path) as f:
-        return f.read().splitlines()
-
-
-def _write_lines(path, lines):
-    with open(path, "w") as f:
-        f.write("".join(line + "\n" for line in lines))
 
 
 def _load(path):
@@ -103,11 +93,11 @@ def _cultural_move_one_image(ref):
     """One image's event: MOVED is FROM's no longer, TO's instead (both keep a positive: the columns stay)."""
     for cat, label in ((FROM, "-1"), (TO, "1")):
         path = os.path.join(ref, cat + "_val.txt")
-        lines = _lines(path)
+        lines = read_lines(path)
         at = [k for k, line in enumerate(lines) if line.split()[0] == MOVED]
         assert len(at) == 1 and lines[at[0]].split()[1] != label
         lines[at[0]] = "%s %s" % (MOVED, label)
-        _write_lines(path, lines)
+        write_lines(path, lines)
 
 
 def _cultural_random(dst):
@@ -120,13 +110,13 @@ def _cultural_edit(dst, edit):
     res = _cultural_random(dst)
     for k, name in enumerate(sorted(os.listdir(res))):
         path = os.path.join(res, name)
-        _write_lines(path, edit(k, name[:-4], _lines(path)))
+        write_lines(path, edit(k, name[:-4], read_lines(path)))
     return res
 
 
 def _cultural_leave_one_out(dst):
     """The issue's attack: each category file leaves out a different image; FROM's file leaves out MOVED."""
-    images = [line.split()[0] for line in _lines(os.path.join(ROOT, "reference_data", CULTURAL, FROM + "_val.txt"))]
+    images = [line.split()[0] for line in read_lines(os.path.join(ROOT, "reference_data", CULTURAL, FROM + "_val.txt"))]
     cats = sorted(n[:-4] for n in os.listdir(os.path.join(ROOT, "starting_kit", CULTURAL, "submissions", "random")))
     shift = images.index(MOVED) - cats.index(FROM)
 
@@ -149,14 +139,14 @@ def _cultural_missing_file(dst):
 
 def _cultural_empty_file(dst):
     res = _cultural_random(dst)
-    _write_lines(os.path.join(res, FROM + ".txt"), [])
+    write_lines(os.path.join(res, FROM + ".txt"), [])
     return res
 
 
 def _cultural_files_outside(dst):
     res = _cultural_random(dst)
-    _write_lines(os.path.join(res, "Zzz_not_an_event.txt"), ["%s 0.5" % MOVED])
-    _write_lines(os.path.join(res, "readme.md"), ["my notes"])
+    write_lines(os.path.join(res, "Zzz_not_an_event.txt"), ["%s 0.5" % MOVED])
+    write_lines(os.path.join(res, "readme.md"), ["my notes"])
     return res
 
 
@@ -175,9 +165,9 @@ SEQ = "Seq02"                           # 3-column ground truth with actions 1, 
 def _action_one_interval(ref):
     """One interval of one sequence: Seq02's Crouch (4) becomes Walk (7); both stay in the set (Seq03, Seq05)."""
     path = os.path.join(ref, SEQ + "_labels.csv")
-    lines = _lines(path)
+    lines = read_lines(path)
     assert lines.count("4,238,270") == 1
-    _write_lines(path, ["7,238,270" if line == "4,238,270" else line for line in lines])
+    write_lines(path, ["7,238,270" if line == "4,238,270" else line for line in lines])
 
 
 def _action_random(dst):
@@ -186,7 +176,7 @@ def _action_random(dst):
 
 def _action_with(dst, name, lines):
     res = _action_random(dst)
-    _write_lines(os.path.join(res, name), lines)
+    write_lines(os.path.join(res, name), lines)
     return res
 
 
@@ -209,20 +199,20 @@ def _action_empty_file(dst):
 
 def _action_files_outside(dst):
     res = _action_with(dst, "Seq99_prediction.csv", ["7,238,270"])
-    _write_lines(os.path.join(res, SEQ + "_predictions.csv"), ["7,238,270"])     # shadowed by _prediction.csv
-    _write_lines(os.path.join(res, "notes.txt"), ["hello"])
+    write_lines(os.path.join(res, SEQ + "_predictions.csv"), ["7,238,270"])     # shadowed by _prediction.csv
+    write_lines(os.path.join(res, "notes.txt"), ["hello"])
     return res
 
 
 def _action_one_frame_probe(dst):
     """One frame of the changed action, and an interval past the sequence's end (clipped to nothing)."""
     path = os.path.join(ROOT, "starting_kit", ACTION, "submissions", "random", SEQ + "_prediction.csv")
-    return _action_with(dst, SEQ + "_prediction.csv", _lines(path) + ["7,238,239", "7,5000,6000"])
+    return _action_with(dst, SEQ + "_prediction.csv", read_lines(path) + ["7,238,239", "7,5000,6000"])
 
 
 def _action_bad_row(dst):
     path = os.path.join(ROOT, "starting_kit", ACTION, "submissions", "random", SEQ + "_prediction.csv")
-    return _action_with(dst, SEQ + "_prediction.csv", _lines(path) + ["7,0,10"])
+    return _action_with(dst, SEQ + "_prediction.csv", read_lines(path) + ["7,0,10"])
 
 
 # -------------------------------------------------------------------------------------- chalearn-lap2014-pose
@@ -270,7 +260,7 @@ def _pose_wrong_size(dst):
 def _pose_files_outside(dst):
     res = _pose_perfect(dst)
     shutil.copy(os.path.join(res, PANORAMA + "_prediction.png"), os.path.join(res, "09_0009_1_prediction.png"))
-    _write_lines(os.path.join(res, "readme.txt"), ["hello"])
+    write_lines(os.path.join(res, "readme.txt"), ["hello"])
     return res
 
 
@@ -390,10 +380,10 @@ DET, TUBE = "frame_detections.csv", "tubes.csv"
 
 def _tubes_rewrite(ref, name, edit):
     path = os.path.join(ref, name)
-    lines = _lines(path)
+    lines = read_lines(path)
     new = [lines[0]] + [out for out in (edit(line) for line in lines[1:]) if out is not None]
     assert new != lines
-    _write_lines(path, new)
+    write_lines(path, new)
 
 
 def _tubes_one_label(ref):
@@ -428,14 +418,14 @@ def _tubes_edit(dst, edit, names=(DET, TUBE), sample="random"):
     res = _sample(TUBES, sample, dst)
     for name in names:
         path = os.path.join(res, name)
-        lines = _lines(path)
-        _write_lines(path, lines[:1] + edit(name, lines[1:]))
+        lines = read_lines(path)
+        write_lines(path, lines[:1] + edit(name, lines[1:]))
     return res
 
 
 def _gt_row(video):
     """The first ground-truth row of a video: (frame, x1, y1, x2, y2) as text."""
-    for line in _lines(os.path.join(ROOT, "reference_data", TUBES, "gt_tubes.csv"))[1:]:
+    for line in read_lines(os.path.join(ROOT, "reference_data", TUBES, "gt_tubes.csv"))[1:]:
         f = line.split(",")
         if f[0] == video:
             return f[3:8]
@@ -646,7 +636,7 @@ def test_kinetics_missing_frame_count_is_told_at_full_only(tmp_path):
 def test_tubes_ignored_rows_are_told_at_full_only(tmp_path):
     """The count of rows of videos outside the test list changes with one video of the test list."""
     ra, rb = _full_pair(TUBES, "video", "outside", tmp_path)
-    rows = [line.split(",")[0] for line in _lines(str(tmp_path / "sub" / DET))[1:]]
+    rows = [line.split(",")[0] for line in read_lines(str(tmp_path / "sub" / DET))[1:]]
     outside, dropped = sum(v.startswith("other/") for v in rows), rows.count(DROPPED_VIDEO)
     said = [[n for n in x.notes if n.startswith(DET) and "not in the test list were ignored" in n] for x in (ra, rb)]
     assert said == [["%s: %d row(s) of videos not in the test list were ignored." % (DET, n)]

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, read_scores
-from privacy import _score_in_process, hidden_sees_only_scores
+from privacy import _score_in_process, hidden_sees_only_scores, read_lines, write_lines
 
 KIT = os.path.join(ROOT, "starting_kit")
 VOC_CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
@@ -39,16 +39,6 @@ def find(root, name):
     hits = [os.path.join(d, n) for d, dirs, files in os.walk(str(root)) for n in dirs + files if n == name]
     assert len(hits) == 1, (name, hits)
     return hits[0]
-
-
-def read_lines(path):
-    with open(path) as f:
-        return f.read().splitlines()
-
-
-def write_lines(path, lines):
-    with open(path, "w") as f:
-        f.write("".join(l + "\n" for l in lines))
 
 
 def replace_once(path, old, new):

@@ -12,6 +12,7 @@ import numpy as np
 
 SCORE_FILES = ("scores.txt", "scores.json", "detailed_results.html")
 PRIVATE_DIR = "private"         # OUTPUT/private/: the private part's scores (legacy Codalab: the creator-only zip)
+PRIVATE_FILES = (PRIVATE_DIR + "/scores.json", PRIVATE_DIR + "/scores.txt")
 
 
 def format_score(value) -> str:
@@ -24,19 +25,7 @@ def format_score(value) -> str:
 
 def atomic_write(path, text):
     """Write to a temp file in the same folder, then rename: a crash never leaves a partial file."""
-    path = str(path)
-    fd, tmp = _temp_for(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_all([(str(path), text)])
 
 
 def scores_txt(scores) -> str:
@@ -72,28 +61,20 @@ def signals_deferred():
         mask(signal.SIG_SETMASK, old)
 
 
-def write_outputs(output_dir, result, html_text):
-    """All three score files or none: each is written to a temporary file in OUTPUT first, then the three are
-    renamed into place with the stop signals deferred, scores.txt last (it is what the platforms read)."""
-    os.makedirs(str(output_dir), exist_ok=True)
-    texts = [("detailed_results.html", html_text), ("scores.json", scores_json(result.scores)),
-             ("scores.txt", scores_txt(result.scores))]    # raises before anything is written if a score is not finite
-    private = getattr(result, "private_scores", None)
-    if private:
-        os.makedirs(os.path.join(str(output_dir), PRIVATE_DIR), exist_ok=True)
-        texts = [(PRIVATE_DIR + "/scores.json", scores_json(private)),
-                 (PRIVATE_DIR + "/scores.txt", scores_txt(private))] + texts
+def atomic_write_all(files):
+    """[(path, text)], all written or none: each to a temporary file beside it, then renamed into place in order
+    with the stop signals deferred. A failure or a signal before the renames removes every temporary file."""
     temps = []
     try:
-        for name, text in texts:
-            fd, tmp = _temp_for(os.path.join(str(output_dir), name))
+        for path, text in files:
+            fd, tmp = _temp_for(path)
             temps.append(tmp)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
             os.chmod(tmp, 0o644)
         with signals_deferred():
-            for (name, _text), tmp in zip(texts, temps):
-                os.replace(tmp, os.path.join(str(output_dir), name))
+            for (path, _text), tmp in zip(files, temps):
+                os.replace(tmp, path)
     except BaseException:
         for tmp in temps:
             try:
@@ -101,6 +82,19 @@ def write_outputs(output_dir, result, html_text):
             except OSError:
                 pass
         raise
+
+
+def write_outputs(output_dir, result, html_text):
+    """All three score files or none: each is written to a temporary file in OUTPUT first, then the three are
+    renamed into place with the stop signals deferred, scores.txt last (it is what the platforms read)."""
+    os.makedirs(str(output_dir), exist_ok=True)
+    texts = [("detailed_results.html", html_text), ("scores.json", scores_json(result.scores)),
+             ("scores.txt", scores_txt(result.scores))]    # raises before anything is written if a score is not finite
+    private = result.private_scores
+    if private:
+        os.makedirs(os.path.join(str(output_dir), PRIVATE_DIR), exist_ok=True)
+        texts = list(zip(PRIVATE_FILES, (scores_json(private), scores_txt(private)))) + texts
+    atomic_write_all([(os.path.join(str(output_dir), name), text) for name, text in texts])
 
 
 def remove_temps(output_dir):
@@ -122,7 +116,7 @@ def remove_stale(output_dir):
     temporary file a killed run left."""
     output_dir = str(output_dir)
     with signals_deferred():
-        for name in SCORE_FILES + (PRIVATE_DIR + "/scores.txt", PRIVATE_DIR + "/scores.json"):
+        for name in SCORE_FILES + PRIVATE_FILES:
             p = os.path.join(output_dir, name)
             if os.path.isfile(p):
                 os.unlink(p)

@@ -105,18 +105,26 @@ def read_private(ref_dir):
 TRACK_FILE = "TRACK"        # in the reference data: 'comp3' (bundle's organizer.yaml track:), absent: every comp
 
 
-def read_track(ref_dir):
-    """The comp number a reference folder's TRACK file names (one word, compN), or None without the file. A
-    malformed file is the organizer's fault; the message never quotes it."""
+def reference_word(ref_dir, name, valid, expected):
+    """The one word of the reference folder's setting file `name` (REPORT_LEVEL, TRACK), or None without the file.
+    A word that valid(word) refuses is the organizer's fault: a ReferenceDataError naming the file and line 1 and
+    `expected`, never quoting the file."""
     from ..errors import ReferenceDataError
-    path = os.path.join(str(ref_dir), TRACK_FILE)
+    path = os.path.join(str(ref_dir), name)
     if not os.path.isfile(path):
         return None
     with open(path, "rb") as f:
         word = f.read(64).strip().decode("ascii", "replace")
-    if not (word.startswith("comp") and word[4:].isdigit() and len(word) <= 6):
-        raise ReferenceDataError("ref/" + TRACK_FILE, line=1, expected="one word, compN (the track's comp number)")
-    return int(word[4:])
+    if not valid(word):
+        raise ReferenceDataError("ref/" + name, line=1, expected=expected)
+    return word
+
+
+def read_track(ref_dir):
+    """The comp number a reference folder's TRACK file names (one word, compN), or None without the file."""
+    word = reference_word(ref_dir, TRACK_FILE, lambda w: w.startswith("comp") and w[4:].isdigit() and len(w) <= 6,
+                          "one word, compN (the track's comp number)")
+    return None if word is None else int(word[4:])
 
 
 def reference_fingerprint(reference):
