@@ -9,8 +9,9 @@ ACTIONS = ("jumping", "phoning", "playinginstrument", "reading", "ridingbike", "
            "takingphoto", "usingcomputer", "walking")
 
 
-def make_persons(n_persons, seed):
-    """(image ids, object indices, labels (n, 10) in {1, -1}) with 1-3 persons per image, some 'other'."""
+def make_persons(n_persons, seed, year="2011"):
+    """(image ids '<year>_%06d', object indices, labels (n, 10) in {1, -1}) with 1-3 persons per image, some
+    'other'."""
     rng = np.random.RandomState(seed)
     img, obj = [], []
     k = 0
@@ -19,7 +20,7 @@ def make_persons(n_persons, seed):
         nobj = rng.randint(1, 4)
         idx = np.sort(rng.choice(np.arange(1, 6), size=nobj, replace=False))   # persons among other objects
         for o in idx[:n_persons - len(img)]:
-            img.append("2011_%06d" % k)
+            img.append("%s_%06d" % (year, k))
             obj.append(int(o))
     labels = -np.ones((n_persons, len(ACTIONS)), dtype=np.int64)
     act = rng.randint(-1, len(ACTIONS), size=n_persons)        # -1: 'other', a distractor
@@ -57,15 +58,20 @@ def write_submission(out_dir, img, obj, conf, comp=9, set_name="test", subdir="r
                    "".join("%s %d %.6f\n" % (i, o, v) for i, o, v in zip(img, obj, conf[:, a])))
 
 
+def write_part(ref_dir, subs, img, obj, labels, seed, set_name, ignored=()):
+    """One part of the sample: its reference and its perfect and random submissions (subs/perfect, subs/random)."""
+    fresh_dir(ref_dir)
+    write_reference(ref_dir, img, obj, labels, set_name, ignored)
+    fresh_dir(subs)
+    rng = np.random.RandomState(seed)
+    write_submission(os.path.join(subs, "perfect"), img, obj, (labels > 0).astype(float), set_name=set_name)
+    write_submission(os.path.join(subs, "random"), img, obj, (labels > 0) * 0.5 + rng.rand(*labels.shape),
+                     set_name=set_name)
+
+
 def make_sample(ref_dir, kit_dir):
     img, obj, labels = make_persons(80, seed=2011)
-    fresh_dir(ref_dir)
-    write_reference(ref_dir, img, obj, labels, ignored=[(3, 1), (10, 9)])
-    subs = os.path.join(kit_dir, "submissions")
-    fresh_dir(subs)
-    rng = np.random.RandomState(7)
-    write_submission(os.path.join(subs, "perfect"), img, obj, (labels > 0).astype(float))
-    write_submission(os.path.join(subs, "random"), img, obj, (labels > 0) * 0.5 + rng.rand(*labels.shape))
+    write_part(ref_dir, os.path.join(kit_dir, "submissions"), img, obj, labels, 7, "test", [(3, 1), (10, 9)])
     bad = Malformed(kit_dir)
     case = bad.case
 
@@ -90,6 +96,13 @@ def make_sample(ref_dir, kit_dir):
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected result files named",
          "no result file at all")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """The Development phase's part: set 'val', 40 persons in images 2010_000001.. (every action has a positive),
+    one label 0 (ignored)."""
+    img, obj, labels = make_persons(40, seed=2010, year="2010")
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), img, obj, labels, 8, "val", [(5, 2)])
 
 
 def make_bench(work_dir, n_persons=3375):

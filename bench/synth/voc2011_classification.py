@@ -10,9 +10,10 @@ CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat"
            "tvmonitor")
 
 
-def make_labels(n_images, seed):
+def make_labels(n_images, seed, year="2011"):
+    """ids '<year>_%06d' (the validation part's year differs from the test part's: disjoint ids), labels."""
     rng = np.random.RandomState(seed)
-    ids = ["2011_%06d" % (i + 1) for i in range(n_images)]
+    ids = ["%s_%06d" % (year, i + 1) for i in range(n_images)]
     labels = -np.ones((n_images, len(CLASSES)), dtype=np.int64)
     for i in range(n_images):
         k = rng.randint(1, 4)
@@ -40,16 +41,20 @@ def write_submission(out_dir, ids, conf, comp=1, set_name="test", subdir="result
                    "".join("%s %.6f\n" % (i, v) for i, v in zip(ids, conf[:, c])))
 
 
+def write_part(ref_dir, subs, ids, labels, seed, set_name):
+    """One part of the sample: its reference and its perfect and random submissions (subs/perfect, subs/random)."""
+    fresh_dir(ref_dir)
+    write_reference(ref_dir, ids, labels, set_name)
+    fresh_dir(subs)
+    rng = np.random.RandomState(seed)
+    write_submission(os.path.join(subs, "perfect"), ids, (labels > 0).astype(float) + 0.0, set_name=set_name)
+    noisy = (labels > 0) * 0.6 + rng.rand(*labels.shape)
+    write_submission(os.path.join(subs, "random"), ids, noisy, set_name=set_name)
+
+
 def make_sample(ref_dir, kit_dir):
     ids, labels = make_labels(60, seed=2011)
-    fresh_dir(ref_dir)
-    write_reference(ref_dir, ids, labels)
-    subs = os.path.join(kit_dir, "submissions")
-    fresh_dir(subs)
-    rng = np.random.RandomState(7)
-    write_submission(os.path.join(subs, "perfect"), ids, (labels > 0).astype(float) + 0.0)
-    noisy = (labels > 0) * 0.6 + rng.rand(*labels.shape)
-    write_submission(os.path.join(subs, "random"), ids, noisy)
+    write_part(ref_dir, os.path.join(kit_dir, "submissions"), ids, labels, 7, "test")
     bad = Malformed(kit_dir)
     case = bad.case
 
@@ -71,6 +76,12 @@ def make_sample(ref_dir, kit_dir):
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected result files named",
          "no result file at all")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """The Development phase's part: set 'val', 30 images 2010_000001.. (every class has a positive)."""
+    ids, labels = make_labels(30, seed=2010, year="2010")
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), ids, labels, 8, "val")
 
 
 def make_bench(work_dir, n_images=10991):

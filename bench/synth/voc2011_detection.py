@@ -37,10 +37,10 @@ def random_box(rng, w=500, h=375):
     return (x1, y1, min(w, x1 + rng.randint(20, 200)), min(h, y1 + rng.randint(20, 160)))
 
 
-def make_objects(n_images, seed, per_image=(1, 4)):
-    """ids, {id: [objects]} with every class present (non-difficult) at least once."""
+def make_objects(n_images, seed, per_image=(1, 4), year="2011"):
+    """ids '<year>_%06d', {id: [objects]} with every class present (non-difficult) at least once."""
     rng = np.random.RandomState(seed)
-    ids = ["2011_%06d" % (i + 1) for i in range(n_images)]
+    ids = ["%s_%06d" % (year, i + 1) for i in range(n_images)]
     objs = {}
     for i, image_id in enumerate(ids):
         lst = []
@@ -89,14 +89,20 @@ def write_submission(out_dir, dets, comp=3, set_name="test", subdir="results/VOC
                    "".join("%s %f %f %f %f %f\n" % ((i, s) + tuple(b)) for i, s, b in dets[c]))
 
 
+def write_part(ref_dir, subs, ids, objs, seed, set_name):
+    """One part of the sample: its reference and its perfect and random submissions (subs/perfect, subs/random)."""
+    fresh_dir(ref_dir)
+    write_reference(ref_dir, ids, objs, set_name)
+    fresh_dir(subs)
+    rng = np.random.RandomState(seed)
+    write_submission(os.path.join(subs, "perfect"), detections(ids, objs, rng), set_name=set_name)
+    write_submission(os.path.join(subs, "random"), detections(ids, objs, rng, jitter=0.6, fp_rate=0.5),
+                     set_name=set_name)
+
+
 def make_sample(ref_dir, kit_dir):
     ids, objs = make_objects(40, seed=2011)
-    fresh_dir(ref_dir)
-    write_reference(ref_dir, ids, objs)
-    subs = fresh_dir(os.path.join(kit_dir, "submissions"))
-    rng = np.random.RandomState(7)
-    write_submission(os.path.join(subs, "perfect"), detections(ids, objs, rng))
-    write_submission(os.path.join(subs, "random"), detections(ids, objs, rng, jitter=0.6, fp_rate=0.5))
+    write_part(ref_dir, os.path.join(kit_dir, "submissions"), ids, objs, 7, "test")
     bad = Malformed(kit_dir)
     case = bad.case
 
@@ -118,6 +124,12 @@ def make_sample(ref_dir, kit_dir):
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected result files named",
          "no result file at all")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """The Development phase's part: set 'val', 20 images 2010_000001.. (every class has a non-difficult object)."""
+    ids, objs = make_objects(20, seed=2010, year="2010")
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), ids, objs, 8, "val")
 
 
 def make_bench(work_dir, n_images=11540, per_class=50000):

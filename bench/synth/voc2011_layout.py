@@ -9,11 +9,11 @@ from .voc2011_detection import annotation_xml, random_box
 PARTS = ("head", "hand", "foot")
 
 
-def make_persons(n_images, seed):
-    """ids, {id: objects}, persons [(id, object index)]: 1-2 listed persons per image, sometimes after a
-    non-person object (object indices count ALL objects), each with a head, 0-2 hands and 0-2 feet."""
+def make_persons(n_images, seed, year="2011"):
+    """ids '<year>_%06d', {id: objects}, persons [(id, object index)]: 1-2 listed persons per image, sometimes after
+    a non-person object (object indices count ALL objects), each with a head, 0-2 hands and 0-2 feet."""
     rng = np.random.RandomState(seed)
-    ids = ["2011_%06d" % (i + 1) for i in range(n_images)]
+    ids = ["%s_%06d" % (year, i + 1) for i in range(n_images)]
     objs, persons = {}, []
     for image_id in ids:
         lst = []
@@ -72,18 +72,24 @@ def predictions(objs, persons, rng, jitter=0.0):
     return out
 
 
-def make_sample(ref_dir, kit_dir):
-    ids, objs, persons = make_persons(25, seed=2011)
+def write_part(ref_dir, subs, ids, objs, persons, seed, set_name):
+    """One part of the sample: its reference and its perfect and random submissions (subs/perfect, subs/random)."""
     fresh_dir(ref_dir)
-    write_reference(ref_dir, ids, objs, persons)
-    subs = fresh_dir(os.path.join(kit_dir, "submissions"))
-    rng = np.random.RandomState(7)
-    write_text(os.path.join(subs, "perfect", "results", "VOC2011", "Layout", "comp7_layout_test.xml"),
+    write_reference(ref_dir, ids, objs, persons, set_name)
+    fresh_dir(subs)
+    rng = np.random.RandomState(seed)
+    results = "comp7_layout_%s.xml" % set_name
+    write_text(os.path.join(subs, "perfect", "results", "VOC2011", "Layout", results),
                layouts_xml(predictions(objs, persons, rng)))
     noisy = predictions(objs, persons, rng, jitter=1.0)
     noisy.append((persons[0][0], persons[0][1], 0.01, noisy[0][3]))      # a second layout: skipped, warned
     noisy.append((persons[0][0], 9, 0.5, noisy[0][3]))                   # not a listed person: skipped, warned
-    write_text(os.path.join(subs, "random", "comp7_layout_test.xml"), layouts_xml(noisy))
+    write_text(os.path.join(subs, "random", results), layouts_xml(noisy))
+
+
+def make_sample(ref_dir, kit_dir):
+    ids, objs, persons = make_persons(25, seed=2011)
+    write_part(ref_dir, os.path.join(kit_dir, "submissions"), ids, objs, persons, 7, "test")
     bad = Malformed(kit_dir)
     case = bad.case
 
@@ -109,6 +115,12 @@ def make_sample(ref_dir, kit_dir):
     case("no_results", {"readme.txt": "nothing here\n"}, None, None, "expected a results file named",
          "no results file at all")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """The Development phase's part: set 'val', 12 images 2010_000001.. (heads, hands and feet all appear)."""
+    ids, objs, persons = make_persons(12, seed=2010, year="2010")
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), ids, objs, persons, 8, "val")
 
 
 def make_bench(work_dir, n_images=2250):

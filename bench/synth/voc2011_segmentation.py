@@ -74,16 +74,18 @@ def make_label_image(rng, h, w, classes, nobj, void=True, jitter=0.0, base=None,
     return lab, params
 
 
-def make_set(n, h, w, seed, ncls_cover=True):
+def make_set(n, h, w, seed, ncls_cover=True, year="2011", per_image=3):
+    """ids '<year>_%06d', label images, their params. ncls_cover: per_image objects side by side in each image,
+    the classes in turn (every class appears once n * per_image >= 20)."""
     rng = np.random.RandomState(seed)
-    ids = ["2011_%06d" % (i + 1) for i in range(n)]
+    ids = ["%s_%06d" % (year, i + 1) for i in range(n)]
     gts, params = [], []
     for i in range(n):
         if ncls_cover:   # every class appears at least once in the sample
-            classes = [1 + (3 * i + k) % (NCLS - 1) for k in range(3)]
+            classes = [1 + (per_image * i + k) % (NCLS - 1) for k in range(per_image)]
         else:
             classes = list(range(1, NCLS))
-        lab, p = make_label_image(rng, h, w, classes, nobj=3 if ncls_cover else int(rng.randint(1, 4)),
+        lab, p = make_label_image(rng, h, w, classes, nobj=per_image if ncls_cover else int(rng.randint(1, 4)),
                                   cycle=ncls_cover)
         gts.append(lab)
         params.append(p)
@@ -128,17 +130,23 @@ def write_bytes(path, data):
         f.write(data)
 
 
+def write_part(ref_dir, subs, ids, gts, params, seed, set_name):
+    """One part of the sample: its reference and its perfect and random submissions (subs/perfect, subs/random)."""
+    fresh_dir(ref_dir)
+    write_reference(ref_dir, ids, gts, set_name)
+    fresh_dir(subs)
+    write_submission(os.path.join(subs, "perfect"), ids, [np.where(g == 255, 0, g) for g in gts],
+                     set_name=set_name)
+    write_submission(os.path.join(subs, "random"), ids, predictions(ids, gts, params, seed=seed), set_name=set_name)
+
+
 def make_sample(ref_dir, kit_dir):
     from PIL import Image
 
     h, w = 30, 40
     ids, gts, params = make_set(8, h, w, seed=2011)
-    fresh_dir(ref_dir)
-    write_reference(ref_dir, ids, gts)
     subs = os.path.join(kit_dir, "submissions")
-    fresh_dir(subs)
-    write_submission(os.path.join(subs, "perfect"), ids, [np.where(g == 255, 0, g) for g in gts])
-    write_submission(os.path.join(subs, "random"), ids, predictions(ids, gts, params, seed=7))
+    write_part(ref_dir, subs, ids, gts, params, 7, "test")
     good = [np.where(g == 255, 0, g) for g in gts]
     # perfect plus an empty file named for an image outside the set: ignored unread (as VOCevalseg.m), a warning
     extra = write_submission(os.path.join(subs, "unknown_image"), ids, good)
@@ -203,6 +211,13 @@ def make_sample(ref_dir, kit_dir):
     case("no_folder", None, "expected a folder comp5_test_cls", "the PNGs are not inside comp5_test_cls",
          subdir=None)
     write_expected(kit_dir, expected)
+
+
+def make_validation(val_dir, kit_dir):
+    """The Development phase's part: set 'val', 4 images 2010_000001.. of 30 x 50 pixels with 5 objects each (every
+    class appears)."""
+    ids, gts, params = make_set(4, 30, 50, seed=2010, year="2010", per_image=5)
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), ids, gts, params, 8, "val")
 
 
 def make_bench(work_dir, n_images=1449, h=375, w=500):
