@@ -15,15 +15,16 @@ UCF24 = ("Basketball", "BasketballDunk", "Biking", "CliffDiving", "CricketBowlin
          "TrampolineJumping", "VolleyballSpiking", "WalkingWithDog")
 
 
-def make_reference(classes, per_class, frames, seed, max_actors=1, full=True):
+def make_reference(classes, per_class, frames, seed, max_actors=1, full=True, group=1):
     """videos: list of (id, class index, num_frames); gt: list of (video index, tube id, class, frames (L,),
-    boxes (L, 4))."""
+    boxes (L, 4)). The video ids are v_<class>_gGG_cCC, groups of 4 clips numbered from `group` (parts made with
+    disjoint group ranges share no video)."""
     rng = np.random.RandomState(seed)
     videos, gt = [], []
     for c, name in enumerate(classes):
         for k in range(per_class):
             nf = int(rng.randint(frames[0], frames[1] + 1))
-            vid = "%s/v_%s_g%02d_c%02d" % (name, name, k // 4 + 1, k % 4 + 1)
+            vid = "%s/v_%s_g%02d_c%02d" % (name, name, k // 4 + group, k % 4 + 1)
             videos.append((vid, c, nf))
             nact = 1 if max_actors == 1 else int(rng.randint(1, max_actors + 1))
             for a in range(nact):
@@ -128,13 +129,19 @@ def noisy(out, classes, videos, gt, seed, n_false_per_frame=1.0, tubes_per_video
     return det, tubes
 
 
-def make_sample(ref_dir, kit_dir):
-    videos, gt = make_reference(JHMDB, 3, (28, 36), seed=4)
+def write_part(ref_dir, subs, videos, gt, seed):
+    """The reference and the perfect and random submissions under subs."""
     fresh_dir(ref_dir)
     write_reference(ref_dir, JHMDB, videos, gt)
-    subs = fresh_dir(os.path.join(kit_dir, "submissions"))
+    fresh_dir(subs)
     perfect(os.path.join(subs, "perfect"), JHMDB, videos, gt)
-    noisy(os.path.join(subs, "random"), JHMDB, videos, gt, seed=5, n_false_per_frame=0.5)
+    noisy(os.path.join(subs, "random"), JHMDB, videos, gt, seed=seed, n_false_per_frame=0.5)
+
+
+def make_sample(ref_dir, kit_dir):
+    videos, gt = make_reference(JHMDB, 3, (28, 36), seed=4)
+    subs = os.path.join(kit_dir, "submissions")
+    write_part(ref_dir, subs, videos, gt, seed=5)
     bad = Malformed(kit_dir)
     case = bad.case
     v0, v1 = videos[0][0], videos[1][0]
@@ -175,6 +182,13 @@ def make_sample(ref_dir, kit_dir):
     case("duplicate_name", {"a/" + fd: dh + good, "b/" + fd: dh + good}, fd, None, "expected one file named",
          "the same file name in two folders")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """The validation part: 1 video per class (3), group g05 (the test part's are g01), one GT tube each;
+    kit_dir/validation_submissions/perfect and random."""
+    videos, gt = make_reference(JHMDB, 1, (28, 36), seed=6, group=5)
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), videos, gt, seed=7)
 
 
 def make_bench(work_dir, n_videos=910, n_det=1000000, n_tubes=50000):

@@ -54,22 +54,45 @@ def sample_sequences():
     return seqs
 
 
-def make_sample(ref_dir, kit_dir):
-    seqs = sample_sequences()
+def validation_sequences():
+    """The validation part: Seq07..Seq09, disjoint from the test part's Seq01..Seq06; every action has a positive
+    (1-6 in Seq07, 7-11 in Seq08, which has actors)."""
+    rng = np.random.RandomState(2015)
+    acts = np.arange(1, NACTIONS + 1)
+    return {"Seq07": (random_rows(rng, 400, False, 6, acts[:6]), 400, False),
+            "Seq08": (random_rows(rng, 450, True, 5, acts[6:]), 450, True),
+            "Seq09": (random_rows(rng, 300, False, 3), 300, False)}
+
+
+def write_part(ref_dir, subs, seqs, perfect, noisy):
+    """The reference of seqs and the submissions subs/perfect and subs/random: perfect(seq, rows, actors) and
+    noisy(seq, rows, n) give each sequence's predicted rows (noisy: None for no file)."""
     fresh_dir(ref_dir)
-    for seq, (rows, n, _) in seqs.items():
-        write_sequence(ref_dir, seq, rows, n)
-    subs = fresh_dir(os.path.join(kit_dir, "submissions"))
-    rng = np.random.RandomState(7)
+    fresh_dir(subs)
     for seq, (rows, n, actors) in seqs.items():
-        perfect = rows if actors or seq != "Seq01" else [(1,) + r for r in rows]  # 4 columns vs 3: actor dropped
-        write_text(os.path.join(subs, "perfect", "%s_prediction.csv" % seq), rows_text(perfect))
+        write_sequence(ref_dir, seq, rows, n)
+        write_text(os.path.join(subs, "perfect", "%s_prediction.csv" % seq), rows_text(perfect(seq, rows, actors)))
+        pred = noisy(seq, rows, n)
+        if pred is not None:
+            write_text(os.path.join(subs, "random", "%s_prediction.csv" % seq), rows_text(pred))
+
+
+def make_sample(ref_dir, kit_dir):
+    subs = os.path.join(kit_dir, "submissions")
+    rng = np.random.RandomState(7)
+
+    def perfect(seq, rows, actors):
+        return rows if actors or seq != "Seq01" else [(1,) + r for r in rows]  # 4 columns vs 3: actor dropped
+
+    def noisy(seq, rows, n):
         if seq == "Seq04":
-            continue                                   # a missing prediction file scores 0
-        noisy = SEED_PRED if seq == "Seq01" else jitter(rng, rows, n)
-        if seq == "Seq02":
-            noisy = noisy + [(10, 5, 60)]              # an action absent from the GT: ignored
-        write_text(os.path.join(subs, "random", "%s_prediction.csv" % seq), rows_text(noisy))
+            return None                                # a missing prediction file scores 0
+        if seq == "Seq01":
+            return SEED_PRED
+        pred = jitter(rng, rows, n)
+        return pred + [(10, 5, 60)] if seq == "Seq02" else pred   # an action absent from the GT: ignored
+
+    write_part(ref_dir, subs, sample_sequences(), perfect, noisy)
     # a file for a sequence that is not in the ground truth is ignored with a warning (the original never reads
     # it): scores as Seq01 alone, the seed's example (0.59 / 6 sequences)
     write_text(os.path.join(subs, "unknown_sequence", "Seq01_prediction.csv"), rows_text(SEED_PRED))
@@ -95,6 +118,13 @@ def make_sample(ref_dir, kit_dir):
     case("duplicate_name", {"a/" + p1: "6,5,51", "b/" + p1: "6,5,51"}, p1, None, "expected one file named",
          "the same file in two folders")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """validation_sequences() and kit_dir/validation_submissions/perfect and random (every interval jittered)."""
+    rng = np.random.RandomState(8)
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), validation_sequences(),
+               lambda seq, rows, actors: rows, lambda seq, rows, n: jitter(rng, rows, n, shift=40))
 
 
 def make_bench(work_dir, nseq=1000, nframes=3000):

@@ -95,20 +95,31 @@ def frames(sequences, per_sequence):
     return ["%s_%04d_%d" % (seq, f, a) for seq in sequences for f in range(1, per_sequence + 1) for a in (1, 2)]
 
 
-def make_sample(ref_dir, kit_dir):
-    rng = np.random.RandomState(2014)
-    h = SAMPLE_HEIGHT
-    stems = frames(("01", "02"), 3)
+def write_truth(rng, ref_dir, stems, h):
+    """The ground-truth panoramas {stem: quads}; the first two (both actors of the first frame) have every limb,
+    so that every limb's hit rate is defined."""
     fresh_dir(ref_dir)
     gt = {}
     for i, stem in enumerate(stems):
         gt[stem] = limb_quads(rng, int(stem[-1]), h, drop=0.0 if i < 2 else 0.15)   # every limb present once
         save(render(gt[stem], h), os.path.join(ref_dir, stem + ".png"))
+    return gt
+
+
+def write_perfect(ref_dir, out_dir, stems):
+    os.makedirs(out_dir)
+    for stem in stems:
+        shutil.copyfile(os.path.join(ref_dir, stem + ".png"), os.path.join(out_dir, stem + "_prediction.png"))
+
+
+def make_sample(ref_dir, kit_dir):
+    rng = np.random.RandomState(2014)
+    h = SAMPLE_HEIGHT
+    stems = frames(("01", "02"), 3)
+    gt = write_truth(rng, ref_dir, stems, h)
     subs = os.path.join(kit_dir, "submissions")
     fresh_dir(subs)
-    os.makedirs(os.path.join(subs, "perfect"))
-    for stem in stems:
-        shutil.copyfile(os.path.join(ref_dir, stem + ".png"), os.path.join(subs, "perfect", stem + "_prediction.png"))
+    write_perfect(ref_dir, os.path.join(subs, "perfect"), stems)
     rnd = os.path.join(subs, "random")
     for i, stem in enumerate(stems):
         if stem == "02_0003_2":
@@ -153,6 +164,20 @@ def make_sample(ref_dir, kit_dir):
     case("decompression_bomb", "01_0003_1_prediction.png", png_bytes(WIDTH, 10000, b"\x00" * 1000),
          "decompression bomb", "a PNG declaring 6720x10000 pixels (refused before decoding)")
     write_expected(kit_dir, expected)
+
+
+def make_validation(val_dir, kit_dir):
+    """The validation part: sequence 03 (3 frames x 2 actors = 6 panoramas), disjoint from the test part's 01 and
+    02, every limb present once; kit_dir/validation_submissions/perfect and random (every panorama jittered)."""
+    rng = np.random.RandomState(2015)
+    h = SAMPLE_HEIGHT
+    stems = frames(("03",), 3)
+    gt = write_truth(rng, val_dir, stems, h)
+    subs = fresh_dir(os.path.join(kit_dir, "validation_submissions"))
+    write_perfect(val_dir, os.path.join(subs, "perfect"), stems)
+    for i, stem in enumerate(stems):
+        pred = jitter(rng, gt[stem], h, shift=12 if i % 3 else 4)
+        save(render(pred, h), os.path.join(subs, "random", stem + "_prediction.png"))
 
 
 def make_bench(work_dir, n_frames=2234, height=360, pool=32):

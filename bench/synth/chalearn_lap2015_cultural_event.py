@@ -8,10 +8,11 @@ from scoring_program.formats.cultural import CATEGORIES
 from .common import Malformed, fresh_dir, write_text
 
 
-def make_labels(n_images, seed):
-    """One event per image (the dataset's images show one event); every category gets a positive."""
+def make_labels(n_images, seed, first_id=1):
+    """One event per image (the dataset's images show one event); every category gets a positive (n_images >= 50).
+    The ids are drawn from first_id .. first_id + 19998."""
     rng = np.random.RandomState(seed)
-    ids = ["%06d.jpg" % v for v in rng.choice(np.arange(1, 20000), size=n_images, replace=False)]
+    ids = ["%06d.jpg" % v for v in rng.choice(np.arange(first_id, first_id + 19999), size=n_images, replace=False)]
     event = rng.randint(0, len(CATEGORIES), size=n_images)
     event[:len(CATEGORIES)] = np.arange(len(CATEGORIES))
     rng.shuffle(event)
@@ -31,16 +32,21 @@ def write_submission(out_dir, ids, conf, keep=None):
         write_text(os.path.join(out_dir, "%s.txt" % cat), "".join("%s %.6f\n" % (ids[i], conf[i, c]) for i in rows))
 
 
-def make_sample(ref_dir, kit_dir):
-    ids, labels = make_labels(80, seed=2015)
+def write_part(ref_dir, subs, ids, labels, seed):
+    """The reference (<Category>_val.txt) and the perfect and random submissions under subs."""
     fresh_dir(ref_dir)
     write_reference(ref_dir, ids, labels)
-    subs = fresh_dir(os.path.join(kit_dir, "submissions"))
+    fresh_dir(subs)
     write_submission(os.path.join(subs, "perfect"), ids, (labels > 0).astype(float))
-    rng = np.random.RandomState(7)
+    rng = np.random.RandomState(seed)
     noisy = np.round((labels > 0) * 0.5 + rng.rand(*labels.shape), 2)   # rounded: ties in file order
     keep = rng.rand(*labels.shape) > 0.1                                # some images left out (unranked)
     write_submission(os.path.join(subs, "random"), ids, noisy, keep)
+
+
+def make_sample(ref_dir, kit_dir):
+    ids, labels = make_labels(80, seed=2015)
+    write_part(ref_dir, os.path.join(kit_dir, "submissions"), ids, labels, seed=7)
     bad = Malformed(kit_dir)
     case = bad.case
 
@@ -66,6 +72,14 @@ def make_sample(ref_dir, kit_dir):
     case("no_results", {"readme.md": "nothing here\n"}, None, None, "expected one file <Category>.txt",
          "no category file at all")
     bad.write()
+
+
+def make_validation(val_dir, kit_dir):
+    """The validation part: 50 images (one positive per category, the fewest that give every category one), ids
+    020000.jpg and above, disjoint from the test part's (below 020000); the files are <Category>_val.txt as in
+    the test part (the challenge's own naming)."""
+    ids, labels = make_labels(len(CATEGORIES), seed=2016, first_id=20000)
+    write_part(val_dir, os.path.join(kit_dir, "validation_submissions"), ids, labels, seed=8)
 
 
 def make_bench(work_dir, n_images=3569):

@@ -19,11 +19,12 @@ def _box(x1, y1, w, h):
     return [int(x1), int(y1), int(x1 + w), int(y1 + h)]
 
 
-def make_gt(n_videos, n_frames, n_humans, n_parts, seed, quirks=False):
-    """{video: class}, {video: {frame: {"humans": [...]}}}; n_humans may be a (lo, hi) range."""
+def make_gt(n_videos, n_frames, n_humans, n_parts, seed, quirks=False, first=0):
+    """{video: class}, {video: {frame: {"humans": [...]}}}; n_humans may be a (lo, hi) range. The videos are
+    numbered from `first` (the number is in the name: parts made with disjoint ranges share no video)."""
     rng = np.random.RandomState(seed)
     vid, part = {}, {}
-    for v in range(n_videos):
+    for v in range(first, first + n_videos):
         name = "%011x_%06d_%06d" % (rng.randint(1 << 30) * 2048 + v, 10 * v, 10 * v + 10)
         vid[name] = CLASSES[rng.randint(len(CLASSES))]
         frames = {}
@@ -110,14 +111,25 @@ def write_submission(d, vid, part, indent=None):
     write_json(os.path.join(d, "pred_part_result.json"), part, indent)
 
 
-def make_sample(ref_dir, kit_dir):
-    gt_vid, gt_part = make_gt(12, 4, (1, 3), (3, 10), seed=2021, quirks=True)
+def write_reference(ref_dir, gt_vid, gt_part):
     fresh_dir(ref_dir)
     write_json(os.path.join(ref_dir, "gt_vid_result.json"), gt_vid, 1)
     write_json(os.path.join(ref_dir, "gt_part_result.json"), gt_part)
-    subs = fresh_dir(os.path.join(kit_dir, "submissions"))
+
+
+def write_perfect(subs, gt_vid, gt_part):
+    """Makes subs and writes subs/perfect; returns the perfect prediction (vid, part)."""
+    fresh_dir(subs)
     pv, pp = perfect(gt_vid, gt_part)
     write_submission(os.path.join(subs, "perfect"), pv, pp)
+    return pv, pp
+
+
+def make_sample(ref_dir, kit_dir):
+    gt_vid, gt_part = make_gt(12, 4, (1, 3), (3, 10), seed=2021, quirks=True)
+    write_reference(ref_dir, gt_vid, gt_part)
+    subs = os.path.join(kit_dir, "submissions")
+    pv, pp = write_perfect(subs, gt_vid, gt_part)
     rv, rp = noisy(gt_vid, gt_part, seed=5, proposals=2, p_missing=0.15)
     rp["not_a_test_video"] = {"img_00001.json": {"humans": []}}
     write_submission(os.path.join(subs, "random"), rv, rp)
@@ -207,6 +219,17 @@ def make_sample(ref_dir, kit_dir):
     case("missing_file", pv, None, "pred_part_result.json", "the submission has no pred_part_result.json",
          "only pred_vid_result.json")
     write_expected(kit_dir, expected)
+
+
+def make_validation(val_dir, kit_dir):
+    """The validation part: 6 videos numbered 100..105 (the test part's are 0..11), 4 frames, 1-3 humans;
+    kit_dir/validation_submissions/perfect and random (a noisy submission that scores above 0)."""
+    gt_vid, gt_part = make_gt(6, 4, (1, 3), (3, 10), seed=2022, first=100)
+    write_reference(val_dir, gt_vid, gt_part)
+    subs = os.path.join(kit_dir, "validation_submissions")
+    write_perfect(subs, gt_vid, gt_part)
+    rv, rp = noisy(gt_vid, gt_part, seed=6, proposals=2, p_missing=0.15)
+    write_submission(os.path.join(subs, "random"), rv, rp)
 
 
 def make_bench(work_dir, n_videos=5000):
