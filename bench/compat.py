@@ -106,12 +106,13 @@ def describe(python):
 
 # ------------------------------------------------------------------ samples
 def samples():
-    """(slug, 'submissions/perfect' | 'malformed/<case>', folder) for every competition."""
+    """(slug, 'submissions/perfect' | 'validation_submissions/perfect' | 'malformed/<case>', folder) for every
+    competition (a validation submission is scored against the sample's validation part)."""
     sys.path.insert(0, ROOT)
     from scoring_program.tasks import registry
     out = []
     for slug in registry.available():
-        for kind in ("submissions", "malformed"):
+        for kind in ("submissions", "validation_submissions", "malformed"):
             for folder in sorted(glob.glob(os.path.join(ROOT, "starting_kit", slug, kind, "*"))):
                 if os.path.isdir(folder):
                     out.append((slug, kind + "/" + os.path.basename(folder), folder))
@@ -122,7 +123,9 @@ def run_sample(python, slug, folder, work):
     """Score one sample as a worker does; returns what must be identical across stacks."""
     inp, out = os.path.join(work, "input"), os.path.join(work, "output")
     os.makedirs(inp)
-    os.symlink(os.path.join(ROOT, "reference_data", slug), os.path.join(inp, "ref"))
+    part = "validation_data" if os.path.basename(os.path.dirname(folder)) == "validation_submissions" else \
+        "reference_data"
+    os.symlink(os.path.join(ROOT, part, slug), os.path.join(inp, "ref"))
     os.symlink(folder, os.path.join(inp, "res"))
     p = subprocess.run([python, os.path.join(ROOT, "competitions", slug, "score.py"), inp, out],
                        capture_output=True, timeout=900)

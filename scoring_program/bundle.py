@@ -87,6 +87,7 @@ LEGACY_PAGES = ("overview", "evaluation", "data", "terms")
 LEGACY_PHASE_KEYS = ("description", "max_submissions", "max_submissions_per_day", "execution_time_limit")
 LEGACY_TITLE_LIMIT = 100
 QUEUE_TIME_LIMIT = 600
+SAMPLE_CONFIG = "organizer.yaml"    # competitions/<slug>/organizer.yaml: the sample bundle's phases
 
 
 class BundleError(Exception):
@@ -182,7 +183,8 @@ def _sample_extras(slug, reference):
 def starting_kit_zip(slug, readme, sample_reference=None):
     """The participant's kit: README.md (rendered for this bundle's reference), requirements.txt, baseline.py,
     score.py and the package, so they can score and validate locally from the kit's root. With the repository's
-    sample (sample_reference: its Reference), also the sample submissions, the malformed examples and the sample
+    sample (sample_reference: its Reference), also the sample submissions (of the test and the validation part),
+    the malformed examples and the sample
     ground truth as sample_input/ref/; never with an organizer's data, against which they would not score as the
     README says."""
     kit = os.path.join(ROOT, "starting_kit", slug)
@@ -195,7 +197,7 @@ def starting_kit_zip(slug, readme, sample_reference=None):
         z.add_bytes("score.py", f.read())
     z.add_tree(PACKAGE, "scoring_program/")
     if sample_reference is not None:
-        for folder in ("submissions", "malformed"):
+        for folder in ("submissions", "validation_submissions", "malformed"):
             if os.path.isdir(os.path.join(kit, folder)):
                 z.add_tree(os.path.join(kit, folder), folder + "/")
         z.add_reference(sample_reference, "%s/ref/" % KIT_SAMPLE_INPUT)
@@ -846,6 +848,8 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
     docker_image: the scoring image both yamls name (over the config's and competition.yaml's)."""
     comp = os.path.join(ROOT, "competitions", slug)
     page_files = sorted(os.listdir(os.path.join(comp, "pages")))
+    if config is None and reference_data is None and set_name is None:
+        config = sample_config(slug)
     cfg = load_config(config, [n[:-3] for n in page_files if n.endswith(".md")]) if config else None
     ref_dir = reference_data or os.path.join(ROOT, "reference_data", slug)
     y2 = codabench_yaml(slug, [], docker_image, cfg)
@@ -931,6 +935,13 @@ def prepare(slug, reference_data=None, docker_image=None, set_name=None, config=
     for name, data in nested:
         z.add_bytes(name, data)
     return Plan(slug, codabench, z.close(), warnings, notes)
+
+
+def sample_config(slug):
+    """competitions/<slug>/organizer.yaml: the sample bundle's settings (a Development phase on the sample's
+    validation part, a Final phase on its test part), or None."""
+    path = os.path.join(ROOT, "competitions", slug, SAMPLE_CONFIG)
+    return path if os.path.isfile(path) else None
 
 
 def in_dist(path):

@@ -6,8 +6,8 @@
     python -m scoring_program.dryrun --demo [--dist DIR]     every competition's sample, one row each
 
 Builds a temp run folder: program/ from the BUILT scoring_program.zip, input/ref (the reference data of the
-phase's task: --phase NAME, needed when the bundle's phases score against different ground truths; or --ref), input/res (the submission, safely unzipped; Codabench adds a worker-written
-res/metadata), output/; substitutes $program $input $output $shared $tmp in the metadata command; runs it from
+phase's task: --phase NAME, by default the last phase, the final test; or --ref), input/res (the submission,
+safely unzipped; Codabench adds a worker-written res/metadata), output/; substitutes $program $input $output $shared $tmp in the metadata command; runs it from
 program/ (Codabench, argv = shlex.split) or from the run folder (legacy, argv = command.split(' ')); prints the
 leaderboard row and where the detailed report is. --private-report PATH adds the same option to the command, so
 the organizer's per-item tables are written to PATH (outside the output folder and --keep).
@@ -124,9 +124,26 @@ def parse_scores(path):
 
 
 def phase_reference(bundle, flavor, phase=None):
-    """(phase number from 1, the bundle member holding that phase's reference data), read from the bundle's
+    """(phase number from 1, the bundle member holding that phase's reference data, the phase's name). Without a
+    phase name: the last phase (the final test)."""
+    phases = _phases(bundle, flavor)
+    names = [name for name, _ in phases]
+    if phase is None:
+        return len(phases), phases[-1][1], names[-1]
+    if phase not in names:
+        raise DryRunError("no phase %s in %s (phases: %s)" % (clean(phase), bundle, ", ".join(names)))
+    return names.index(phase) + 1, phases[names.index(phase)][1], phase
+
+
+def bundle_phases(slug, dist, flavor):
+    """The phase names of the built bundle, in order."""
+    return [name for name, _ in _phases(_bundle_path(slug, dist, flavor), flavor)]
+
+
+def _phases(bundle, flavor):
+    """[(phase name, the bundle member holding its reference data)] in phase order, read from the bundle's
     competition.yaml as the platform reads it: v2 phases[].tasks -> tasks[].reference_data; legacy v1.5
-    phases[n].reference_data. Without a phase name: the only ground truth, or a DryRunError listing the phases."""
+    phases[n].reference_data."""
     import yaml
     try:
         with zipfile.ZipFile(bundle) as z:
@@ -139,15 +156,7 @@ def phase_reference(bundle, flavor, phase=None):
     except (zipfile.BadZipFile, KeyError, IndexError, TypeError, AttributeError, yaml.YAMLError) as e:
         raise DryRunError("the bundle %s has no readable phases in its competition.yaml (rebuild it): %s"
                           % (bundle, clean(e)))
-    names = [name for name, _ in phases]
-    if phase is None:
-        if len(set(member for _, member in phases)) > 1:
-            raise DryRunError("the phases of %s score against different ground truths: choose one with --phase "
-                              "NAME (%s)" % (bundle, ", ".join(names)))
-        return 1, phases[0][1]
-    if phase not in names:
-        raise DryRunError("no phase %s in %s (phases: %s)" % (clean(phase), bundle, ", ".join(names)))
-    return names.index(phase) + 1, phases[names.index(phase)][1]
+    return phases
 
 
 def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, max_bytes=None, timeout=3600,
@@ -157,7 +166,7 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
     whose task's reference data is scored against (needed when the phases have different ground truths)."""
     dist = dist or os.path.join(ROOT, "dist")
     bundle = _bundle_path(slug, dist, flavor)
-    number, reference_member = phase_reference(bundle, flavor, phase) if not ref or phase else (1, None)
+    number, reference_member, _name = phase_reference(bundle, flavor, phase) if not ref or phase else (1, None, None)
     for what, path, exists in (("SUBMISSION", submission, os.path.exists), ("--ref", ref, os.path.isdir)):
         if path is not None and not exists(path):
             raise DryRunError("%s not found: %s" % (what, path))
@@ -230,7 +239,7 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
 def bundle_track(slug, dist, flavor, phase=None):
     """'comp3' when the phase's reference data in the bundle names a track (TRACK), else None."""
     bundle = _bundle_path(slug, dist, flavor)
-    _number, member = phase_reference(bundle, flavor, phase)
+    _number, member, _name = phase_reference(bundle, flavor, phase)
     try:
         with zipfile.ZipFile(bundle) as z, zipfile.ZipFile(io.BytesIO(z.read(member))) as ref:
             return ref.read("TRACK").decode("ascii", "replace").strip() if "TRACK" in ref.namelist() else None
@@ -245,21 +254,50 @@ def _row(slug, scores, n=4):
     return "%-32s | %s" % (slug, " | ".join(cells))
 
 
+def demo_submission(slug, phase, phases):
+    """The kit sample a demo dry-runs through a phase: the test part's random submission for the last phase (the
+    final test), the validation part's for an earlier one (the sample bundle's Development phase)."""
+    folder = "submissions" if phase == phases[-1] else "validation_submissions"
+    return os.path.join(ROOT, "starting_kit", slug, folder, "random")
+
+
 def demo(dist, flavors=("codabench", "codalab")):
-    """Raises DryRunError when a bundle is missing (make demo builds them first)."""
+    """Every competition's sample bundle, each phase with its own kit sample, through both workers' emulations;
+    a row per phase (the first flavor's scores) and a verdict line. Raises DryRunError when a bundle is missing
+    (make demo builds them first)."""
     from .bundle import bundle_slugs
     rc = EXIT_OK
+    runs, failed, report = 0, 0, None
+    print("dry runs of each phase's sample submission (starting_kit/<slug>/validation_submissions/random for "
+          "Development, submissions/random for Final) through the %s and %s workers' emulations; the scores shown "
+          "are %s's" % (flavors[0], flavors[1], flavors[0]))
     for slug in bundle_slugs():
-        sub = os.path.join(ROOT, "starting_kit", slug, "submissions", "random")
-        for flavor in flavors:
-            keep = os.path.join(dist, slug, "dryrun-%s" % flavor)
-            code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep, replace_earlier_run=True)
-            if code != 0:
-                rc = max(rc, code)
-                print("%-32s | FAILED (%s, exit %d): %s" % (slug, flavor, code, err.strip().splitlines()[-1:]))
-            elif flavor == flavors[0]:
-                print(_row(slug, scores))
-    print("detailed reports: %s/<slug>/dryrun-<flavor>/detailed_results.html" % dist)
+        phases = bundle_phases(slug, dist, flavors[0])
+        for phase in phases:
+            sub = demo_submission(slug, phase, phases)
+            first = None
+            for flavor in flavors:
+                keep = os.path.join(dist, slug, "dryrun-%s%s" % (flavor, "-" + phase.lower() if len(phases) > 1
+                                                                  else ""))
+                code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep, replace_earlier_run=True,
+                                             phase=phase)
+                runs += 1
+                if code == 0 and first is not None and scores != first:
+                    code = EXIT_INTERNAL
+                    err = "the %s and %s workers' scores differ" % (flavors[0], flavor)
+                if code != 0:
+                    failed += 1
+                    rc = max(rc, code)
+                    print("%-32s | %-11s | FAILED (%s, exit %d): %s" % (slug, phase, flavor, code,
+                                                                        (err.strip().splitlines() or [""])[-1]))
+                elif first is None:
+                    first = scores
+                    report = report or os.path.join(out, "detailed_results.html")
+                    print(_row(slug, scores).replace(" | ", " | %-11s | " % phase, 1))
+    if report:
+        print("detailed reports: DIST/<slug>/dryrun-<flavor>-<phase>/detailed_results.html, e.g. %s" % report)
+    print("demo: %s: %d of %d dry runs scored (%d competitions, each phase through both workers)"
+          % ("OK" if not failed else "FAILED", runs - failed, runs, len(bundle_slugs())))
     return rc
 
 
@@ -270,7 +308,7 @@ def main(argv=None):
     ap.add_argument("--ref", help="reference data folder (default: the bundle's reference_data.zip)")
     ap.add_argument("--flavor", choices=("codabench", "codalab"), default="codabench")
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
-    ap.add_argument("--phase", metavar="NAME", help="score through this phase's task (its reference data)")
+    ap.add_argument("--phase", metavar="NAME", help="score through this phase's task (its reference data; default: the last phase)")
     ap.add_argument("--keep", metavar="DIR", help="copy the output folder here: a new or empty folder (default: "
                     "DIST/<slug>/dryrun-<flavor>, replaced when it holds only an earlier dry run's outputs)")
     ap.add_argument("--max-unzipped-mb", type=int, default=4096)
@@ -308,6 +346,11 @@ def main(argv=None):
         return EXIT_INTERNAL
     sys.stderr.write(err)
     track = None if a.ref else bundle_track(a.slug, a.dist, a.flavor, a.phase)
+    if not a.ref or a.phase:
+        names = bundle_phases(a.slug, a.dist, a.flavor)
+        if len(names) > 1:
+            print("phase: %s (%s)" % (a.phase or names[-1], "the last phase; --phase NAME for another of: %s"
+                                      % ", ".join(names) if not a.phase else "of: %s" % ", ".join(names)))
     if code == 0:
         print(_row(a.slug, scores, n=len(scores)) + ("  [%s track leaderboard]" % track if track else ""))
         print("detailed report: %s" % os.path.join(out, "detailed_results.html"))

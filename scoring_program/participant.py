@@ -34,12 +34,19 @@ _NAME = re.compile(r"\{\{(\w+)\}\}")
 
 
 def sample_dir(slug):
+    """The synthetic sample's test part (the sample bundle's Final phase)."""
     return os.path.join(ROOT, "reference_data", slug)
 
 
+def validation_dir(slug):
+    """The synthetic sample's validation part (the sample bundle's Development phase)."""
+    return os.path.join(ROOT, "validation_data", slug)
+
+
 def is_sample(slug, ref_dir):
-    """True when ref_dir is the repository's synthetic sample of slug (None means the sample)."""
-    return ref_dir is None or os.path.realpath(ref_dir) == os.path.realpath(sample_dir(slug))
+    """True when ref_dir is a part of the repository's synthetic sample of slug (None means the sample)."""
+    return ref_dir is None or os.path.realpath(ref_dir) in (os.path.realpath(sample_dir(slug)),
+                                                            os.path.realpath(validation_dir(slug)))
 
 
 def render(text, values, flags):

@@ -225,7 +225,8 @@ def test_dryrun_says_one_line(zips, dist, tmp_path, kind):
     assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
     assert line.startswith("submission error: ") and BROKEN[kind][1] in line, line
     if kind in ("empty", "zip_in_zip"):          # the scorer ran and said so; the dry run adds its verdict
-        assert p.stdout == "%s: the worker would mark this submission as FAILED (exit 1)\n" % SLUG
+        assert p.stdout == ("phase: Final (the last phase; --phase NAME for another of: Development, Final)\n"
+                            "%s: the worker would mark this submission as FAILED (exit 1)\n" % SLUG)
     else:
         assert p.stdout == ""
 

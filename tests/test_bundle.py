@@ -37,7 +37,9 @@ def test_codabench_bundle(built, slug):
     names = z.namelist()
     assert names[0] == "competition.yaml"
     assert not any(n.startswith(slug + "/") for n in names), "files must be at the zip root"
-    for n in ("logo.png", "scoring_program.zip", "reference_data.zip", "starting_kit.zip", "pages/evaluation.md"):
+    # the sample's two phases: Development on its validation part, Final on its test part
+    for n in ("logo.png", "scoring_program.zip", "reference_data_0.zip", "reference_data_1.zip", "starting_kit.zip",
+              "pages/evaluation.md"):
         assert n in names
     y = yaml.safe_load(z.read("competition.yaml"))
     assert y["version"] == 2 and y["enable_detailed_results"] is True and y["docker_image"]
@@ -61,8 +63,9 @@ def test_nested_zips(built, slug):
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in pn)
     md = yaml.safe_load(prog.read("metadata"))
     assert md["command"] == "python3 $program/score.py $input $output" and md["description"]
-    ref = _zip(z.read("reference_data.zip"))
-    assert ref.namelist() and not any(n.startswith("reference_data/") for n in ref.namelist())
+    for member in ("reference_data_0.zip", "reference_data_1.zip"):
+        ref = _zip(z.read(member))
+        assert ref.namelist() and not any(n.startswith("reference_data") for n in ref.namelist())
     kit = _zip(z.read("starting_kit.zip"))
     assert "README.md" in kit.namelist() and "score.py" in kit.namelist()
     # the vendored package is the repo's package, byte for byte

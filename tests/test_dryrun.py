@@ -1,4 +1,5 @@
 """The worker emulation: both flavors on the sample, a zipped submission with a wrapping folder, unsafe zips."""
+import io
 import os
 import subprocess
 import sys
@@ -6,9 +7,9 @@ import zipfile
 
 import pytest
 
-from conftest import CHECKER, ROOT, checker_run, competition_slugs, read_scores
+from conftest import CHECKER, ROOT, checker_run, competition_slugs, read_scores, run_score
 
-from scoring_program import bundle, dryrun
+from scoring_program import bundle, dryrun, participant
 from scoring_program.safezip import UnsafeZip, safe_extract
 
 SLUG = "voc2011-classification"
@@ -90,14 +91,70 @@ def test_symlink_and_size_limit_are_refused(tmp_path):
 @pytest.mark.parametrize("flavor", ["codabench", "codalab"])
 def test_outside_worker_emulation_scores_the_sample(dist, tmp_path, flavor):
     b = os.path.join(dist, SLUG, "%s-%s.zip" % (SLUG, flavor))
+    _number, final_ref, _name = dryrun.phase_reference(b, flavor)       # the last phase's: Final, the test part
+    assert (_number, final_ref, _name) == (2, "reference_data_1.zip", "Final")
     with zipfile.ZipFile(b) as z:
         z.extract("scoring_program.zip", str(tmp_path))
-        z.extract("reference_data.zip", str(tmp_path))
+        z.extract(final_ref, str(tmp_path))
     sub = zip_folder(os.path.join(KIT, "submissions", "random"), str(tmp_path / "sub.zip"))
-    p = checker_run(["run-scoring", tmp_path / "scoring_program.zip", tmp_path / "reference_data.zip", sub,
+    p = checker_run(["run-scoring", tmp_path / "scoring_program.zip", tmp_path / final_ref, sub,
                      tmp_path / "out", "--flavor", flavor, "--bundle", b, "--strict"], tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert '"mAP": 0.754282858846' in p.stdout.strip().splitlines()[-1]
+
+
+# ------------------------------------------------------------------ the sample bundles: a phase per part of the sample
+@pytest.mark.parametrize("slug", competition_slugs())
+def test_the_sample_bundle_scores_each_phase_against_its_own_part_of_the_sample(dist, tmp_path, slug):
+    """Development scores the sample's validation part (validation_data/, report full), Final its test part
+    (reference_data/, hidden), in both yamls; each phase's dry run gives score.py's scores on that part."""
+    for flavor in ("codabench", "codalab"):
+        assert dryrun.bundle_phases(slug, dist, flavor) == ["Development", "Final"]
+    b = os.path.join(dist, slug, "%s-codabench.zip" % slug)
+    with zipfile.ZipFile(b) as z:
+        for member, part, level in (("reference_data_0.zip", participant.validation_dir(slug), b"full\n"),
+                                    ("reference_data_1.zip", participant.sample_dir(slug), b"hidden\n")):
+            ref = zipfile.ZipFile(io.BytesIO(z.read(member)))
+            assert ref.read("REPORT_LEVEL") == level
+            members = [n for n in ref.namelist() if n != "REPORT_LEVEL" and not n.endswith("/")]
+            assert members       # the files the loader read (VOC classification: not the plain image list)
+            for n in members:
+                with open(os.path.join(part, n), "rb") as f:
+                    assert ref.read(n) == f.read(), n
+    scores = {}
+    for phase, part, folder, level in (("Development", participant.validation_dir(slug), "validation_submissions",
+                                        "full"), ("Final", participant.sample_dir(slug), "submissions", None)):
+        for name in ("perfect", "random"):
+            sub = os.path.join(ROOT, "starting_kit", slug, folder, name)
+            code, got, out, err = dryrun.run(slug, sub, "codabench", dist=dist, phase=phase,
+                                             keep=str(tmp_path / ("%s-%s" % (phase, name))))
+            assert code == 0, err
+            proc, direct = run_score(slug, part, sub, tmp_path, name="direct-%s-%s" % (phase, name), level=level)
+            assert proc.returncode == 0, proc.stderr
+            assert dict(got) == read_scores(direct)
+            page = open(os.path.join(out, "detailed_results.html"), encoding="utf-8").read()
+            assert ("Report level: full." in page) == (phase == "Development")
+            scores[phase, name] = dict(got)
+    key = list(scores["Final", "random"])[0]            # the ranking score
+    assert 0 < scores["Development", "random"][key] < scores["Development", "perfect"][key]
+    assert scores["Development", "random"] != scores["Final", "random"]
+
+
+def test_demo_runs_each_phase_through_both_workers_and_ends_with_a_verdict(dist, monkeypatch, capsys):
+    monkeypatch.setattr(bundle, "bundle_slugs", lambda: ["voc2011-classification", "chalearn-lap2014-action"])
+    assert dryrun.demo(dist) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("dry runs of each phase's sample submission (starting_kit/<slug>/validation_"
+                               "submissions/random for Development, submissions/random for Final) through the "
+                               "codabench and codalab workers' emulations")
+    rows = [line.split(" | ")[:2] for line in lines[1:5]]
+    assert [(a.strip(), b.strip()) for a, b in rows] == [
+        ("voc2011-classification", "Development"), ("voc2011-classification", "Final"),
+        ("chalearn-lap2014-action", "Development"), ("chalearn-lap2014-action", "Final")]
+    example = lines[5].split(", e.g. ")[1]
+    assert example == os.path.join(dist, "voc2011-classification", "dryrun-codabench-development",
+                                   "detailed_results.html") and os.path.isfile(example)
+    assert lines[6:] == ["demo: OK: 8 of 8 dry runs scored (2 competitions, each phase through both workers)"]
 
 
 # ------------------------------------------------------------------ nothing built behind your back, nothing deleted

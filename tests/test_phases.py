@@ -156,9 +156,12 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
     perfect = os.path.join(ROOT, "starting_kit", slug, "submissions", name)
     seen = {}
     for flavor in ("codabench", "codalab"):
-        with pytest.raises(dryrun.DryRunError, match="different ground truths: choose one with --phase NAME "
-                                                     "\\(Development, Final\\)"):
-            dryrun.run(slug, perfect, flavor, dist=str(out))
+        with pytest.raises(dryrun.DryRunError, match="no phase Test in .* \\(phases: Development, Final\\)"):
+            dryrun.run(slug, perfect, flavor, dist=str(out), phase="Test")
+        # without --phase: the last phase, the final test
+        code, scores, _, err = dryrun.run(slug, perfect, flavor, dist=str(out), keep=str(tmp_path / flavor))
+        assert code == 0, err
+        seen[flavor, None] = dict(scores)
         for phase, ref, level in (("Development", os.path.join(ROOT, "reference_data", slug), "full"),
                                   ("Final", str(final_ref), None)):
             code, scores, folder, err = dryrun.run(slug, perfect, flavor, dist=str(out), phase=phase,
@@ -171,7 +174,7 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
             page = open(os.path.join(folder, "detailed_results.html"), encoding="utf-8").read()
             assert ("Report level: full." in page) == (phase == "Development")
             seen[flavor, phase] = dict(scores)
-    assert seen["codabench", "Final"] == seen["codalab", "Final"]
+    assert seen["codabench", "Final"] == seen["codalab", "Final"] == seen["codabench", None]
     assert seen["codabench", "Development"] != seen["codabench", "Final"]
 
 

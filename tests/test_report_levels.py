@@ -204,11 +204,12 @@ def test_two_runs_into_one_output_end_in_the_outcome_of_the_last(tmp_path):
 # ------------------------------------------------------------------ the bundle writes the level
 def test_bundles_are_hidden_by_default_full_on_request_and_the_kit_sample_is_full(tmp_path):
     from scoring_program import bundle
-    plan = bundle.prepare(CLS)
+    plan = bundle.prepare(CLS)          # the sample: Development (validation part, full), Final (test part)
     with zipfile.ZipFile(io.BytesIO(plan.codabench)) as z:
-        ref = zipfile.ZipFile(io.BytesIO(z.read("reference_data.zip")))
+        dev = zipfile.ZipFile(io.BytesIO(z.read("reference_data_0.zip")))
+        ref = zipfile.ZipFile(io.BytesIO(z.read("reference_data_1.zip")))
         kit = zipfile.ZipFile(io.BytesIO(z.read("starting_kit.zip")))
-    assert ref.read(LEVEL_FILE) == b"hidden\n"
+    assert ref.read(LEVEL_FILE) == b"hidden\n" and dev.read(LEVEL_FILE) == b"full\n"
     assert kit.read("sample_input/ref/" + LEVEL_FILE) == b"full\n"
     cfg = tmp_path / "organizer.yaml"
     cfg.write_text("report: full\n")

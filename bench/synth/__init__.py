@@ -3,6 +3,9 @@
 Each module defines
     make_sample(ref_dir, kit_dir)   the small committed sample: reference_data/<slug>/ and the starting kit's
                                     submissions/ (perfect, random) and malformed/ (+ malformed/expected.json)
+    make_validation(val_dir, kit_dir)   the sample's validation part, a smaller draw with ids disjoint from the
+                                    test part's: validation_data/<slug>/ (VOC: the val set) and the kit's
+                                    validation_submissions/ (perfect, random); the sample bundle's Development phase
     make_bench(work_dir)            full-scale data for `make bench`; returns {"input": dir with ref/ and res/}
 The real datasets cannot be redistributed: everything committed is made here (`make samples`).
 """

@@ -1,5 +1,7 @@
-"""python -m bench.synth [SLUG ...]: regenerate reference_data/<slug>/ and the starting kit samples
-(starting_kit/<slug>/submissions/, malformed/) and competitions/<slug>/logo.png, deterministically."""
+"""python -m bench.synth [SLUG ...]: regenerate reference_data/<slug>/ (the sample's test part),
+validation_data/<slug>/ (its validation part, the sample bundle's Development phase), the starting kit samples
+(starting_kit/<slug>/submissions/, validation_submissions/, malformed/) and competitions/<slug>/logo.png,
+deterministically."""
 import os
 import sys
 
@@ -16,7 +18,9 @@ def main(argv):
         if mod is None:
             sys.stderr.write("no generator for %s\n" % slug)
             return 2
-        mod.make_sample(os.path.join(ROOT, "reference_data", slug), os.path.join(ROOT, "starting_kit", slug))
+        kit = os.path.join(ROOT, "starting_kit", slug)
+        mod.make_sample(os.path.join(ROOT, "reference_data", slug), kit)
+        mod.make_validation(os.path.join(ROOT, "validation_data", slug), kit)
         comp = os.path.join(ROOT, "competitions", slug)
         if os.path.isdir(comp):
             make_logo(os.path.join(comp, "logo.png"), slug)
