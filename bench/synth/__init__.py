@@ -7,23 +7,13 @@ Each module defines
                                     test part's: validation_data/<slug>/ (VOC: the val set) and the kit's
                                     validation_submissions/ (perfect, random); the sample bundle's Development phase
     make_bench(work_dir)            full-scale data for `make bench`; returns {"input": dir with ref/ and res/}
-The real datasets cannot be redistributed: everything committed is made here (`make samples`).
+The real datasets cannot be redistributed: everything committed is made here (`make samples`). A generator's module
+is named as its competition's task module (scoring_program.tasks.registry.MODULES).
 """
 import importlib
 import importlib.util
 
-MODULES = {
-    "voc2011-classification": "voc2011_classification",
-    "voc2011-detection": "voc2011_detection",
-    "voc2011-segmentation": "voc2011_segmentation",
-    "voc2011-layout": "voc2011_layout",
-    "voc2011-action": "voc2011_action",
-    "chalearn-lap2014-pose": "chalearn_lap2014_pose",
-    "chalearn-lap2014-action": "chalearn_lap2014_action",
-    "chalearn-lap2015-cultural-event": "chalearn_lap2015_cultural_event",
-    "kinetics-tps": "kinetics_tps",
-    "action-tubes": "action_tubes",
-}
+from scoring_program.tasks.registry import MODULES     # the one slug table (a generator bears its task's name)
 
 
 def get(slug):

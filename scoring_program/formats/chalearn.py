@@ -13,7 +13,6 @@ from ..errors import ReferenceDataError, SubmissionError, shorten
 from .text import has_content, line_text, number_error, numbers, parse_table, read_bytes
 
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
-ACTORS = (1, 2)
 
 
 class Intervals(object):

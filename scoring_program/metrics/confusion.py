@@ -52,14 +52,6 @@ def joint_histogram(gt, pred, nclasses) -> np.ndarray:
     return h
 
 
-def confusion_matrix(gt, pred, nclasses) -> np.ndarray:
-    """(nclasses, nclasses) counts, rows = ground truth, columns = prediction, of one image.
-
-    Pixels whose gt is not a label (void 255, or any value >= nclasses) are not counted (VOCevalseg's locs).
-    """
-    return joint_histogram(gt, pred, nclasses)[:nclasses].copy()
-
-
 def iou_per_class(conf):
     """IoU of each class from a confusion matrix: C[j,j] / (row sum + column sum - C[j,j]).
 

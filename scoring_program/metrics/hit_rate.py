@@ -21,7 +21,6 @@ N_LIMBS = 14
 LIMB_STRIDE = 480          # width of one limb block in the panorama
 LIMB_COLUMNS = 479         # columns of a block that are scored (getLimbPanoramic's endcol = startcol + 479)
 PANORAMA_WIDTH = N_LIMBS * LIMB_STRIDE
-THRESHOLD = 127            # binarization: value > 127, i.e. the top bit of the byte (the word counts below)
 
 
 def _per_limb_columns(column_values, reduce):
