@@ -172,12 +172,8 @@ KIT_SAMPLE_INPUT = "sample_input"
 
 
 def _sample_extras(slug, reference):
-    """Files the sample kit's README commands need beside the reference: {kit path: bytes}."""
-    if slug == "voc2011-classification":      # the baseline reads the plain image list, which scoring never reads
-        ids = participant.as_text(reference.data[0][0])
-        name = "%s/%s.txt" % (KIT_SAMPLE_INPUT, reference.set_name)
-        return {name: "".join(i + "\n" for i in ids).encode("utf-8")}
-    return {}
+    """Files the sample kit's README commands need beside the reference (Task.kit_extras): {kit path: bytes}."""
+    return {"%s/%s" % (KIT_SAMPLE_INPUT, name): data for name, data in registry.get(slug).kit_extras(reference).items()}
 
 
 def starting_kit_zip(slug, readme, sample_reference=None):

@@ -34,6 +34,7 @@ from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, ReferenceDataError,
                      shorten)
 from .formats.files import Submission
 from .tasks import registry
+from .tasks.base import Progress, no_progress, read_private, read_track, reference_word
 
 EXIT_USAGE = EXIT_REFERENCE         # a bad command line or a missing INPUT folder: 2, as the usage error always was
 
@@ -52,23 +53,6 @@ class InputFolderMissing(ScoringError):
 
     def __init__(self, input_dir):
         super().__init__(message="INPUT folder not found: %s" % input_dir)
-
-
-class Progress(object):
-    """A line on stderr every few seconds (Codalab shows stderr to the participant)."""
-
-    def __init__(self, stream, every=3.0):
-        self.stream = stream
-        self.every = every
-        self.start = time.time()
-        self.last = self.start
-
-    def __call__(self, done, total, what=""):
-        now = time.time()
-        if now - self.last >= self.every:
-            self.last = now
-            self.stream.write("progress: %d/%d %s (%.0f s)\n" % (done, total, what, now - self.start))
-            self.stream.flush()
 
 
 class PrivateReportInsideOutput(ScoringError):
@@ -101,7 +85,6 @@ def report_level(ref_dir):
     """The report level the reference data asks for: its REPORT_LEVEL file (one word, full or hidden), else hidden.
     Anything else in that file is the organizer's fault (exit 2); the message never quotes it."""
     from .report.result import HIDDEN, LEVEL_FILE, LEVELS
-    from .tasks.base import reference_word
     return reference_word(ref_dir, LEVEL_FILE, lambda w: w in LEVELS, "one word, full or hidden") or HIDDEN
 
 
@@ -144,7 +127,6 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     from .report.html import render, render_private
     from .report.result import HIDDEN, Own
     from .report.write import atomic_write, write_outputs
-    from .tasks.base import read_private, read_track
 
     task = registry.get(slug)
     ref_dir = os.path.join(input_dir, "ref")
@@ -161,18 +143,11 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     part = read_private(ref_dir)
     if part is not None:
         level = HIDDEN          # every diagnostic of the whole test set would tell about its private part
-    result = task.score(ref_dir, Submission(res_dir), progress or (lambda *a: None), private=bool(private_report),
-                        decompose=decompose or part is not None)
-    keys = task.score_keys(ref_dir)
+    result = task.score(ref_dir, Submission(res_dir), progress or no_progress, private=bool(private_report),
+                        decompose=decompose or part is not None)      # the task's pipeline (tasks/base.py)
+    keys = task.score_keys(ref_dir)     # the reference is cached: read once for both
     if part is not None:
         split_private_part(result, keys[0].key, part)
-    columns = [k.key for k in keys]
-    extra = [k for k in result.scores if k not in columns]
-    if extra:
-        raise RuntimeError("task wrote score keys that are not leaderboard columns: %s" % extra)
-    ordered = [(k, result.scores[k]) for k in columns if k in result.scores]
-    result.scores.clear()
-    result.scores.update(ordered)
     result.level = level
     track = read_track(ref_dir)
     if track is not None:       # a public fact: the competition's own track

@@ -1,5 +1,6 @@
 """The Codalab/Codabench contract, for every competition that exists: score.py through a subprocess on the
-starting kit's sample submissions, and every malformed sample -> exit 1, one line naming file and line, no scores."""
+starting kit's sample submissions, and every malformed sample -> exit 1, one line naming file and line, no scores;
+and every competition a declared unit (its folders, its task's hooks on the base's pipeline)."""
 import json
 import os
 
@@ -71,3 +72,35 @@ def test_every_registered_competition_has_its_folders():
         assert os.path.isfile(os.path.join(ROOT, "starting_kit", slug, "README.md")), slug
         with open(os.path.join(ROOT, "competitions", slug, "score.py")) as f:
             assert 'main("%s")' % slug in f.read()
+
+
+PIPELINE = ("score", "reference", "score_keys", "reference_keys", "columns")     # tasks/base.py's, never a task's
+HOOKS = ("column_table", "load_reference", "read_submission", "evaluate", "report", "decompose", "validate",
+         "figures")
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_base_runs_the_pipeline_and_the_task_implements_every_hook(slug):
+    """Every competition is one declared unit: its task overrides none of the pipeline's methods and implements
+    each hook with the base's signature (tasks/base.py)."""
+    import inspect
+    from scoring_program.tasks import registry
+    from scoring_program.tasks.base import Task
+    task = registry.get(slug)
+    for name in PIPELINE:
+        assert getattr(type(task), name) is getattr(Task, name), (slug, name)
+    for name in HOOKS:
+        mine, base = getattr(type(task), name), getattr(Task, name)
+        assert mine is not base, (slug, name)
+        assert list(inspect.signature(mine).parameters) == list(inspect.signature(base).parameters), (slug, name)
+
+
+def test_nothing_outside_a_task_module_asks_which_competition_it_is():
+    """No `slug ==` in the package: what differs between competitions is a hook of the competition's task."""
+    found = []
+    for folder, _, files in os.walk(os.path.join(ROOT, "scoring_program")):
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    found += ["%s:%d" % (name, k + 1) for k, line in enumerate(f) if "slug ==" in line]
+    assert found == []

@@ -13,7 +13,8 @@ from scoring_program.formats.kinetics_tps import read_ground_truth, read_predict
 from scoring_program.metrics.assignment import linear_sum_assignment, linear_sum_assignment_batch
 from scoring_program.metrics.psc import (area_left_riemann, iou_tps_float32, match_humans, ordered_group_sum,
                                          psc_accuracy_curve)
-from scoring_program.tasks.kinetics_tps import evaluate
+from scoring_program.tasks.base import Reference, no_progress
+from scoring_program.tasks.kinetics_tps import KineticsSubmission, TASK
 
 H = 100  # all human boxes in the matching scenarios are 100 px tall: IoU is the x-interval ratio
 
@@ -27,7 +28,8 @@ def run(tmp_path, gt_vid, gt_part, pred_vid, pred_part):
     (tmp_path / "p.json").write_text(json.dumps(gt_part))
     gt = read_ground_truth(str(tmp_path / "v.json"), str(tmp_path / "p.json"))
     pr = read_predictions(pred_vid, pred_part, gt, "pred_vid_result.json", "pred_part_result.json")
-    return evaluate(gt, pr)
+    submitted = KineticsSubmission(pr, "pred_vid_result.json", "pred_part_result.json")
+    return TASK.evaluate(Reference(str(tmp_path), [], gt), submitted, no_progress, False)
 
 
 def gpart(box, verb):
@@ -349,7 +351,6 @@ def test_baseline_writes_a_valid_submission(tmp_path):
     subprocess.run([sys.executable, os.path.join(root, "starting_kit", "kinetics-tps", "baseline.py"), ref, str(out)],
                    check=True)
     from scoring_program.formats.files import Submission
-    from scoring_program.tasks.kinetics_tps import TASK
     assert TASK.validate(Submission(str(out)))
     res = TASK.score(ref, Submission(str(out)))
     assert 0 <= res.scores["score"] < 1
@@ -381,7 +382,6 @@ def test_box_values_are_checked_without_the_per_object_walk(tmp_path):
 def score_task(tmp_path, gt_humans_by_frame, pred_humans_by_frame):
     """TASK.score on files (the Result, with its warnings), for one video 'v' of class 'run'."""
     from scoring_program.formats.files import Submission
-    from scoring_program.tasks.kinetics_tps import TASK
     ref, res = tmp_path / "ref", tmp_path / "res"
     for d in (ref, res):
         d.mkdir(parents=True, exist_ok=True)
@@ -449,7 +449,6 @@ def test_box_rules_other_than_length_are_unchanged(tmp_path):
 def test_validate_and_score_py_print_the_cut_box_warning(tmp_path):
     from conftest import run_score
     from scoring_program.formats.files import Submission
-    from scoring_program.tasks.kinetics_tps import TASK
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sub = tmp_path / "sub"
     sub.mkdir()
@@ -588,12 +587,11 @@ def four_videos(tmp_path):
 
 def test_report_of_four_hand_made_videos(tmp_path):
     from scoring_program.report.result import LOST, Histogram, Plot, Table
-    from scoring_program.tasks.kinetics_tps import report
     ev = four_videos(tmp_path)
     assert ev.video_psc.tolist() == [0.5, 1.0, 1.0, 0.0] and ev.class_ok.tolist() == [True, False, True, True]
     # acc = 2/4 for t in (0, .5], 1/4 above: (5000 * .5 + 4999 * .25) / 10000
     assert ev.score == pytest.approx(0.374975, abs=1e-12) and ev.top1 == 0.75
-    res = report(ev, "title")
+    res = TASK.report(ev, False)
     bars = res.bars[0]
     assert bars.labels == ["jump", "run"] and bars.values == [1.0, 0.5] and bars.extra == [0.5, 0.75]
     lost, curve, hist = res.section(LOST).blocks
@@ -607,7 +605,7 @@ def test_report_of_four_hand_made_videos(tmp_path):
     assert hist.counts == [1, 0, 0, 0, 0, 1, 0, 0, 0, 2] and hist.edges[0] == 0 and hist.edges[-1] == 1
     assert res.warnings == ["1 evaluated frame(s) are missing from pred_part_result.json: each counts as PSC 0."]
     assert res.private == []
-    table = report(ev, "title", private=True).private[0]
+    table = TASK.report(ev, True).private[0]
     assert table.header == ["video", "class", "predicted class", "right class", "PSC", "counted frames"]
     assert table.rows == [["v1", "run", "run", "yes", 0.5, 1], ["v2", "run", "jump", "no", 1.0, 1],
                           ["v3", "jump", "jump", "yes", 1.0, 1], ["v4", "jump", "jump", "yes", 0.0, 1]]
@@ -619,7 +617,6 @@ KIN = "kinetics-tps"
 
 def sample_rows(root, sub="random"):
     from scoring_program.formats.files import Submission
-    from scoring_program.tasks.kinetics_tps import TASK
     res = TASK.score(os.path.join(root, "reference_data", KIN),
                      Submission(os.path.join(root, "starting_kit", KIN, "submissions", sub)), private=True)
     return res.private[0].rows
@@ -627,7 +624,6 @@ def sample_rows(root, sub="random"):
 
 def test_private_report_lists_every_video_only_when_asked(root):
     from scoring_program.formats.files import Submission
-    from scoring_program.tasks.kinetics_tps import TASK
     assert len(sample_rows(root)) == 12
     res = TASK.score(os.path.join(root, "reference_data", KIN),
                      Submission(os.path.join(root, "starting_kit", KIN, "submissions", "random")))
@@ -696,9 +692,8 @@ def test_weighted_score_by_hand():
 
 
 def test_decomposition_is_the_official_score_with_every_weight_one(tmp_path):
-    from scoring_program.tasks.kinetics_tps import decompose
     ev = four_videos(tmp_path)
-    d = decompose(ev)
+    d = TASK.decompose(ev)
     assert d.unit == "video" and d.items == ["v1", "v2", "v3", "v4"]
     assert d.score(np.ones((2, 4))).tolist() == [ev.score, ev.score]       # bit for bit, not only to 1e-12
 
@@ -708,10 +703,9 @@ def test_weight_k_is_the_video_k_times_and_0_removes_it(tmp_path, seed):
     """Against the official scorer on the set with copies: a video of weight k is written k times (under new
     names, with its frames and predictions), weight 0 leaves it out. Equal bit for bit: the counts are whole."""
     from bench.synth.kinetics_tps import make_gt, noisy
-    from scoring_program.tasks.kinetics_tps import decompose
     gv, gp = make_gt(8, 3, (0, 3), (0, 4), seed=seed, quirks=True)
     pv, pp = noisy(gv, gp, seed=seed + 100, proposals=2, p_missing=0.2, jitter=40)
-    d = decompose(run(tmp_path, gv, gp, pv, pp))
+    d = TASK.decompose(run(tmp_path, gv, gp, pv, pp))
     assert d.items == list(gv)
     weights = np.random.RandomState(seed).randint(0, 4, size=(4, len(gv))).astype(float)
     weights[0] = 1
@@ -727,7 +721,6 @@ def test_weight_k_is_the_video_k_times_and_0_removes_it(tmp_path, seed):
 
 def test_score_with_decompose_sets_the_decomposition(root):
     from scoring_program.formats.files import Submission
-    from scoring_program.tasks.kinetics_tps import TASK
     ref = os.path.join(root, "reference_data", KIN)
     sub = Submission(os.path.join(root, "starting_kit", KIN, "submissions", "random"))
     assert TASK.score(ref, sub).decomposition is None

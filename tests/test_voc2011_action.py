@@ -11,7 +11,7 @@ from privacy import no_item_ids, only_numbers_differ
 from scoring_program.errors import ReferenceDataError, SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.report.result import LOST
-from scoring_program.tasks.voc2011_action import ACTIONS, TASK, read_person_confidences
+from scoring_program.tasks.voc2011_action import ACTIONS, TASK
 
 # four persons, in ground-truth list order
 PERSONS = [("2011_000001", 1), ("2011_000001", 3), ("2011_000002", 1), ("2011_000003", 2)]
@@ -180,11 +180,11 @@ def test_matches_the_devkit_loops(tmp_path_factory, gt, rows):
     assert r.scores["AP_reading"] == pytest.approx(expected, abs=1e-12)
 
 
-def test_read_person_confidences_maps_persons(tmp_path):
+def test_read_result_maps_persons(tmp_path):
     f = tmp_path / "r.txt"
     f.write_text("b 2 0.3\na 1 0.7\n")
     keys = np.array([b"a 1", b"b 2", b"c 1"])
-    cf = read_person_confidences(str(f), "r.txt", keys)
+    cf = TASK.read_result(str(f), "r.txt", keys)
     assert cf.confidence.tolist() == [0.7, 0.3, -np.inf] and cf.nlines == 2 and cf.nduplicates == 0
     assert os.path.exists(str(f))
 

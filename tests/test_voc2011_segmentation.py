@@ -17,7 +17,8 @@ from scoring_program.formats.files import Submission
 from scoring_program.formats.images import read_label_png
 from scoring_program.metrics.confusion import iou_per_class, joint_histogram, mean_iou, row_normalized_percent
 from scoring_program.report.result import LOST, HeatMap
-from scoring_program.tasks.voc2011_segmentation import SEG_CLASSES, TASK, evaluate, read_submission
+from scoring_program.tasks.base import no_progress
+from scoring_program.tasks.voc2011_segmentation import SEG_CLASSES, TASK
 
 PALETTE = [(i * 37) % 256 for i in range(768)]   # any colour map: only the indices count
 
@@ -60,7 +61,8 @@ def score(ref, res, private=False):
 
 def evaluation_of(ref, res, per_image=False):
     reference = TASK.load_reference(str(ref))
-    return evaluate(reference, read_submission(Submission(str(res)), reference, TASK.comps), per_image=per_image)
+    return TASK.evaluate(reference, TASK.read_submission(Submission(str(res)), reference, no_progress), no_progress,
+                         per_image)
 
 
 def heat_map(r):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from ..formats.text import decode
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
 from ..report.result import MAX_POINTS, MIN_BLOCK, Bars, Own, Plot, Result, ScoreKey, Series, Table, rank_blocks
-from .base import Reference, Task, no_progress
+from .base import Reference, Task, as_text, name_list, no_progress, plural
 from .voc2011_detection import tide_section
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
@@ -81,6 +81,15 @@ def _cls(videos):
     return decode(videos.classes.tolist())
 
 
+class TubesTruth(NamedTuple):
+    """Reference.data. videos: formats.tubes.Videos of videos.csv (ids (V,) bytes 'S' in file order, label (V,)
+    class index into classes, num_frames (V,) int64, classes (C,) bytes 'S' sorted); gt: formats.tubes.Boxes of
+    gt_tubes.csv (per row, one box a frame: video, frame, box (n, 4) float64; per tube: tube_video, tube_label,
+    tube_first, tube_length, tube_start)."""
+    videos: fmt.Videos
+    gt: fmt.Boxes
+
+
 class Submitted(NamedTuple):
     """The files read: frame detections and tubes (None: no such file) with their labels (the participant's own
     file names)."""
@@ -88,24 +97,6 @@ class Submitted(NamedTuple):
     detections_label: object
     tubes: object
     tubes_label: object
-
-
-def read_submission(submission, reference):
-    """frame_detections.csv and/or tubes.csv (at least one), rows of videos outside the test list dropped."""
-    videos = reference.data[0]
-    det_path = submission.find("frame_detections.csv")
-    tube_path = submission.find("tubes.csv")
-    if det_path is None and tube_path is None:
-        raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
-                              found="%s" % (", ".join(submission.names()[:5]) or "no file"))
-    d = dl = tb = tl = None
-    if det_path is not None:
-        dl = submission.label(det_path)
-        d = fmt.read_frame_detections(det_path, dl, videos)
-    if tube_path is not None:
-        tl = submission.label(tube_path)
-        tb = fmt.read_tubes(tube_path, tl, videos)
-    return Submitted(d, dl, tb, tl)
 
 
 class FrameEvaluation(NamedTuple):
@@ -141,57 +132,6 @@ class Evaluation(NamedTuple):
     nbad_auc: int
 
 
-def evaluate(reference, submitted, progress=no_progress):
-    """frame-AP with TIDE's error analysis, video-AP, AUC (metrics.tubes)."""
-    videos, gt = reference.data
-    classes = _cls(videos)
-    C = len(classes)
-    progress(0, 3, "measures")
-    frame = None
-    d = submitted.detections
-    if d is not None:
-        span = int(videos.num_frames.max()) + 1
-        det_key, gt_key = d.video * span + d.frame, gt.video * span + gt.frame
-        gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
-        m = M.frame_match(d.label, det_key, d.score, d.box, gt_class, gt_key, gt.box)
-        aps, curves = M.class_aps(m.tp[m.order], d.label[m.order], np.bincount(gt_class, minlength=C), C)
-        tide, errors = M.frame_tide(d.label, det_key, d.box, gt_class, gt_key, gt.box, m, C)
-        frame = FrameEvaluation(aps, curves, np.bincount(d.label, minlength=C),
-                                np.bincount(d.label[m.tp], minlength=C), m, tide, errors)
-    progress(1, 3, "measures")
-    thresholds = []
-    for _, ths in VIDEO_KEYS:
-        thresholds += ths
-    video = None
-    tb = submitted.tubes
-    if tb is not None:
-        gts = {"video": gt.tube_video, "label": gt.tube_label, "first": gt.tube_first,
-               "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
-        tubes = {"video": tb.tube_video, "label": tb.tube_label, "score": tb.tube_score,
-                 "first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
-        video = VideoEvaluation(thresholds, *M.video_ap(tubes, gts, videos.ids.size, C, thresholds))
-    progress(2, 3, "measures")
-    nbad = auc_exceptions(videos, gt)
-    auc = None if nbad else auc_results(videos, gt, tb, C)
-    progress(3, 3, "measures")
-    return Evaluation(videos, gt, classes, submitted, frame, video, auc, nbad)
-
-
-def decomposition(evaluation):
-    """The ranking score (frame_mAP, the first column) on weighted test videos
-    (metrics.tubes.frame_map_on_weighted_videos), from the evaluation's frame matching: nothing is matched again."""
-    videos, gt = evaluation.videos, evaluation.gt
-    gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
-    C = len(evaluation.classes)
-    if evaluation.frame is None:
-        score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class)
-    else:
-        d = evaluation.submitted.detections
-        score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class, d.video, d.label,
-                                               evaluation.frame.match)
-    return Decomposition("video", [v.decode("utf-8", "surrogateescape") for v in videos.ids.tolist()], score)
-
-
 def auc_results(videos, gt, tb, C):
     """Gkioxari's AUC at every AUC_KEYS threshold: [(key, threshold, auc_gkioxari result)]."""
     V = videos.ids.size
@@ -212,84 +152,6 @@ def auc_results(videos, gt, tb, C):
         tv = tl = np.zeros(0, dtype=np.int64)
         ts = iou = np.zeros(0)
     return [(key, th, M.auc_gkioxari(vrank, tv, tl, ts, iou, videos.label, C, th)) for key, th in AUC_KEYS]
-
-
-def report(evaluation, title, private=False):
-    """The participant's Result (aggregates per class and threshold) and, when private, the per-video table."""
-    ev = evaluation
-    res = Result(title)
-    res.protocol = list(PROTOCOL)
-    classes, gt, sub = ev.classes, ev.gt, ev.submitted
-    C = len(classes)
-    npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)
-    ntubes_gt = np.bincount(gt.tube_label, minlength=C)
-    # Own (shown at every report level): only which files were submitted. The other notes and warnings count rows
-    # of the test list's videos (read, ignored, inverted, kept) or ground-truth tubes: withheld at the hidden level
-    # ---- frame-AP
-    if ev.frame is not None:
-        d, label = sub.detections, sub.detections_label
-        aps, curves, ndet, ntp = ev.frame.aps, ev.frame.curves, ev.frame.ndet, ev.frame.ntp
-        if d.ignored:
-            res.notes.append("%s: %d row(s) of videos not in the test list were ignored." % (label, d.ignored))
-        if d.inverted:
-            res.warnings.append(inverted_boxes_warning(label, d.inverted))
-        res.notes.append("%s: %d detections read." % (label, d.score.size))
-    else:
-        aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
-        ndet = ntp = np.zeros(C, dtype=np.int64)
-        res.notes.append(Own("No frame_detections.csv: frame-AP is 0 for every class."))
-    res.set("frame_mAP", float(np.mean(aps)))
-    res.bars.append(Bars("frame-AP per class (IoU 0.5)", classes, aps, xlabel="frame-AP (ACT frameAP)"))
-    res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
-                            [[classes[c], aps[c], int(npos_frames[c]), int(ndet[c]), int(ntp[c])]
-                             for c in range(C)]))
-    if ev.frame is not None:
-        tide_section(res, ev.frame.tide, classes, "ACT frameAP's matching (+1 pixel IoU >= 0.5 with a free box of "
-                     "the class in the same video frame, frames as the images)", what="ground-truth boxes")
-    res.plots.extend(act_pr_plots("frame-AP", classes, curves))
-    # ---- video-AP
-    tb, label = sub.tubes, sub.tubes_label
-    if ev.video is not None:
-        thresholds, vaps, vcurves, kept = ev.video
-        res.notes.append("%s: %d tubes read, %d kept by the 3D NMS at 0.3 (%d suppressed; they are not counted)."
-                         % (label, tb.tube_video.size, kept.size, tb.tube_video.size - kept.size))
-        if tb.ignored_tubes:
-            res.notes.append("%s: %d tube(s) of videos not in the test list were ignored." % (label, tb.ignored_tubes))
-        if tb.inverted:
-            res.warnings.append(inverted_boxes_warning(label, tb.inverted))
-        nkept = np.bincount(tb.tube_label[kept], minlength=C)
-    else:
-        thresholds = []
-        for _, ths in VIDEO_KEYS:
-            thresholds += ths
-        vaps = np.zeros((len(thresholds), C))
-        vcurves = [[(np.zeros(0), np.zeros(0))] * C for _ in thresholds]
-        nkept = np.zeros(C, dtype=np.int64)
-        res.notes.append(Own("No tubes.csv: video-AP and AUC are 0 for every class."))
-    i = 0
-    per_key = []
-    for key, ths in VIDEO_KEYS:
-        block = vaps[i:i + len(ths)]
-        per_key.append(block.mean(axis=0))
-        res.set(key, float(np.mean(block.mean(axis=0))))
-        i += len(ths)
-    res.bars.append(Bars("video-AP@0.5 per class (after 3D NMS at 0.3)", classes, per_key[1],
-                         xlabel="video-AP at ST-IoU 0.5 (ACT videoAP)"))
-    res.tables.append(Table("video-AP per class (after 3D NMS at 0.3)",
-                            ["class", "AP@0.2", "AP@0.5", "AP@0.75", "AP@0.5:0.95", "GT tubes", "kept tubes"],
-                            [[classes[c]] + [float(p[c]) for p in per_key] + [int(ntubes_gt[c]), int(nkept[c])]
-                             for c in range(C)]))
-    res.plots.extend(act_pr_plots("video-AP@0.5", classes, vcurves[thresholds.index(0.5)]))
-    # ---- AUC
-    if ev.auc is not None:
-        auc_report(res, ev.auc, classes)
-    else:
-        res.notes.append("AUC is not computed: it is defined only when every test video has exactly one "
-                         "ground-truth tube (J-HMDB / UCF Sports); %d video(s) here have %s." % (
-                             ev.nbad_auc, "none or several"))
-    if private:
-        res.private.append(per_video_table(ev))
-    return res
 
 
 def auc_report(res, auc, classes):
@@ -362,15 +224,15 @@ class ActionTubes(Task):
     slug = "action-tubes"
     title = "Spatio-temporal action detection: frame-AP, video-AP, AUC"
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("frame_mAP", "frame-mAP@0.5")]
         keys += [ScoreKey(k, k.replace("video_mAP_", "video-mAP@").replace("50_95", "0.5:0.95")) for k, _ in VIDEO_KEYS]
         keys += [ScoreKey(k, "AUC@%.1f" % th) for k, th in AUC_KEYS]
         return keys
 
     # ------------------------------------------------------------------------------------------- reference
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        """videos.csv and gt_tubes.csv: a Reference whose data is (Videos, ground-truth Boxes)."""
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """videos.csv and gt_tubes.csv: a Reference whose data is a TubesTruth."""
         vpath = os.path.join(str(ref_dir), "videos.csv")
         gpath = os.path.join(str(ref_dir), "gt_tubes.csv")
         for p, lab in ((vpath, "ref/videos.csv"), (gpath, "ref/gt_tubes.csv")):
@@ -378,9 +240,9 @@ class ActionTubes(Task):
                 raise ReferenceDataError(lab, message="missing from the reference data")
         videos = fmt.read_videos(vpath)
         gt = fmt.read_gt_tubes(gpath, videos)
-        return Reference(ref_dir, ["videos.csv", "gt_tubes.csv"], (videos, gt))
+        return Reference(ref_dir, ["videos.csv", "gt_tubes.csv"], TubesTruth(videos, gt))
 
-    def empty_columns(self, reference):
+    def empty_columns(self, reference) -> Dict[str, str]:
         """The AUC columns when a test video has no or several ground-truth tubes (auc_applies)."""
         videos, gt = reference.data
         nbad = auc_exceptions(videos, gt)
@@ -390,25 +252,168 @@ class ActionTubes(Task):
                                  "(J-HMDB, UCF Sports); %d of the %d videos have none or several"
                             % (nbad, videos.ids.size)) for key, _ in AUC_KEYS)
 
-    def reference_warnings(self, reference):
+    def reference_warnings(self, reference) -> List[str]:
         videos, gt = reference.data
         classes = _cls(videos)
         ntubes = np.bincount(gt.tube_label, minlength=len(classes))
         return ["class %s: no ground-truth tube in gt_tubes.csv (its frame-AP and video-AP are 0 for every "
                 "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0]
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        reference = self.reference(ref_dir)
-        return evaluate(reference, read_submission(submission, reference), progress)
+    # ------------------------------------------------------------------------------------------- scoring
+    def read_submission(self, submission, reference, progress) -> Submitted:
+        """frame_detections.csv and/or tubes.csv (at least one), rows of videos outside the test list dropped."""
+        videos = reference.data.videos
+        det_path = submission.find("frame_detections.csv")
+        tube_path = submission.find("tubes.csv")
+        if det_path is None and tube_path is None:
+            raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
+                                  found="%s" % (", ".join(submission.names()[:5]) or "no file"))
+        d = dl = tb = tl = None
+        if det_path is not None:
+            dl = submission.label(det_path)
+            d = fmt.read_frame_detections(det_path, dl, videos)
+        if tube_path is not None:
+            tl = submission.label(tube_path)
+            tb = fmt.read_tubes(tube_path, tl, videos)
+        return Submitted(d, dl, tb, tl)
 
-    def report(self, evaluation, private=False):
-        return report(evaluation, self.title, private)
+    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+        """frame-AP with TIDE's error analysis, video-AP, AUC (metrics.tubes)."""
+        videos, gt = reference.data
+        classes = _cls(videos)
+        C = len(classes)
+        progress(0, 3, "measures")
+        frame = None
+        d = submitted.detections
+        if d is not None:
+            span = int(videos.num_frames.max()) + 1
+            det_key, gt_key = d.video * span + d.frame, gt.video * span + gt.frame
+            gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
+            m = M.frame_match(d.label, det_key, d.score, d.box, gt_class, gt_key, gt.box)
+            aps, curves = M.class_aps(m.tp[m.order], d.label[m.order], np.bincount(gt_class, minlength=C), C)
+            tide, errors = M.frame_tide(d.label, det_key, d.box, gt_class, gt_key, gt.box, m, C)
+            frame = FrameEvaluation(aps, curves, np.bincount(d.label, minlength=C),
+                                    np.bincount(d.label[m.tp], minlength=C), m, tide, errors)
+        progress(1, 3, "measures")
+        thresholds = []
+        for _, ths in VIDEO_KEYS:
+            thresholds += ths
+        video = None
+        tb = submitted.tubes
+        if tb is not None:
+            gts = {"video": gt.tube_video, "label": gt.tube_label, "first": gt.tube_first,
+                   "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
+            tubes = {"video": tb.tube_video, "label": tb.tube_label, "score": tb.tube_score,
+                     "first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
+            video = VideoEvaluation(thresholds, *M.video_ap(tubes, gts, videos.ids.size, C, thresholds))
+        progress(2, 3, "measures")
+        nbad = auc_exceptions(videos, gt)
+        auc = None if nbad else auc_results(videos, gt, tb, C)
+        progress(3, 3, "measures")
+        return Evaluation(videos, gt, classes, submitted, frame, video, auc, nbad)
 
-    def decompose(self, evaluation):
-        return decomposition(evaluation)
+    def report(self, evaluation, private) -> Result:
+        """The participant's Result (aggregates per class and threshold) and, when private, the per-video table."""
+        ev = evaluation
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        classes, gt, sub = ev.classes, ev.gt, ev.submitted
+        C = len(classes)
+        npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)
+        ntubes_gt = np.bincount(gt.tube_label, minlength=C)
+        # Own (shown at every report level): only which files were submitted. The other notes and warnings count
+        # rows of the test list's videos (read, ignored, inverted, kept) or ground-truth tubes: withheld at the
+        # hidden level
+        # ---- frame-AP
+        if ev.frame is not None:
+            d, label = sub.detections, sub.detections_label
+            aps, curves, ndet, ntp = ev.frame.aps, ev.frame.curves, ev.frame.ndet, ev.frame.ntp
+            if d.ignored:
+                res.notes.append("%s: %d row(s) of videos not in the test list were ignored." % (label, d.ignored))
+            if d.inverted:
+                res.warnings.append(inverted_boxes_warning(label, d.inverted))
+            res.notes.append("%s: %d detections read." % (label, d.score.size))
+        else:
+            aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
+            ndet = ntp = np.zeros(C, dtype=np.int64)
+            res.notes.append(Own("No frame_detections.csv: frame-AP is 0 for every class."))
+        res.set("frame_mAP", float(np.mean(aps)))
+        res.bars.append(Bars("frame-AP per class (IoU 0.5)", classes, aps, xlabel="frame-AP (ACT frameAP)"))
+        res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
+                                [[classes[c], aps[c], int(npos_frames[c]), int(ndet[c]), int(ntp[c])]
+                                 for c in range(C)]))
+        if ev.frame is not None:
+            tide_section(res, ev.frame.tide, classes, "ACT frameAP's matching (+1 pixel IoU >= 0.5 with a free box "
+                         "of the class in the same video frame, frames as the images)", what="ground-truth boxes")
+        res.plots.extend(act_pr_plots("frame-AP", classes, curves))
+        # ---- video-AP
+        tb, label = sub.tubes, sub.tubes_label
+        if ev.video is not None:
+            thresholds, vaps, vcurves, kept = ev.video
+            res.notes.append("%s: %d tubes read, %d kept by the 3D NMS at 0.3 (%d suppressed; they are not counted)."
+                             % (label, tb.tube_video.size, kept.size, tb.tube_video.size - kept.size))
+            if tb.ignored_tubes:
+                res.notes.append("%s: %d tube(s) of videos not in the test list were ignored."
+                                 % (label, tb.ignored_tubes))
+            if tb.inverted:
+                res.warnings.append(inverted_boxes_warning(label, tb.inverted))
+            nkept = np.bincount(tb.tube_label[kept], minlength=C)
+        else:
+            thresholds = []
+            for _, ths in VIDEO_KEYS:
+                thresholds += ths
+            vaps = np.zeros((len(thresholds), C))
+            vcurves = [[(np.zeros(0), np.zeros(0))] * C for _ in thresholds]
+            nkept = np.zeros(C, dtype=np.int64)
+            res.notes.append(Own("No tubes.csv: video-AP and AUC are 0 for every class."))
+        i = 0
+        per_key = []
+        for key, ths in VIDEO_KEYS:
+            block = vaps[i:i + len(ths)]
+            per_key.append(block.mean(axis=0))
+            res.set(key, float(np.mean(block.mean(axis=0))))
+            i += len(ths)
+        res.bars.append(Bars("video-AP@0.5 per class (after 3D NMS at 0.3)", classes, per_key[1],
+                             xlabel="video-AP at ST-IoU 0.5 (ACT videoAP)"))
+        res.tables.append(Table("video-AP per class (after 3D NMS at 0.3)",
+                                ["class", "AP@0.2", "AP@0.5", "AP@0.75", "AP@0.5:0.95", "GT tubes", "kept tubes"],
+                                [[classes[c]] + [float(p[c]) for p in per_key] + [int(ntubes_gt[c]), int(nkept[c])]
+                                 for c in range(C)]))
+        res.plots.extend(act_pr_plots("video-AP@0.5", classes, vcurves[thresholds.index(0.5)]))
+        # ---- AUC
+        if ev.auc is not None:
+            auc_report(res, ev.auc, classes)
+        else:
+            res.notes.append("AUC is not computed: it is defined only when every test video has exactly one "
+                             "ground-truth tube (J-HMDB / UCF Sports); %d video(s) here have %s." % (
+                                 ev.nbad_auc, "none or several"))
+        if private:
+            res.private.append(per_video_table(ev))
+        return res
+
+    def decompose(self, evaluation) -> Decomposition:
+        """The ranking score (frame_mAP, the first column) on weighted test videos
+        (metrics.tubes.frame_map_on_weighted_videos), from the evaluation's frame matching: nothing is matched again."""
+        videos, gt = evaluation.videos, evaluation.gt
+        gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
+        C = len(evaluation.classes)
+        if evaluation.frame is None:
+            score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class)
+        else:
+            d = evaluation.submitted.detections
+            score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class, d.video, d.label,
+                                                   evaluation.frame.match)
+        return Decomposition("video", [v.decode("utf-8", "surrogateescape") for v in videos.ids.tolist()], score)
+
+    def figures(self, reference, columns) -> Dict[str, str]:
+        videos, gt = reference.data
+        classes = as_text(videos.classes.tolist())
+        return {"videos": plural(int(videos.ids.size), "video"),
+                "tubes": plural(int(gt.tube_video.size), "ground-truth tube"), "classes": name_list(classes),
+                "num_classes": plural(len(classes), "class", "classes")}
 
     # ------------------------------------------------------------------------------------------- validate
-    def validate(self, submission, ids=None):
+    def validate(self, submission, ids=None) -> List[str]:
         fixed = ("frame_detections.csv", "tubes.csv")
         det_path = submission.find(fixed[0])
         tube_path = submission.find(fixed[1])

@@ -1,14 +1,60 @@
-"""The interface every competition adapter implements."""
+"""The pipeline every competition runs, and the hooks each competition's task implements.
+
+Task.score runs the pipeline, the same for every competition; a task never composes it by hand:
+
+    reference = self.reference(ref_dir)                 load_reference, cached while its files are unchanged
+    submitted = self.read_submission(submission, reference, progress)      formats/ only: the task's record
+    evaluation = self.evaluate(reference, submitted, progress, per_item)   metrics/ only: per-item records and
+                                                                           aggregates
+    result = self.report(evaluation, private)           report.Result: aggregates; per-item tables when private
+    result.decomposition = self.decompose(evaluation)   on request: the bootstrap's view of the same evaluation
+
+and around it the stopwatch (Result.timings, for the tasks that name their phases), the pause of the cyclic
+garbage collector (for the tasks that ask for it), the progress callback, and the check that every score key the
+report wrote is a leaderboard column, in column order.
+
+A competition's module (tasks/<module>.py, listed in registry.MODULES) defines its records (the Reference's data,
+the submission read, the evaluation: NamedTuples or dataclasses whose docstrings give the arrays' shapes and
+dtypes), its Task subclass with the hooks below, and TASK, its instance. Everything about a competition is
+reachable from that module: its columns, reference, scoring, report, validation, the participant's figures and the
+starting kit's extra files.
+"""
 from __future__ import annotations
 
 import hashlib
 import os
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+
+if TYPE_CHECKING:       # annotations only: the scoring path imports numpy and the report lazily
+    from ..formats.files import Submission
+    from ..metrics.bootstrap import Decomposition
+    from ..report.result import Result, ScoreKey
+
+ProgressCallback = Callable[..., None]     # progress(done, total, what="")
 
 
 def no_progress(done, total, what=""):
     return None
+
+
+class Progress(object):
+    """A progress callback that writes a line to `stream` every few seconds (the command line gives stderr, which
+    Codalab shows to the participant)."""
+
+    def __init__(self, stream, every=3.0):
+        self.stream = stream
+        self.every = every
+        self.start = time.time()
+        self.last = self.start
+
+    def __call__(self, done, total, what=""):
+        now = time.time()
+        if now - self.last >= self.every:
+            self.last = now
+            self.stream.write("progress: %d/%d %s (%.0f s)\n" % (done, total, what, now - self.start))
+            self.stream.flush()
 
 
 class Stopwatch(object):
@@ -41,7 +87,9 @@ class Reference(object):
 
     root: the folder; files: every file the scorer reads, relative to root with '/' separators, in reading order:
     exactly what the bundle's reference_data.zip holds; set_name: the image set (VOC tasks), else None; data: the
-    task's parsed ground truth.
+    task's parsed ground truth, a record the task module declares (a NamedTuple or dataclass whose docstring gives
+    the arrays' shapes and dtypes: voc_common.RankedListTruth, voc2011_detection.DetectionTruth, ...); track: the
+    TRACK file's comp number (VOC), else None.
     """
 
     __slots__ = ("root", "files", "set_name", "data", "track")
@@ -144,56 +192,112 @@ def reference_fingerprint(reference):
     return h.digest()
 
 
+# ------------------------------------------------------------------ the participant's figures (Task.figures)
+# the per-class leaderboard columns: their key prefix names the class
+CLASS_PREFIXES = ("AP_", "IoU_", "hit_rate_", "jaccard_")
+
+
+def plural(n, word, words=None) -> str:
+    """'1 image', '3 images' (words: the plural when it is not word + 's')."""
+    return "%d %s" % (n, word if n == 1 else (words or word + "s"))
+
+
+def name_list(names, limit=20) -> str:
+    """'a, b and c', or the first few and a count of the rest."""
+    names = list(names)
+    if not names:
+        return "none"
+    if len(names) > limit:
+        return "%s, ... (%d in all)" % (", ".join(names[:limit]), len(names))
+    if len(names) == 1:
+        return names[0]
+    return "%s and %s" % (", ".join(names[:-1]), names[-1])
+
+
+def as_text(values) -> List[str]:
+    """Ids as text: bytes decoded as UTF-8 (undecodable bytes replaced), anything else by str."""
+    return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
+
+
+def class_figures(columns, word, words=None) -> Dict[str, str]:
+    """{classes, num_classes} of the per-class leaderboard columns (the classes the reference can score)."""
+    classes = [k.key[len(p):] for k in columns for p in CLASS_PREFIXES if k.key.startswith(p)]
+    return {"classes": name_list(classes), "num_classes": plural(len(classes), word, words)}
+
+
+# ------------------------------------------------------------------ the pipeline
+def in_column_order(result, keys) -> None:
+    """Result.scores in the order of the leaderboard columns `keys`. A score key that is not a column is a bug in
+    the task (RuntimeError, exit 3): the platform would refuse the scores, or show them in no column."""
+    columns = [k.key for k in keys]
+    extra = [k for k in result.scores if k not in columns]
+    if extra:
+        raise RuntimeError("task wrote score keys that are not leaderboard columns: %s" % extra)
+    ordered = [(k, result.scores[k]) for k in columns if k in result.scores]
+    result.scores.clear()
+    result.scores.update(ordered)
+
+
 class Task(object):
+    """A competition. score runs the pipeline; a task implements the hooks, each with the one signature below,
+    and never overrides score or reference."""
     slug = ""
     title = ""
     has_sets = False            # the reference folder may hold several image sets (VOC): load_reference(set_name=)
     columns_need_reference = True   # False: the columns are the same for every reference (no reference read)
+    # the pipeline's steps (reference, read, evaluate, report, decompose) as Result.timings names them, for the
+    # command line's "time: ..." line (steps of one name are summed); empty: the task's timings are not kept
+    phase_names: Dict[str, str] = {}
+    pauses_collector = False    # pause the cyclic garbage collector while scoring (millions of parsed JSON objects)
     _cached = None              # (real path, fingerprint, Reference) of the last reference(ref_dir)
 
-    def column_table(self, reference=None):
-        """Every leaderboard column the competition can have, in order (first is the ranking column); with a
-        reference, those of its classes when the classes come from the reference data (cultural events)."""
-        raise NotImplementedError
+    # ---------------------------------------------------------------------------------------- the pipeline
+    def score(self, ref_dir, submission: "Submission", progress: ProgressCallback = no_progress, private=False,
+              decompose=False) -> "Result":
+        """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result, its scores in column
+        order: aggregates only in what the participant sees; with private, also Result.private, the per-item
+        tables for the organizer (score.py --private-report); with decompose, also Result.decomposition
+        (metrics.bootstrap.Decomposition: the ranking score as a function of item weights, for rescore
+        --bootstrap).
 
-    def score_keys(self, ref_dir=None):
-        """The one table of leaderboard columns == scores.txt keys (first is the ranking column).
-
-        ref_dir is given when the columns depend on the reference data (fixed when the bundle is built): a column
-        the reference leaves empty whatever the submission (empty_columns) is not a column, and the scorer never
-        writes it.
+        The reference first (a broken reference is reported as such, whatever the submission), then the
+        submission read against it, the evaluation (per-item records and aggregates; per_item: also the records
+        only the private report and the bootstrap need), the report and, on request, the decomposition of the same
+        evaluation: nothing is parsed or scored twice.
         """
-        if ref_dir is None or not self.columns_need_reference:
-            return self.column_table()
-        return self.columns(self.reference(ref_dir))
+        clock = Stopwatch()
+        names = self.phase_names
+        with self._collector_paused():
+            with clock(names.get("reference", "reference")):
+                reference = self.reference(ref_dir, progress)
+            with clock(names.get("read", "read")):
+                submitted = self.read_submission(submission, reference, progress)
+            with clock(names.get("evaluate", "evaluate")):
+                evaluation = self.evaluate(reference, submitted, progress, private or decompose)
+            with clock(names.get("report", "report")):
+                result = self.report(evaluation, private)
+            if decompose:
+                with clock(names.get("decompose", "decompose")):
+                    result.decomposition = self._decomposition(evaluation)
+        in_column_order(result, self.reference_keys(reference))
+        if names:
+            result.timings = clock.phases()
+        return result
 
-    def columns(self, reference):
-        """The leaderboard columns of this reference: column_table minus empty_columns."""
-        empty = self.empty_columns(reference)
-        return [k for k in self.column_table(reference) if k.key not in empty]
+    def _decomposition(self, evaluation):
+        try:
+            return self.decompose(evaluation)
+        except Exception:   # the scores stand; rescore lists the submission as scored without a bootstrap
+            import traceback
+            return traceback.format_exc().strip().splitlines()[-1]
 
-    def empty_columns(self, reference):
-        """{key: reason} for the columns no submission can fill with this reference (a class without positives)."""
-        return {}
+    def _collector_paused(self):
+        if not self.pauses_collector:
+            return nullcontext()
+        from ..formats.kinetics_tps import no_cycle_collection
+        return no_cycle_collection()
 
-    def reference_warnings(self, reference):
-        """One-line warnings for the organizer about the reference (names outside the competition's classes,
-        classes without positives). Reads whatever the scorer reads that load_reference left for later (label
-        images), so a broken file raises ReferenceDataError here. By default: why each empty column is empty."""
-        return list(self.empty_columns(reference).values())
-
-    def reference_sets(self, ref_dir):
-        """The image sets the reference folder holds, sorted (tasks with has_sets)."""
-        return []
-
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        """Read and check the reference folder (ReferenceDataError on the first fault) -> Reference.
-
-        set_name: the image set to read when the folder holds several (has_sets); without it the folder must hold
-        exactly one."""
-        raise NotImplementedError
-
-    def reference(self, ref_dir, progress=no_progress):
+    def reference(self, ref_dir, progress: ProgressCallback = no_progress) -> Reference:
         """load_reference(ref_dir), parsed once for score and score_keys (cli.run calls both on INPUT/ref). The
         cached Reference is reused only while reference_fingerprint is unchanged (same names in the folders it was
         read from, same inode, size and modification time of every file it read)."""
@@ -210,41 +314,75 @@ class Task(object):
         self._cached = (key, reference_fingerprint(reference), reference)
         return reference
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False, decompose=False):
-        """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result: aggregates only in what
-        the participant sees; with private, also Result.private, the per-item tables for the organizer
-        (score.py --private-report); with decompose, also Result.decomposition (metrics.bootstrap.Decomposition:
-        the ranking score as a function of item weights, for rescore --bootstrap).
+    def score_keys(self, ref_dir=None) -> List["ScoreKey"]:
+        """The one table of leaderboard columns == scores.txt keys (first is the ranking column).
 
-        The task pipeline: evaluate (the reference, then the submission read against it, then the per-item records
-        and aggregates), report, and, on request, decompose the same evaluation: nothing is parsed or scored twice.
+        ref_dir is given when the columns depend on the reference data (fixed when the bundle is built): a column
+        the reference leaves empty whatever the submission (empty_columns) is not a column, and the scorer never
+        writes it.
         """
-        evaluation = self.evaluate(ref_dir, submission, progress, per_item=private or decompose)
-        result = self.report(evaluation, private)
-        if decompose:
-            try:
-                result.decomposition = self.decompose(evaluation)
-            except Exception:   # the scores stand; rescore lists the submission as scored without a bootstrap
-                import traceback
-                result.decomposition = traceback.format_exc().strip().splitlines()[-1]
-        return result
+        if ref_dir is None or not self.columns_need_reference:
+            return self.column_table()
+        return self.reference_keys(self.reference(ref_dir))
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        """The reference (first: a broken reference is reported as such, whatever the submission), the submission
-        read against it, and the evaluation (per-item records plus aggregates). per_item: keep the per-item records
-        that only the private report and the bootstrap need."""
+    def reference_keys(self, reference: Reference) -> List["ScoreKey"]:
+        """score_keys of a reference already read."""
+        return self.columns(reference) if self.columns_need_reference else self.column_table()
+
+    def columns(self, reference: Reference) -> List["ScoreKey"]:
+        """The leaderboard columns of this reference: column_table minus empty_columns."""
+        empty = self.empty_columns(reference)
+        return [k for k in self.column_table(reference) if k.key not in empty]
+
+    # ---------------------------------------------------------------------------------------- hooks
+    def column_table(self, reference: Optional[Reference] = None) -> List["ScoreKey"]:
+        """Every leaderboard column the competition can have, in order (first is the ranking column); with a
+        reference, those of its classes when the classes come from the reference data (cultural events)."""
         raise NotImplementedError
 
-    def report(self, evaluation, private=False):
-        """The evaluation -> report.Result."""
+    def load_reference(self, ref_dir, set_name=None, progress: ProgressCallback = no_progress) -> Reference:
+        """Read and check the reference folder (ReferenceDataError on the first fault) -> Reference, whose data is
+        the task's ground-truth record.
+
+        set_name: the image set to read when the folder holds several (has_sets); without it the folder must hold
+        exactly one."""
         raise NotImplementedError
 
-    def decompose(self, evaluation):
+    def read_submission(self, submission: "Submission", reference: Reference, progress: ProgressCallback):
+        """The submission's files read against the reference (formats/ only; SubmissionError on the first fault)
+        -> the task's submission record."""
+        raise NotImplementedError
+
+    def evaluate(self, reference: Reference, submitted, progress: ProgressCallback, per_item: bool):
+        """The reference and the submission record -> the task's evaluation record (per-item records plus
+        aggregates; metrics/ only). per_item: keep the per-item records that only the private report and the
+        bootstrap need."""
+        raise NotImplementedError
+
+    def report(self, evaluation, private: bool) -> "Result":
+        """The evaluation -> report.Result; with private, also the organizer's per-item tables (Result.private)."""
+        raise NotImplementedError
+
+    def decompose(self, evaluation) -> "Decomposition":
         """The evaluation -> metrics.bootstrap.Decomposition: the ranking score (the first column) on weighted test
         items; with every weight 1 it equals the official score to 1e-12."""
         raise NotImplementedError
 
-    def validate(self, submission, ids=None):
+    def empty_columns(self, reference: Reference) -> Dict[str, str]:
+        """{key: reason} for the columns no submission can fill with this reference (a class without positives)."""
+        return {}
+
+    def reference_warnings(self, reference: Reference) -> List[str]:
+        """One-line warnings for the organizer about the reference (names outside the competition's classes,
+        classes without positives). Reads whatever the scorer reads that load_reference left for later (label
+        images), so a broken file raises ReferenceDataError here. By default: why each empty column is empty."""
+        return list(self.empty_columns(reference).values())
+
+    def reference_sets(self, ref_dir) -> List[str]:
+        """The image sets the reference folder holds, sorted (tasks with has_sets)."""
+        return []
+
+    def validate(self, submission: "Submission", ids=None) -> List[str]:
         """Check names and syntax without the reference data, by the scorer's file rules: raise SubmissionError on
         the first fault the scorer would reject; a file the scorer would not read is a warning.
 
@@ -253,3 +391,14 @@ class Task(object):
         ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.files.ignored_warnings).
         """
         raise NotImplementedError
+
+    def figures(self, reference: Reference, columns: Sequence["ScoreKey"]) -> Dict[str, str]:
+        """{name: text} for the participant's Data page and kit README (participant.py's templates): how much
+        there is to predict (images, persons, sequences, videos, ...) and which classes are scored. columns: the
+        bundle's leaderboard columns (the per-class ones name the classes the reference has positives for)."""
+        raise NotImplementedError
+
+    def kit_extras(self, reference: Reference) -> Dict[str, bytes]:
+        """Files the sample starting kit's README commands need beside the sample's reference: {file name relative
+        to the kit's sample_input/ folder: bytes}. By default none."""
+        return {}

@@ -10,17 +10,17 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.chalearn import ACTIONS, read_frame_count, read_intervals
+from ..formats.chalearn import ACTIONS, Intervals, read_frame_count, read_intervals
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
                                weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table
-from .base import Reference, Task, no_progress
+from .base import Reference, Task, class_figures, no_progress, plural
 
 LABELS = "_labels.csv"
 DATA = "_data.csv"
@@ -76,38 +76,18 @@ def reference_sequences(ref_dir):
     return out
 
 
-class Sequence(object):
-    """One ground-truth sequence: its intervals (SeqXX_labels.csv), frame count (SeqXX_data.csv), labels file."""
-
-    __slots__ = ("gt", "nframes", "labels_file")
-
-    def __init__(self, gt, nframes, labels_file):
-        self.gt = gt
-        self.nframes = nframes
-        self.labels_file = labels_file
+class Sequence(NamedTuple):
+    """One ground-truth sequence: gt, its intervals (SeqXX_labels.csv: formats.chalearn.Intervals, (r,) int64
+    columns actor (4-column layout only), action 1..11, start, end exclusive); nframes, its frame count
+    (SeqXX_data.csv); labels_file, the labels file's name."""
+    gt: Intervals
+    nframes: int
+    labels_file: str
 
 
-def load_reference(ref_dir):
-    """Every SeqXX_labels.csv of ref and its SeqXX_data.csv (all evalAction reads): a Reference whose data is
-    {seq: Sequence} in name order."""
-    seqs = OrderedDict()
-    files = []
-    for seq, (lab_path, dat_path) in reference_sequences(ref_dir).items():
-        lab, dat = os.path.basename(lab_path), os.path.basename(dat_path)
-        seqs[seq] = Sequence(read_intervals(lab_path, "ref/" + lab, ReferenceDataError),
-                             read_frame_count(dat_path, "ref/" + dat), lab)
-        files += [lab, dat]
-    return Reference(ref_dir, files, seqs)
-
-
-def empty_columns(reference):
-    """{jaccard_<Action>: reason} for the actions no ground-truth sequence has: their mean J is never written."""
-    present = set()
-    for s in reference.data.values():
-        present.update(s.gt.action.tolist())
-    return OrderedDict(("jaccard_" + name, "%s: no row of the %d ground-truth sequence(s) has action %d"
-                        % (name, len(reference.data), a + 1))
-                       for a, name in enumerate(ACTIONS) if a + 1 not in present)
+class ActionTruth(NamedTuple):
+    """Reference.data: {sequence name: Sequence}, every SeqXX_labels.csv of the reference, in name order."""
+    sequences: Dict[str, Sequence]
 
 
 def prediction_files(submission, known=None):
@@ -161,28 +141,6 @@ class ActionSubmission(NamedTuple):
     missing: list
     notes: list
     ignored_files: list
-
-
-def read_submission(submission, reference):
-    """Every prediction file of a ground-truth sequence, read and checked in sequence order (the first fault in
-    that order is the error); files of other sequences are not opened."""
-    seqs = reference.data
-    files, alias_notes, ignored_files = prediction_files(submission, seqs)
-    require_prediction_files(submission, files, ignored_files, "the ground truth")
-    predictions, missing = OrderedDict(), []
-    for seq, sequence in seqs.items():
-        path = files.get(seq)
-        if path is None:
-            missing.append(seq)
-            continue
-        label = submission.label(path)
-        pr = read_intervals(path, label)
-        if len(pr) and sequence.gt.ncols == 4 and pr.ncols == 3:
-            raise SubmissionError(label, int(pr.lines[0]),
-                                  expected="4 columns ActorID,ActionID,StartFrame,EndFrame (this sequence's ground "
-                                  "truth identifies the actors)", found="3 columns")
-        predictions[seq] = (label, pr)
-    return ActionSubmission(predictions, missing, alias_notes, ignored_files)
 
 
 class SequenceResult(NamedTuple):
@@ -256,68 +214,7 @@ def evaluate_sequence(seq, sequence, prediction):
     return result, (actions[row], start_offset, end_offset)
 
 
-def evaluate(reference, sub, progress=no_progress):
-    """Every ground-truth sequence scored (evalAction), plus the aggregates of the report."""
-    seqs = reference.data
-    records, offsets = [], []
-    per_action = [[] for _ in ACTIONS]
-    sums = np.zeros((3, len(ACTIONS)), dtype=np.int64)
-    for k, (seq, sequence) in enumerate(seqs.items()):
-        progress(k, len(seqs), "sequences")
-        r, matched = evaluate_sequence(seq, sequence, sub.predictions.get(seq))
-        counted = ~r.flagged if r.actors is not None else np.ones(r.j.shape, dtype=bool)
-        for a, v in zip(r.actions[counted].tolist(), r.j[counted].tolist()):
-            per_action[a - 1].append(v)
-        for i, counts in enumerate((r.gt_frames, r.pr_frames, r.common)):
-            sums[i] += np.bincount(r.actions - 1, weights=counts, minlength=len(ACTIONS)).astype(np.int64)
-        records.append(r)
-        offsets.append(matched)
-    progress(len(seqs), len(seqs), "sequences")
-    mean = float(np.mean([r.score for r in records])) if records else 0.0
-    action, start, end = (np.concatenate(v) for v in zip(*offsets))     # the reference has >= 1 sequence
-    return ActionEvaluation(records, mean, per_action, sums[0], sums[1], sums[2], action, start, end, sub)
-
-
-def decompose(ev):
-    """mean_jaccard on weighted sequences (metrics.jaccard.weighted_mean_jaccard): evalAction sums one score per
-    ground-truth sequence and divides by their number, so a sequence of weight k counts k times in both."""
-    from ..metrics.bootstrap import Decomposition
-    scores = np.array([r.score for r in ev.sequences], dtype=np.float64)
-    return Decomposition("sequence", [r.seq for r in ev.sequences],
-                         lambda weights: weighted_mean_jaccard(weights, scores))
-
-
 OFFSET_EDGES = np.arange(-60, 61, 5)     # frames; offsets beyond are counted in the outer bins
-
-
-def report(title, ev, private=False):
-    """The Result: scores, per-action bars and tables, where the points were lost; per-sequence tables only when
-    private (they hold each test sequence's labels)."""
-    res = Result(title)
-    res.protocol = list(PROTOCOL)
-    sub = ev.submission
-    res.notes.extend(sub.notes)
-    if sub.ignored_files:
-        res.warnings.append(ignored_files_warning(sub.ignored_files))
-    res.set("mean_jaccard", ev.mean)
-    arows, names, means = [], [], []
-    for a, name in enumerate(ACTIONS):
-        vals = ev.per_action[a]
-        if vals:
-            res.set("jaccard_" + name, float(np.mean(vals)))
-            names.append(name)
-            means.append(float(np.mean(vals)))
-        arows.append([a + 1, name, float(np.mean(vals)) if vals else float("nan"), len(vals)])
-    res.bars.append(Bars("Mean Jaccard per action (jaccard_<Action>)", names, means, xlabel="mean Jaccard",
-                         note="Actions no ground-truth sequence has are not drawn (their column is not written)."))
-    res.tables.append(Table("Per-action Jaccard (mean over the sequences and actors whose ground truth has "
-                            "the action)", ["id", "action", "mean J", "scored"], arows,
-                            note="n/a: no ground truth has the action; its column is not written."))
-    _lost(res, ev)
-    _notes(res, ev)
-    if private:
-        _private_tables(res, ev)
-    return res
 
 
 def _lost(res, ev):
@@ -344,10 +241,10 @@ def _lost(res, ev):
                     "matched"],
                    [[ACTIONS[a], int(ev.gt_frames[a]), int(missed[a]), float(missed_share[a]), int(ev.pr_frames[a]),
                      int(outside[a]), float(outside_share[a]), int(pairs[a])] for a in listed],
-                   note="Actions with ground-truth frames; frame counts, and matched interval pairs. An interval is a maximal run of marked frames of one "
-                        "action (and actor) in one sequence. A ground-truth and a predicted interval are matched "
-                        "iff they share at least one frame (one GT interval overlapping two predicted ones gives "
-                        "two pairs)."))
+                   note="Actions with ground-truth frames; frame counts, and matched interval pairs. An interval "
+                        "is a maximal run of marked frames of one action (and actor) in one sequence. A "
+                        "ground-truth and a predicted interval are matched iff they share at least one frame (one "
+                        "GT interval overlapping two predicted ones gives two pairs)."))
     edges = OFFSET_EDGES
     start, end = (np.clip(v, edges[0], edges[-1] - 1) for v in (ev.start_offset, ev.end_offset))
     note = ("%d matched pairs, all actions. Offsets in frames, negative = earlier than the ground truth (end "
@@ -422,29 +319,124 @@ class ChalearnLap2014Action(Task):
     slug = "chalearn-lap2014-action"
     title = "ChaLearn LAP 2014 Track 2: action/interaction spotting (mean Jaccard)"
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("mean_jaccard", "Mean Jaccard")]
         keys += [ScoreKey("jaccard_" + a, "J " + a) for a in ACTIONS]
         return keys
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        return load_reference(ref_dir)
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """Every SeqXX_labels.csv of ref and its SeqXX_data.csv (all evalAction reads): a Reference whose data is
+        an ActionTruth."""
+        seqs = OrderedDict()
+        files = []
+        for seq, (lab_path, dat_path) in reference_sequences(ref_dir).items():
+            lab, dat = os.path.basename(lab_path), os.path.basename(dat_path)
+            seqs[seq] = Sequence(read_intervals(lab_path, "ref/" + lab, ReferenceDataError),
+                                 read_frame_count(dat_path, "ref/" + dat), lab)
+            files += [lab, dat]
+        return Reference(ref_dir, files, ActionTruth(seqs))
 
-    def empty_columns(self, reference):
-        return empty_columns(reference)
+    def empty_columns(self, reference) -> Dict[str, str]:
+        """{jaccard_<Action>: reason} for the actions no ground-truth sequence has: their mean J is never
+        written."""
+        seqs = reference.data.sequences
+        present = set()
+        for s in seqs.values():
+            present.update(s.gt.action.tolist())
+        return OrderedDict(("jaccard_" + name, "%s: no row of the %d ground-truth sequence(s) has action %d"
+                            % (name, len(seqs), a + 1))
+                           for a, name in enumerate(ACTIONS) if a + 1 not in present)
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        # the per-sequence records are always kept: the report's notes count from them
-        reference = self.reference(ref_dir)
-        return evaluate(reference, read_submission(submission, reference), progress)
+    def read_submission(self, submission, reference, progress) -> ActionSubmission:
+        """Every prediction file of a ground-truth sequence, read and checked in sequence order (the first fault
+        in that order is the error); files of other sequences are not opened."""
+        seqs = reference.data.sequences
+        files, alias_notes, ignored_files = prediction_files(submission, seqs)
+        require_prediction_files(submission, files, ignored_files, "the ground truth")
+        predictions, missing = OrderedDict(), []
+        for seq, sequence in seqs.items():
+            path = files.get(seq)
+            if path is None:
+                missing.append(seq)
+                continue
+            label = submission.label(path)
+            pr = read_intervals(path, label)
+            if len(pr) and sequence.gt.ncols == 4 and pr.ncols == 3:
+                raise SubmissionError(label, int(pr.lines[0]),
+                                      expected="4 columns ActorID,ActionID,StartFrame,EndFrame (this sequence's "
+                                      "ground truth identifies the actors)", found="3 columns")
+            predictions[seq] = (label, pr)
+        return ActionSubmission(predictions, missing, alias_notes, ignored_files)
 
-    def report(self, evaluation, private=False):
-        return report(self.title, evaluation, private)
+    def evaluate(self, reference, submitted, progress, per_item) -> ActionEvaluation:
+        """Every ground-truth sequence scored (evalAction), plus the aggregates of the report. The per-sequence
+        records are always kept: the report's notes count from them."""
+        seqs = reference.data.sequences
+        records, offsets = [], []
+        per_action = [[] for _ in ACTIONS]
+        sums = np.zeros((3, len(ACTIONS)), dtype=np.int64)
+        for k, (seq, sequence) in enumerate(seqs.items()):
+            progress(k, len(seqs), "sequences")
+            r, matched = evaluate_sequence(seq, sequence, submitted.predictions.get(seq))
+            counted = ~r.flagged if r.actors is not None else np.ones(r.j.shape, dtype=bool)
+            for a, v in zip(r.actions[counted].tolist(), r.j[counted].tolist()):
+                per_action[a - 1].append(v)
+            for i, counts in enumerate((r.gt_frames, r.pr_frames, r.common)):
+                sums[i] += np.bincount(r.actions - 1, weights=counts, minlength=len(ACTIONS)).astype(np.int64)
+            records.append(r)
+            offsets.append(matched)
+        progress(len(seqs), len(seqs), "sequences")
+        mean = float(np.mean([r.score for r in records])) if records else 0.0
+        action, start, end = (np.concatenate(v) for v in zip(*offsets))     # the reference has >= 1 sequence
+        return ActionEvaluation(records, mean, per_action, sums[0], sums[1], sums[2], action, start, end,
+                                submitted)
+
+    def report(self, evaluation, private) -> Result:
+        """The Result: scores, per-action bars and tables, where the points were lost; per-sequence tables only
+        when private (they hold each test sequence's labels)."""
+        ev = evaluation
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        sub = ev.submission
+        res.notes.extend(sub.notes)
+        if sub.ignored_files:
+            res.warnings.append(ignored_files_warning(sub.ignored_files))
+        res.set("mean_jaccard", ev.mean)
+        arows, names, means = [], [], []
+        for a, name in enumerate(ACTIONS):
+            vals = ev.per_action[a]
+            if vals:
+                res.set("jaccard_" + name, float(np.mean(vals)))
+                names.append(name)
+                means.append(float(np.mean(vals)))
+            arows.append([a + 1, name, float(np.mean(vals)) if vals else float("nan"), len(vals)])
+        res.bars.append(Bars("Mean Jaccard per action (jaccard_<Action>)", names, means, xlabel="mean Jaccard",
+                             note="Actions no ground-truth sequence has are not drawn (their column is not "
+                                  "written)."))
+        res.tables.append(Table("Per-action Jaccard (mean over the sequences and actors whose ground truth has "
+                                "the action)", ["id", "action", "mean J", "scored"], arows,
+                                note="n/a: no ground truth has the action; its column is not written."))
+        _lost(res, ev)
+        _notes(res, ev)
+        if private:
+            _private_tables(res, ev)
+        return res
 
     def decompose(self, evaluation):
-        return decompose(evaluation)
+        """mean_jaccard on weighted sequences (metrics.jaccard.weighted_mean_jaccard): evalAction sums one score
+        per ground-truth sequence and divides by their number, so a sequence of weight k counts k times in both."""
+        from ..metrics.bootstrap import Decomposition
+        sequences = evaluation.sequences
+        scores = np.array([r.score for r in sequences], dtype=np.float64)
+        return Decomposition("sequence", [r.seq for r in sequences],
+                             lambda weights: weighted_mean_jaccard(weights, scores))
 
-    def validate(self, submission, ids=None):
+    def figures(self, reference, columns) -> Dict[str, str]:
+        out = {"sequences": plural(len(reference.data.sequences), "sequence")}
+        out.update(class_figures(columns, "action"))
+        return out
+
+    def validate(self, submission, ids=None) -> List[str]:
         names = submission.names()
         if ids is not None:
             known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from ..formats.images import DecodeBuffer
 from ..metrics.hit_rate import (N_LIMBS, OverlapScratch, evaluated_limbs, hit_rate, is_hit, limb_overlaps,
                                weighted_hit_rate)
 from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Task, no_progress
+from .base import Reference, Task, class_figures, no_progress, plural
 
 PROTOCOL = [
     "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as evalPose of the later, "
@@ -76,22 +77,15 @@ def reference_panoramas(ref_dir):
     return [(n[:-4], n) for n in names]
 
 
-class Panoramas(object):
-    """The ground-truth panoramas: names [(stem, file name)], declared sizes [(w, h)], and once known, which limbs
-    are non-empty in at least one of them (limbs_present, (14,) bool; see limbs_present())."""
-
-    def __init__(self, names, sizes):
-        self.names = names
-        self.sizes = sizes
-        self.limbs_present = None
-
-
-def load_reference(ref_dir):
-    """Every *.png directly in ref (evalPose lists truth_dir) with its declared size: a Reference whose data is the
-    Panoramas. The pixels are decoded one panorama at a time while scoring (read_ground_truth)."""
-    refs = reference_panoramas(ref_dir)
-    sizes = [read_reference_size(os.path.join(str(ref_dir), name), "ref/" + name) for _, name in refs]
-    return Reference(ref_dir, [name for _, name in refs], Panoramas(refs, sizes))
+@dataclass
+class PanoramaTruth(object):
+    """Reference.data: the ground-truth panoramas, in name order. names: [(stem XX_YYYY_W, file name)]; sizes:
+    [(width 6720, height)] as each PNG header declares them; limbs_present: once known, (14,) bool, limb k is
+    non-empty in at least one panorama (limbs_present(); the pixels, (height, 6720) uint8, are decoded one panorama
+    at a time while scoring, which sets it). A dataclass, not a NamedTuple: scoring fills limbs_present in."""
+    names: List[Tuple[str, str]]
+    sizes: List[Tuple[int, int]]
+    limbs_present: Optional[np.ndarray] = None
 
 
 def read_ground_truth(ref_dir, name, size, buffer=None):
@@ -117,13 +111,6 @@ def limbs_present(reference):
     return panoramas.limbs_present
 
 
-def empty_columns(reference):
-    """{hit_rate_<limb>: reason} for the limbs empty in every ground-truth panorama (never evaluated)."""
-    present = limbs_present(reference)
-    return OrderedDict(("hit_rate_" + limb, "%s: empty in all %d ground-truth panoramas" % (lab, len(reference.files)))
-                       for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)) if not present[k])
-
-
 def find_prediction(submission, stem):
     """(path or None, shadowed path or None): XX_YYYY_W_prediction.png wins over XX_YYYY_W.png."""
     pred = submission.find(stem + "_prediction.png")
@@ -134,29 +121,14 @@ def find_prediction(submission, stem):
 
 
 class PoseSubmission(NamedTuple):
-    """Per ground-truth panorama (reference order) the prediction file's path or None; the stems without one,
-    the labels of the XX_YYYY_W.png files shadowed by an XX_YYYY_W_prediction.png, and the submitted names that
-    match no panorama (ignored)."""
+    """Per ground-truth panorama (reference order) the prediction file's path and its label (its name in
+    messages), or None; the stems without one, the labels of the XX_YYYY_W.png files shadowed by an
+    XX_YYYY_W_prediction.png, and the submitted names that match no panorama (ignored)."""
     paths: list
+    files: list
     missing: list
     shadowed: list
     ignored: list
-
-
-def read_submission(submission, reference):
-    """Which file predicts each ground-truth panorama (the PNGs are decoded one at a time by evaluate)."""
-    paths, missing, shadowed, used = [], [], [], set()
-    for stem, _ in reference.data.names:
-        path, shadow = find_prediction(submission, stem)
-        paths.append(path)
-        if path is None:
-            missing.append(stem)
-            continue
-        used.add(os.path.basename(path))
-        if shadow is not None:
-            used.add(os.path.basename(shadow))
-            shadowed.append(submission.label(shadow))
-    return PoseSubmission(paths, missing, shadowed, [nm for nm in submission.names() if nm not in used])
 
 
 class PanoramaResult(NamedTuple):
@@ -186,113 +158,8 @@ class PoseEvaluation(NamedTuple):
     submission: PoseSubmission
 
 
-def evaluate(reference, sub, label, progress=no_progress):
-    """evalPose over every ground-truth panorama, decoded one at a time into the same two buffers (flat memory,
-    no allocation per panorama). label(path): the prediction file's name in messages."""
-    names, sizes = reference.data.names, reference.data.sizes
-    gt_buffer, pred_buffer, scratch = DecodeBuffer(), DecodeBuffer(), OverlapScratch()
-    limb_eval = np.zeros(N_LIMBS, dtype=np.int64)
-    limb_hit = np.zeros(N_LIMBS, dtype=np.int64)
-    limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
-    limb_jsum = np.zeros(N_LIMBS, dtype=np.float64)      # sum of J over evaluated limbs with a prediction
-    curve = np.zeros((THRESHOLDS.size, N_LIMBS), dtype=np.int64)
-    evaluations = hits_total = 0
-    records = []
-    n = len(names)
-    for i, ((stem, name), size, path) in enumerate(zip(names, sizes, sub.paths)):
-        progress(i, n, "panoramas")
-        gt = read_ground_truth(reference.root, name, size, gt_buffer)
-        if path is None:
-            # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
-            evaluations += 1
-            ev = evaluated_limbs(gt)
-            limb_eval += ev
-            limb_missing += ev
-            records.append(PanoramaResult(stem, None, int(ev.sum()), 1, 0, 0.0))
-            continue
-        file = label(path)
-        pred = read_panorama(path, file, SubmissionError, expected_size=size,
-                             max_pixels=BOMB_FACTOR * size[0] * size[1], buffer=pred_buffer)
-        ev, inter, union = limb_overlaps(gt, pred, scratch)
-        del gt, pred
-        hits = ev & is_hit(inter, union)
-        ne, nh = int(ev.sum()), int(hits.sum())
-        evaluations += ne
-        hits_total += nh
-        limb_eval += ev
-        limb_hit += hits
-        jaccard = np.where(ev, inter / np.maximum(union, 1), 0.0)
-        limb_jsum += jaccard
-        # J > k/20 <=> 20 * inter > k * union (exact), per threshold and limb
-        curve += ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)
-        records.append(PanoramaResult(stem, file, ne, ne, nh, float(jaccard.sum())))
-    progress(n, n, "panoramas")
-    reference.data.limbs_present = limb_eval > 0     # every panorama was decoded: score_keys needs no 2nd pass
-    return PoseEvaluation(records, limb_eval, limb_hit, limb_missing, limb_jsum, curve, evaluations, hits_total,
-                          sub)
-
-
-def decompose(ev):
-    """mean_hit_rate on weighted panoramas (metrics.hit_rate.weighted_hit_rate): evalPose pools hits and
-    evaluations over the ground-truth panoramas (a panorama without a prediction: 1 evaluation, 0 hits), so a
-    panorama of weight k adds k times its hits and its evaluations."""
-    from ..metrics.bootstrap import Decomposition
-    hits = np.array([p.hits for p in ev.panoramas], dtype=np.float64)
-    evaluations = np.array([p.evaluations for p in ev.panoramas], dtype=np.float64)
-    return Decomposition("panorama", [p.stem for p in ev.panoramas],
-                         lambda weights: weighted_hit_rate(weights, hits, evaluations))
-
-
 LIMB_GROUPS = [(title, (2 * g, 2 * g + 1)) for g, title in enumerate(
     ("Head and torso", "Hands", "Forearms", "Upper arms", "Feet", "Lower legs", "Thighs"))]   # LIMBS' order
-
-
-def report(title, ev, private=False):
-    """The Result: scores, per-limb bars and table, the hit rate against the Jaccard threshold per limb; the
-    per-sequence-and-actor and per-panorama tables only when private (they hold each panorama's annotation)."""
-    res = Result(title)
-    res.protocol = list(PROTOCOL)
-    sub = ev.submission
-    n = len(ev.panoramas)
-    predicted = n - len(sub.missing)
-    rate = hit_rate(ev.hits, ev.evaluations)
-    if rate is None:
-        res.notes.append("n/a: no limb was evaluated (every ground-truth limb is empty and every panorama "
-                         "has a prediction); the original divides by zero. mean_hit_rate is written as 0.")
-        rate = 0.0
-    res.set("mean_hit_rate", rate)
-    rows, labels, rates = [], [], []
-    for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)):
-        r = hit_rate(ev.limb_hit[k], ev.limb_eval[k])
-        if r is None:
-            res.notes.append("n/a: %s is empty in every ground-truth panorama; hit_rate_%s is not written."
-                             % (lab, limb))
-        else:
-            res.set("hit_rate_" + limb, r)
-            labels.append(lab)
-            rates.append(r)
-        with_pred = int(ev.limb_eval[k] - ev.limb_missing[k])
-        rows.append([lab, int(ev.limb_eval[k]), int(ev.limb_missing[k]), int(ev.limb_hit[k]),
-                     float("nan") if r is None else r,
-                     float(ev.limb_jsum[k] / with_pred) if with_pred else float("nan")])
-    res.bars.append(Bars("Hit rate per limb (hit_rate_<limb>: J > 0.5)", labels, rates, xlabel="hit rate",
-                         note="Limbs empty in every ground-truth panorama are not drawn (never evaluated)."))
-    res.tables.append(Table("Per-limb hit rate", ["limb", "evaluations", "missing predictions", "hits", "hit rate",
-                                                  "mean J (predicted)"], rows,
-                            note="A limb is evaluated where its ground-truth slice is non-empty. For a "
-                                 "panorama without a prediction, its non-empty limbs count as misses here "
-                                 "(missing predictions: how many); mean_hit_rate counts that panorama as ONE "
-                                 "evaluation instead. mean J: over the evaluations of panoramas with a "
-                                 "prediction."))
-    _lost(res, ev)
-    _notes(res, ev, n, predicted)
-    if predicted and ev.evaluations:
-        y = ev.curve.sum(axis=1) / float(ev.evaluations)
-        res.plots.append(Plot("Hit rate as a function of the Jaccard threshold (hit iff J > t)",
-                              "threshold t", "hit rate", [Series("all limbs", THRESHOLDS / 20.0, y)]))
-    if private:
-        _private_tables(res, ev)
-    return res
 
 
 def _lost(res, ev):
@@ -364,30 +231,156 @@ class ChalearnLap2014Pose(Task):
     slug = "chalearn-lap2014-pose"
     title = "ChaLearn LAP 2014 Track 1: multi-limb pose recovery (mean hit rate)"
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("mean_hit_rate", "Mean hit rate")]
         keys += [ScoreKey("hit_rate_" + limb, label) for limb, label in zip(LIMBS, LIMB_LABELS)]
         return keys
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        return load_reference(ref_dir)
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """Every *.png directly in ref (evalPose lists truth_dir) with its declared size: a Reference whose data is
+        a PanoramaTruth. The pixels are decoded one panorama at a time while scoring (read_ground_truth)."""
+        refs = reference_panoramas(ref_dir)
+        sizes = [read_reference_size(os.path.join(str(ref_dir), name), "ref/" + name) for _, name in refs]
+        return Reference(ref_dir, [name for _, name in refs], PanoramaTruth(refs, sizes))
 
-    def empty_columns(self, reference):
-        return empty_columns(reference)
+    def empty_columns(self, reference) -> Dict[str, str]:
+        """{hit_rate_<limb>: reason} for the limbs empty in every ground-truth panorama (never evaluated)."""
+        present = limbs_present(reference)
+        return OrderedDict(("hit_rate_" + limb, "%s: empty in all %d ground-truth panoramas"
+                            % (lab, len(reference.files)))
+                           for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)) if not present[k])
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        # reference headers first: a broken reference is reported as such, whatever the submission. The
-        # per-panorama records are always kept: the report's notes count from them
-        reference = self.reference(ref_dir)
-        return evaluate(reference, read_submission(submission, reference), submission.label, progress)
+    def read_submission(self, submission, reference, progress) -> PoseSubmission:
+        """Which file predicts each ground-truth panorama (the PNGs are decoded one at a time by evaluate)."""
+        paths, files, missing, shadowed, used = [], [], [], [], set()
+        for stem, _ in reference.data.names:
+            path, shadow = find_prediction(submission, stem)
+            paths.append(path)
+            files.append(None if path is None else submission.label(path))
+            if path is None:
+                missing.append(stem)
+                continue
+            used.add(os.path.basename(path))
+            if shadow is not None:
+                used.add(os.path.basename(shadow))
+                shadowed.append(submission.label(shadow))
+        return PoseSubmission(paths, files, missing, shadowed, [nm for nm in submission.names() if nm not in used])
 
-    def report(self, evaluation, private=False):
-        return report(self.title, evaluation, private)
+    def evaluate(self, reference, submitted, progress, per_item) -> PoseEvaluation:
+        """evalPose over every ground-truth panorama, decoded one at a time into the same two buffers (flat
+        memory, no allocation per panorama). The per-panorama records are always kept: the report's notes count
+        from them."""
+        names, sizes = reference.data.names, reference.data.sizes
+        gt_buffer, pred_buffer, scratch = DecodeBuffer(), DecodeBuffer(), OverlapScratch()
+        limb_eval = np.zeros(N_LIMBS, dtype=np.int64)
+        limb_hit = np.zeros(N_LIMBS, dtype=np.int64)
+        limb_missing = np.zeros(N_LIMBS, dtype=np.int64)     # limb evaluations from missing predictions
+        limb_jsum = np.zeros(N_LIMBS, dtype=np.float64)      # sum of J over evaluated limbs with a prediction
+        curve = np.zeros((THRESHOLDS.size, N_LIMBS), dtype=np.int64)
+        evaluations = hits_total = 0
+        records = []
+        n = len(names)
+        for i, ((stem, name), size, path, file) in enumerate(zip(names, sizes, submitted.paths, submitted.files)):
+            progress(i, n, "panoramas")
+            gt = read_ground_truth(reference.root, name, size, gt_buffer)
+            if path is None:
+                # evalPose: score += 0; nevals += 1 -- ONE evaluation for the whole panorama
+                evaluations += 1
+                ev = evaluated_limbs(gt)
+                limb_eval += ev
+                limb_missing += ev
+                records.append(PanoramaResult(stem, None, int(ev.sum()), 1, 0, 0.0))
+                continue
+            pred = read_panorama(path, file, SubmissionError, expected_size=size,
+                                 max_pixels=BOMB_FACTOR * size[0] * size[1], buffer=pred_buffer)
+            ev, inter, union = limb_overlaps(gt, pred, scratch)
+            del gt, pred
+            hits = ev & is_hit(inter, union)
+            ne, nh = int(ev.sum()), int(hits.sum())
+            evaluations += ne
+            hits_total += nh
+            limb_eval += ev
+            limb_hit += hits
+            jaccard = np.where(ev, inter / np.maximum(union, 1), 0.0)
+            limb_jsum += jaccard
+            # J > k/20 <=> 20 * inter > k * union (exact), per threshold and limb
+            curve += ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)
+            records.append(PanoramaResult(stem, file, ne, ne, nh, float(jaccard.sum())))
+        progress(n, n, "panoramas")
+        reference.data.limbs_present = limb_eval > 0     # every panorama was decoded: score_keys needs no 2nd pass
+        return PoseEvaluation(records, limb_eval, limb_hit, limb_missing, limb_jsum, curve, evaluations,
+                              hits_total, submitted)
+
+    def report(self, evaluation, private) -> Result:
+        """The Result: scores, per-limb bars and table, the hit rate against the Jaccard threshold per limb; the
+        per-sequence-and-actor and per-panorama tables only when private (they hold each panorama's annotation)."""
+        ev = evaluation
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        sub = ev.submission
+        n = len(ev.panoramas)
+        predicted = n - len(sub.missing)
+        rate = hit_rate(ev.hits, ev.evaluations)
+        if rate is None:
+            res.notes.append("n/a: no limb was evaluated (every ground-truth limb is empty and every panorama "
+                             "has a prediction); the original divides by zero. mean_hit_rate is written as 0.")
+            rate = 0.0
+        res.set("mean_hit_rate", rate)
+        rows, labels, rates = [], [], []
+        for k, (limb, lab) in enumerate(zip(LIMBS, LIMB_LABELS)):
+            r = hit_rate(ev.limb_hit[k], ev.limb_eval[k])
+            if r is None:
+                res.notes.append("n/a: %s is empty in every ground-truth panorama; hit_rate_%s is not written."
+                                 % (lab, limb))
+            else:
+                res.set("hit_rate_" + limb, r)
+                labels.append(lab)
+                rates.append(r)
+            with_pred = int(ev.limb_eval[k] - ev.limb_missing[k])
+            rows.append([lab, int(ev.limb_eval[k]), int(ev.limb_missing[k]), int(ev.limb_hit[k]),
+                         float("nan") if r is None else r,
+                         float(ev.limb_jsum[k] / with_pred) if with_pred else float("nan")])
+        res.bars.append(Bars("Hit rate per limb (hit_rate_<limb>: J > 0.5)", labels, rates, xlabel="hit rate",
+                             note="Limbs empty in every ground-truth panorama are not drawn (never evaluated)."))
+        res.tables.append(Table("Per-limb hit rate", ["limb", "evaluations", "missing predictions", "hits", "hit rate",
+                                                      "mean J (predicted)"], rows,
+                                note="A limb is evaluated where its ground-truth slice is non-empty. For a "
+                                     "panorama without a prediction, its non-empty limbs count as misses here "
+                                     "(missing predictions: how many); mean_hit_rate counts that panorama as ONE "
+                                     "evaluation instead. mean J: over the evaluations of panoramas with a "
+                                     "prediction."))
+        _lost(res, ev)
+        _notes(res, ev, n, predicted)
+        if predicted and ev.evaluations:
+            y = ev.curve.sum(axis=1) / float(ev.evaluations)
+            res.plots.append(Plot("Hit rate as a function of the Jaccard threshold (hit iff J > t)",
+                                  "threshold t", "hit rate", [Series("all limbs", THRESHOLDS / 20.0, y)]))
+        if private:
+            _private_tables(res, ev)
+        return res
 
     def decompose(self, evaluation):
-        return decompose(evaluation)
+        """mean_hit_rate on weighted panoramas (metrics.hit_rate.weighted_hit_rate): evalPose pools hits and
+        evaluations over the ground-truth panoramas (a panorama without a prediction: 1 evaluation, 0 hits), so a
+        panorama of weight k adds k times its hits and its evaluations."""
+        from ..metrics.bootstrap import Decomposition
+        panoramas = evaluation.panoramas
+        hits = np.array([p.hits for p in panoramas], dtype=np.float64)
+        evaluations = np.array([p.evaluations for p in panoramas], dtype=np.float64)
+        return Decomposition("panorama", [p.stem for p in panoramas],
+                             lambda weights: weighted_hit_rate(weights, hits, evaluations))
 
-    def validate(self, submission, ids=None):
+    def figures(self, reference, columns) -> Dict[str, str]:
+        names = [n for n, _ in reference.data.names]
+        heights = sorted(set(h for _, h in reference.data.sizes))
+        out = {"panoramas": plural(len(names), "panorama"),
+               "sequences": plural(len(set(n.split("_")[0] for n in names)), "sequence"),
+               "frames": plural(len(set(n.rsplit("_", 1)[0] for n in names)), "frame"),
+               "height": " or ".join(str(h) for h in heights)}
+        out.update(class_figures(columns, "limb"))
+        return out
+
+    def validate(self, submission, ids=None) -> List[str]:
         notes = []
         known = None
         if ids is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking,
                                          weighted_mean_ap)
 from ..report.result import (LOST, MIN_BLOCK, Bars, Own, Result, ScoreKey, Series, Table,
                              precision_recall_plots)
-from .base import Reference, Task, no_progress
+from .base import Reference, Task, as_text, class_figures, no_progress, plural
 
 PROTOCOL = [
     "ChaLearn LAP 2015 cultural event recognition. The original evaluate.py is lost; the challenge page documents "
@@ -61,6 +61,19 @@ class CategoryRecord(NamedTuple):
     file: Optional[str]         # the submitted file's label, None when missing
 
 
+class CategoryList(NamedTuple):
+    """One category's reference file <Category>[_<set>].txt, in file order: name, the category; ids (n,) bytes 'S'
+    image ids; labels (n,) int8, 1 (the image shows the event) or -1."""
+    name: str
+    ids: np.ndarray
+    labels: np.ndarray
+
+
+class CulturalTruth(NamedTuple):
+    """Reference.data: one CategoryList per category file of the reference, in the seed's order then by name."""
+    categories: List[CategoryList]
+
+
 class CulturalSubmission(NamedTuple):
     """The category files read against the reference: per category (reference index of each line in file order,
     confidences, number of lines) or None when the file is missing."""
@@ -84,23 +97,6 @@ class Evaluation(NamedTuple):
     rankings: Optional[list]
 
 
-def read_submission(submission, reference, progress=no_progress):
-    """Every <Category>.txt of the reference's categories, parsed and mapped onto the category's reference ids."""
-    names = [c for c, _, _ in reference.data]
-    files, ignored = submitted_files(submission, names)
-    if not files:
-        raise SubmissionError(expected="one file <Category>.txt per category (e.g. %s.txt)" % names[0],
-                              found=("no such file; files present: %s" % quote_some(ignored)) if ignored
-                              else "an empty submission")
-    lines = []
-    for k, (cat, ids, _) in enumerate(reference.data):
-        progress(k, len(names), "categories")
-        path = files.get(cat)
-        lines.append(None if path is None else read_confidences(path, submission.label(path), ids))
-    progress(len(names), len(names), "categories")
-    return CulturalSubmission({c: submission.label(p) for c, p in files.items()}, lines, ignored)
-
-
 def image_numbers(id_lists):
     """Every image of the reference once, and for each category file the image number of each of its lines.
 
@@ -115,100 +111,12 @@ def image_numbers(id_lists):
     return images, [inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def evaluate(reference, sub, per_item=False):
-    """AP per category and mAP (the scores), and the top-scored event of every image against its true event;
-    with per_item, also every category's positives and ranking in image numbers (Evaluation.positives and
-    .rankings, the bootstrap's records)."""
-    records, image_index, confidence, positive_index, rankings = [], [], [], [], []
-    images, to_images = image_numbers([ids for _, ids, _ in reference.data])
-    for (cat, ids, labels), read, to_image in zip(reference.data, sub.lines, to_images):
-        npos = int(np.count_nonzero(labels > 0))
-        positive_index.append(to_image[labels > 0])
-        if read is None:
-            ap, rec, prec, nlines, unranked_pos = (0.0 if npos else None), np.zeros(0), np.zeros(0), 0, npos
-            image_index.append(np.zeros(0, dtype=np.int64))
-            confidence.append(np.zeros(0))
-            rankings.append(None)
-        else:
-            idx, conf, nlines = read
-            in_rank_order = category_ranking(idx, conf)
-            ap, rec, prec = ranked_category_ap(labels[in_rank_order], npos)
-            rankings.append((to_image[in_rank_order], labels[in_rank_order]))
-            ranked = np.zeros(ids.size, dtype=bool)
-            ranked[idx] = True
-            unranked_pos = int(np.count_nonzero((labels > 0) & ~ranked))
-            image_index.append(to_image[idx])
-            confidence.append(conf)
-        records.append(CategoryRecord(cat, ap, rec, prec, npos, int(np.count_nonzero(labels < 0)), nlines,
-                                      ids.size - nlines, unranked_pos, sub.files.get(cat)))
-    aps = [r.ap for r in records if r.ap is not None]
-    true = true_events(images.size, positive_index)
-    top = top_scored_events(images.size, image_index, confidence)
-    return Evaluation(records, float(np.mean(aps)) if aps else 0.0, images, true, top,
-                      event_confusion(true, top, len(records)), [r.category for r in records if r.file is None],
-                      sub.ignored, positive_index if per_item else None, rankings if per_item else None)
-
-
-def decompose(evaluation):
-    """The mAP on weighted images (metrics.event_recognition.weighted_mean_ap) from an evaluation with per_item:
-    the items are the reference's images (Evaluation.images, the same for every submission)."""
-    return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in evaluation.images],
-                         weighted_mean_ap(evaluation.rankings, evaluation.positives, evaluation.images.size))
-
-
 CONFUSIONS_SHOWN = 15
 MIN_TOP_SCORED = MIN_BLOCK      # a confusion is listed only if its top-scored event gathers this many images
 
 
 def _event(name):
     return name.replace("_", " ")
-
-
-def report(evaluation, title, private=False):
-    """The Result: mAP and AP per category, the AP bars, the confusions, the per-category table, the PR curves;
-    with private, the per-image table for the organizer."""
-    res = Result(title)
-    res.protocol = list(PROTOCOL)
-    res.scores["mAP"] = evaluation.mean_ap
-    cats = evaluation.categories
-    for r in cats:
-        if r.ap is not None:
-            res.set("AP_" + r.category, r.ap)
-    nopos = [r.category for r in cats if r.ap is None]
-    scored = [r for r in cats if r.ap is not None]
-    res.bars.append(Bars("Average precision per event", [_event(r.category) for r in scored],
-                         [r.ap for r in scored], xlabel="AP (VOC2010+ all points; the mean is the mAP)",
-                         note=("n/a (no positive image in the reference, left out of the mean): %s"
-                               % ", ".join(_event(c) for c in nopos)) if nopos else None))
-    _where_lost(res.section(LOST), evaluation)
-    rows = [[r.category, float("nan") if r.ap is None else r.ap, r.positives, r.negatives, r.lines, r.unranked,
-             r.unranked_positives, "missing" if r.file is None else "read"] for r in cats]
-    res.tables.append(Table("Per-category average precision", ["category", "AP", "positives", "negatives",
-                                                               "lines", "not listed", "positives not listed",
-                                                               "file"], rows,
-                            note="lines: the lines of the category's file (ranked); not listed: the reference "
-                                 "images the file leaves out (not ranked; a positive among them still counts in the "
-                                 "positives). n/a: no positive image in the reference; left out of the mean."))
-    res.plots.extend(precision_recall_plots([Series("%s (AP %.4f)" % (_event(r.category), r.ap), r.rec, r.prec)
-                                             for r in scored if r.rec.size]))
-    # Own (shown at every report level): the submission's files against the category names, public facts. The
-    # other notes count what the hidden labels hold (categories without positives, positives a file leaves out:
-    # leaving a different image out of each file would read its event) and stay withheld at the hidden level
-    if evaluation.missing:
-        res.notes.append(Own("%d category file(s) missing, AP 0: %s." % (len(evaluation.missing),
-                                                                        quote_some(evaluation.missing, 50))))
-    for cat in nopos:
-        res.notes.append("n/a: no positive image for %s in the reference; AP_%s is not written and the category "
-                         "is left out of the mean." % (cat, cat))
-    unranked = [r.category for r in cats if r.file is not None and r.unranked_positives > 0]
-    if unranked:
-        res.notes.append("%d category file(s) leave out positive images (not ranked, still counted in the "
-                         "positives): %s." % (len(unranked), quote_some(unranked, 10)))
-    if evaluation.ignored:
-        res.notes.append(Own("Files not read: %s." % quote_some(evaluation.ignored, 10)))
-    if private:
-        res.private.append(_per_image(evaluation))
-    return res
 
 
 def _where_lost(section, evaluation):
@@ -256,54 +164,150 @@ def _per_image(evaluation):
                  rows)
 
 
-def load_reference(ref_dir):
-    """The category files of ref (reference_categories) and their labels: a Reference whose data is
-    [(category, ids, labels)] in the seed's order."""
-    cats = reference_categories(ref_dir)
-    files = [os.path.basename(path) for _, path in cats]
-    return Reference(ref_dir, files, [(c,) + tuple(read_labels(path, "ref/" + f))
-                                      for (c, path), f in zip(cats, files)])
-
-
-def empty_columns(reference):
-    """{AP_<category>: reason} for the categories without a positive image: their AP is never written."""
-    return OrderedDict(("AP_" + cat, "%s: no positive image in %s" % (cat, f))
-                       for (cat, _, labels), f in zip(reference.data, reference.files) if not np.any(labels > 0))
-
-
 class ChalearnLap2015CulturalEvent(Task):
     slug = "chalearn-lap2015-cultural-event"
     title = "ChaLearn LAP 2015 cultural event recognition (mAP)"
 
-    def column_table(self, reference=None):
-        cats = list(CATEGORIES) if reference is None else [c for c, _, _ in reference.data]
+    def column_table(self, reference=None) -> List[ScoreKey]:
+        cats = list(CATEGORIES) if reference is None else [c.name for c in reference.data.categories]
         keys = [ScoreKey("mAP", "mAP")]
         keys += [ScoreKey("AP_" + c, "AP " + c.replace("_", " ")) for c in cats]
         return keys
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        return load_reference(ref_dir)
-
-    def empty_columns(self, reference):
-        return empty_columns(reference)
-
-    def reference_warnings(self, reference):
+    def reference_warnings(self, reference) -> List[str]:
         out = ["%s: %r is not one of the %d categories of the 2015 challenge: scored as a category of its own"
-               % (f, cat, len(CATEGORIES)) for (cat, _, _), f in zip(reference.data, reference.files)
-               if cat not in CATEGORIES]
-        return out + list(empty_columns(reference).values())
+               % (f, c.name, len(CATEGORIES)) for c, f in zip(reference.data.categories, reference.files)
+               if c.name not in CATEGORIES]
+        return out + super().reference_warnings(reference)       # the categories without positives
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        reference = self.reference(ref_dir)
-        return evaluate(reference, read_submission(submission, reference, progress), per_item)
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """The category files of ref (reference_categories) and their labels: a Reference whose data is a
+        CulturalTruth."""
+        cats = reference_categories(ref_dir)
+        files = [os.path.basename(path) for _, path in cats]
+        return Reference(ref_dir, files, CulturalTruth([CategoryList(c, *read_labels(path, "ref/" + f))
+                                                        for (c, path), f in zip(cats, files)]))
 
-    def report(self, evaluation, private=False):
-        return report(evaluation, self.title, private)
+    def empty_columns(self, reference) -> Dict[str, str]:
+        """{AP_<category>: reason} for the categories without a positive image: their AP is never written."""
+        return OrderedDict(("AP_" + c.name, "%s: no positive image in %s" % (c.name, f))
+                           for c, f in zip(reference.data.categories, reference.files) if not np.any(c.labels > 0))
 
-    def decompose(self, evaluation):
-        return decompose(evaluation)
+    def read_submission(self, submission, reference, progress) -> CulturalSubmission:
+        """Every <Category>.txt of the reference's categories, parsed and mapped onto the category's reference
+        ids."""
+        categories = reference.data.categories
+        names = [c.name for c in categories]
+        files, ignored = submitted_files(submission, names)
+        if not files:
+            raise SubmissionError(expected="one file <Category>.txt per category (e.g. %s.txt)" % names[0],
+                                  found=("no such file; files present: %s" % quote_some(ignored)) if ignored
+                                  else "an empty submission")
+        lines = []
+        for k, (cat, ids, _) in enumerate(categories):
+            progress(k, len(names), "categories")
+            path = files.get(cat)
+            lines.append(None if path is None else read_confidences(path, submission.label(path), ids))
+        progress(len(names), len(names), "categories")
+        return CulturalSubmission({c: submission.label(p) for c, p in files.items()}, lines, ignored)
 
-    def validate(self, submission, ids=None):
+    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+        """AP per category and mAP (the scores), and the top-scored event of every image against its true event;
+        with per_item, also every category's positives and ranking in image numbers (Evaluation.positives and
+        .rankings, the bootstrap's records)."""
+        records, image_index, confidence, positive_index, rankings = [], [], [], [], []
+        categories = reference.data.categories
+        images, to_images = image_numbers([c.ids for c in categories])
+        for (cat, ids, labels), read, to_image in zip(categories, submitted.lines, to_images):
+            npos = int(np.count_nonzero(labels > 0))
+            positive_index.append(to_image[labels > 0])
+            if read is None:
+                ap, rec, prec, nlines, unranked_pos = (0.0 if npos else None), np.zeros(0), np.zeros(0), 0, npos
+                image_index.append(np.zeros(0, dtype=np.int64))
+                confidence.append(np.zeros(0))
+                rankings.append(None)
+            else:
+                idx, conf, nlines = read
+                in_rank_order = category_ranking(idx, conf)
+                ap, rec, prec = ranked_category_ap(labels[in_rank_order], npos)
+                rankings.append((to_image[in_rank_order], labels[in_rank_order]))
+                ranked = np.zeros(ids.size, dtype=bool)
+                ranked[idx] = True
+                unranked_pos = int(np.count_nonzero((labels > 0) & ~ranked))
+                image_index.append(to_image[idx])
+                confidence.append(conf)
+            records.append(CategoryRecord(cat, ap, rec, prec, npos, int(np.count_nonzero(labels < 0)), nlines,
+                                          ids.size - nlines, unranked_pos, submitted.files.get(cat)))
+        aps = [r.ap for r in records if r.ap is not None]
+        true = true_events(images.size, positive_index)
+        top = top_scored_events(images.size, image_index, confidence)
+        return Evaluation(records, float(np.mean(aps)) if aps else 0.0, images, true, top,
+                          event_confusion(true, top, len(records)), [r.category for r in records if r.file is None],
+                          submitted.ignored, positive_index if per_item else None, rankings if per_item else None)
+
+    def report(self, evaluation, private) -> Result:
+        """The Result: mAP and AP per category, the AP bars, the confusions, the per-category table, the PR
+        curves; with private, the per-image table for the organizer."""
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        res.scores["mAP"] = evaluation.mean_ap
+        cats = evaluation.categories
+        for r in cats:
+            if r.ap is not None:
+                res.set("AP_" + r.category, r.ap)
+        nopos = [r.category for r in cats if r.ap is None]
+        scored = [r for r in cats if r.ap is not None]
+        res.bars.append(Bars("Average precision per event", [_event(r.category) for r in scored],
+                             [r.ap for r in scored], xlabel="AP (VOC2010+ all points; the mean is the mAP)",
+                             note=("n/a (no positive image in the reference, left out of the mean): %s"
+                                   % ", ".join(_event(c) for c in nopos)) if nopos else None))
+        _where_lost(res.section(LOST), evaluation)
+        rows = [[r.category, float("nan") if r.ap is None else r.ap, r.positives, r.negatives, r.lines,
+                 r.unranked, r.unranked_positives, "missing" if r.file is None else "read"] for r in cats]
+        res.tables.append(Table("Per-category average precision", ["category", "AP", "positives", "negatives",
+                                                                   "lines", "not listed", "positives not listed",
+                                                                   "file"], rows,
+                                note="lines: the lines of the category's file (ranked); not listed: the "
+                                     "reference images the file leaves out (not ranked; a positive among them "
+                                     "still counts in the positives). n/a: no positive image in the reference; "
+                                     "left out of the mean."))
+        res.plots.extend(precision_recall_plots([Series("%s (AP %.4f)" % (_event(r.category), r.ap), r.rec,
+                                                        r.prec) for r in scored if r.rec.size]))
+        # Own (shown at every report level): the submission's files against the category names, public facts. The
+        # other notes count what the hidden labels hold (categories without positives, positives a file leaves
+        # out: leaving a different image out of each file would read its event) and stay withheld at the hidden
+        # level
+        if evaluation.missing:
+            res.notes.append(Own("%d category file(s) missing, AP 0: %s." % (len(evaluation.missing),
+                                                                            quote_some(evaluation.missing, 50))))
+        for cat in nopos:
+            res.notes.append("n/a: no positive image for %s in the reference; AP_%s is not written and the "
+                             "category is left out of the mean." % (cat, cat))
+        unranked = [r.category for r in cats if r.file is not None and r.unranked_positives > 0]
+        if unranked:
+            res.notes.append("%d category file(s) leave out positive images (not ranked, still counted in the "
+                             "positives): %s." % (len(unranked), quote_some(unranked, 10)))
+        if evaluation.ignored:
+            res.notes.append(Own("Files not read: %s." % quote_some(evaluation.ignored, 10)))
+        if private:
+            res.private.append(_per_image(evaluation))
+        return res
+
+    def decompose(self, evaluation) -> Decomposition:
+        """The mAP on weighted images (metrics.event_recognition.weighted_mean_ap) from an evaluation with
+        per_item: the items are the reference's images (Evaluation.images, the same for every submission)."""
+        return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in evaluation.images],
+                             weighted_mean_ap(evaluation.rankings, evaluation.positives, evaluation.images.size))
+
+    def figures(self, reference, columns) -> Dict[str, str]:
+        ids = set()
+        for c in reference.data.categories:
+            ids.update(as_text(c.ids))
+        out = {"images": plural(len(ids), "image")}
+        out.update(class_figures(columns, "event"))
+        return out
+
+    def validate(self, submission, ids=None) -> List[str]:
         files, ignored = submitted_files(submission, list(CATEGORIES))
         hint = NearMiss(c + ".txt" for c in CATEGORIES if c not in files)
         # the competition's categories are the first edition's 50; another .txt name is read only if the reference

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from ..formats.text import read_bytes
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Stopwatch, Task, no_progress
+from .base import Reference, Task, name_list, no_progress, plural
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
@@ -74,18 +74,6 @@ def _locate(submission, name):
     return path, submission.label(path)
 
 
-def load_reference(ref_dir, clock=None):
-    """gt_vid_result.json and gt_part_result.json (all eval_detection.py reads), checked and flattened: a Reference
-    whose data is the flattened ground truth. clock: a Stopwatch to time the JSON parsing and the checks with."""
-    clock = clock or Stopwatch()
-    ref = str(ref_dir)
-    with no_cycle_collection():
-        with clock("JSON to arrays"):      # straight from the bytes (formats.kinetics_json), else json.loads
-            gt = read_ground_truth(os.path.join(ref, GT_VID_FILE), os.path.join(ref, GT_PART_FILE),
-                                   "ref/" + GT_VID_FILE, "ref/" + GT_PART_FILE)
-    return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
-
-
 class KineticsSubmission(NamedTuple):
     """The two prediction files, checked and aligned with the ground truth (formats.kinetics_tps.Predictions)."""
     predictions: object
@@ -112,102 +100,6 @@ class Evaluation(NamedTuple):
     score: float
     top1: float
     mean_PSC: float
-
-
-def read_submission(submission, gt, clock=None, progress=no_progress):
-    """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth gt."""
-    clock = clock or Stopwatch()
-    vpath, vlabel = _locate(submission, VID_FILE)
-    ppath, plabel = _locate(submission, PART_FILE)
-    progress(0, 2, "steps")
-    with clock("JSON to arrays"):
-        pr = read_predictions_bytes(load_json(vpath, vlabel), read_bytes(ppath, plabel), gt, vlabel, plabel)
-    return KineticsSubmission(pr, vlabel, plabel)
-
-
-def evaluate(gt, pr):
-    """Arrays in, every number of the report out (the functional core, testable without files)."""
-    n_frames = len(gt.frame_name)
-    matched, miou = match_humans(gt.human_box, gt.human_frame, pr.human_box, pr.human_frame, n_frames)
-    value, found, correct = part_correctness(gt.part_human, gt.part_name, gt.part_box, gt.part_verb, matched,
-                                             pr.pp_human, pr.pp_name, pr.pp_nverb, pr.pp_nbox, pr.pp_box_start,
-                                             pr.prop_box, pr.prop_verb)
-    frame_psc, counted, nparts, video_psc, video_frames = frame_and_video_psc(
-        value, gt.part_human, gt.human_frame, gt.frame_video, pr.frame_has_pred, gt.n_videos)
-    class_ok = np.array([a == b for a, b in zip(pr.classes, gt.classes)], dtype=bool)
-    t, acc = psc_accuracy_curve(video_psc, class_ok)
-    return Evaluation(gt, pr, matched, found, correct, frame_psc, counted, nparts, video_psc, video_frames, class_ok,
-                      t, acc, area_left_riemann(acc), float(acc[0]), float(np.mean(video_psc)))
-
-
-def decompose(r):
-    """The score on weighted videos (metrics.psc.weighted_area_left_riemann): the items are the ground truth's
-    videos (gt_vid_result.json's order, the same for every submission); each keeps its class correctness and its
-    PSC, so a video of weight k adds k to the counts of acc(t) and to the number of videos."""
-    from ..metrics.bootstrap import Decomposition
-    from ..metrics.psc import weighted_area_left_riemann
-    return Decomposition("video", [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
-                                   for v in r.gt.videos], weighted_area_left_riemann(r.video_psc, r.class_ok))
-
-
-def report(r, title, private=False):
-    """The Result of an Evaluation: the scores, top-1 per class, where the points were lost (the accuracy curve
-    whose area is the score, the PSC histogram), the tables; with private, the per-video table."""
-    gt, pr = r.gt, r.pr
-    res = Result(title)
-    res.protocol = list(PROTOCOL)
-    for k, v in (("score", r.score), ("top1", r.top1), ("mean_PSC", r.mean_PSC)):
-        res.set(k, v)
-    nv = gt.n_videos
-    classes, cls = np.unique(np.array(gt.classes, dtype=str), return_inverse=True)
-    cls = cls.reshape(-1)
-    n_cls = np.bincount(cls, minlength=classes.size)
-    top1_cls = np.bincount(cls, weights=r.class_ok, minlength=classes.size) / np.maximum(n_cls, 1)
-    psc_cls = np.bincount(cls, weights=r.video_psc, minlength=classes.size) / np.maximum(n_cls, 1)
-    res.bars.append(Bars("Top-1 accuracy per action class", classes, top1_cls, xlabel="top-1 accuracy",
-                         extra=psc_cls, extra_label="mean PSC", note="Bar: the share of the class's videos given "
-                         "the right class; red mark: the mean PSC of the class's videos."))
-    _where_lost(res.section(LOST), r)
-    rows = [["%.1f" % x, float(r.acc[int(round(x * 10000))])] for x in np.arange(10) / 10.0]
-    res.tables.append(Table("PSC-conditioned accuracy at some thresholds (PSC >= t and right class)",
-                            ["t", "accuracy"], rows))
-    res.tables.append(Table("Per action class", ["class", "videos", "top-1", "mean PSC"],
-                            [[str(c), int(n), float(a), float(m)] for c, n, a, m in zip(classes, n_cls, top1_cls,
-                                                                                         psc_cls)]))
-    res.tables.append(Table("Bookkeeping", ["what", "count"], [
-        ["ground-truth videos", nv],
-        ["frames with ground-truth humans", len(gt.frame_name)],
-        ["frames without ground-truth humans (not counted)", int(gt.empty_frames.sum())],
-        ["frames missing from the prediction (PSC 0, counted)", pr.missing_frames],
-        ["predicted frames whose humans have no parts (not counted)",
-         int((pr.frame_has_pred & (r.frame_parts == 0)).sum())],
-        ["frames counted", int(r.counted.sum())],
-        ["videos without a counted frame (PSC 1.0)", int((r.video_frames == 0).sum())],
-        ["ground-truth humans", gt.human_frame.size],
-        ["ground-truth humans matched (IoU > 0.5)", int((r.matched >= 0).sum())],
-        ["ground-truth parts", gt.part_human.size],
-        ["parts present in the matched prediction", int(r.found.sum())],
-        ["parts correct (IoU >= 0.3 and same state)", int(r.correct.sum())],
-    ]))
-    if pr.cut_warning:      # counts and names boxes of the whole file: a fact about the submission alone
-        res.warnings.append(Own(pr.cut_warning))
-    # none of these is Own (all withheld at the hidden level): they count over the test videos and the frames with
-    # ground-truth humans, so one frame more or less in the ground truth changes them
-    if pr.extra_videos:
-        res.notes.append("%d predicted video(s) are not test videos: ignored." % pr.extra_videos)
-    if pr.extra_frames:
-        res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
-                         "ground-truth humans): ignored." % pr.extra_frames)
-    if pr.missing_frames:
-        res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
-                            % (pr.missing_frames, PART_FILE))
-    if private:
-        res.private.append(Table("Per video", ["video", "class", "predicted class", "right class", "PSC",
-                                               "counted frames"],
-                                 [[v, c, p, "yes" if ok else "no", psc, n] for v, c, p, ok, psc, n in zip(
-                                     gt.videos, gt.classes, pr.classes, r.class_ok.tolist(), r.video_psc.tolist(),
-                                     r.video_frames.tolist())]))
-    return res
 
 
 def _where_lost(section, r):
@@ -238,47 +130,128 @@ class KineticsTps(Task):
     title = "Kinetics-TPS: part-state correctness and PSC-conditioned action accuracy"
 
     columns_need_reference = False
+    pauses_collector = True     # json builds millions of small containers (formats.kinetics_tps.no_cycle_collection)
+    phase_names = {"reference": "JSON to arrays", "read": "JSON to arrays", "evaluate": "metric",
+                   "report": "report tables", "decompose": "decomposition"}       # the "time: ..." line
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         return [ScoreKey("score", "Score (PSC-conditioned accuracy)", precision=6),
                 ScoreKey("top1", "Top-1 accuracy"), ScoreKey("mean_PSC", "Mean PSC")]
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        return load_reference(ref_dir)
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """gt_vid_result.json and gt_part_result.json (all eval_detection.py reads), checked and flattened straight
+        from the bytes (formats.kinetics_json), else by json.loads: a Reference whose data is the
+        formats.kinetics_tps.GroundTruth (its docstring gives the arrays)."""
+        ref = str(ref_dir)
+        with no_cycle_collection():         # also when the bundle builder reads it, outside score
+            gt = read_ground_truth(os.path.join(ref, GT_VID_FILE), os.path.join(ref, GT_PART_FILE),
+                                   "ref/" + GT_VID_FILE, "ref/" + GT_PART_FILE)
+        return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
 
-    def score(self, ref_dir, submission, progress=no_progress, private=False, decompose=False):
-        # Task.score's template (evaluate, report, decompose), with the phases timed by one Stopwatch
-        clock = Stopwatch()
-        with no_cycle_collection():
-            evaluation = self._evaluate(ref_dir, submission, progress, clock)
-            with clock("report tables"):
-                res = self.report(evaluation, private)
-            if decompose:
-                with clock("decomposition"):
-                    res.decomposition = self.decompose(evaluation)
-        res.timings = clock.phases()
+    def read_submission(self, submission, reference, progress) -> KineticsSubmission:
+        """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth."""
+        vpath, vlabel = _locate(submission, VID_FILE)
+        ppath, plabel = _locate(submission, PART_FILE)
+        progress(0, 2, "steps")
+        pr = read_predictions_bytes(load_json(vpath, vlabel), read_bytes(ppath, plabel), reference.data, vlabel,
+                                    plabel)
+        return KineticsSubmission(pr, vlabel, plabel)
+
+    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+        """Arrays in, every number of the report out (testable without files). The per-video records (video_psc,
+        class_ok) are always kept: the report is made from them."""
+        gt, pr = reference.data, submitted.predictions
+        n_frames = len(gt.frame_name)
+        matched, miou = match_humans(gt.human_box, gt.human_frame, pr.human_box, pr.human_frame, n_frames)
+        value, found, correct = part_correctness(gt.part_human, gt.part_name, gt.part_box, gt.part_verb, matched,
+                                                 pr.pp_human, pr.pp_name, pr.pp_nverb, pr.pp_nbox, pr.pp_box_start,
+                                                 pr.prop_box, pr.prop_verb)
+        frame_psc, counted, nparts, video_psc, video_frames = frame_and_video_psc(
+            value, gt.part_human, gt.human_frame, gt.frame_video, pr.frame_has_pred, gt.n_videos)
+        class_ok = np.array([a == b for a, b in zip(pr.classes, gt.classes)], dtype=bool)
+        t, acc = psc_accuracy_curve(video_psc, class_ok)
+        progress(2, 2, "steps")
+        return Evaluation(gt, pr, matched, found, correct, frame_psc, counted, nparts, video_psc, video_frames,
+                          class_ok, t, acc, area_left_riemann(acc), float(acc[0]), float(np.mean(video_psc)))
+
+    def report(self, evaluation, private) -> Result:
+        """The Result of an Evaluation: the scores, top-1 per class, where the points were lost (the accuracy
+        curve whose area is the score, the PSC histogram), the tables; with private, the per-video table."""
+        r = evaluation
+        gt, pr = r.gt, r.pr
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        for k, v in (("score", r.score), ("top1", r.top1), ("mean_PSC", r.mean_PSC)):
+            res.set(k, v)
+        nv = gt.n_videos
+        classes, cls = np.unique(np.array(gt.classes, dtype=str), return_inverse=True)
+        cls = cls.reshape(-1)
+        n_cls = np.bincount(cls, minlength=classes.size)
+        top1_cls = np.bincount(cls, weights=r.class_ok, minlength=classes.size) / np.maximum(n_cls, 1)
+        psc_cls = np.bincount(cls, weights=r.video_psc, minlength=classes.size) / np.maximum(n_cls, 1)
+        res.bars.append(Bars("Top-1 accuracy per action class", classes, top1_cls, xlabel="top-1 accuracy",
+                             extra=psc_cls, extra_label="mean PSC", note="Bar: the share of the class's videos "
+                             "given the right class; red mark: the mean PSC of the class's videos."))
+        _where_lost(res.section(LOST), r)
+        rows = [["%.1f" % x, float(r.acc[int(round(x * 10000))])] for x in np.arange(10) / 10.0]
+        res.tables.append(Table("PSC-conditioned accuracy at some thresholds (PSC >= t and right class)",
+                                ["t", "accuracy"], rows))
+        res.tables.append(Table("Per action class", ["class", "videos", "top-1", "mean PSC"],
+                                [[str(c), int(n), float(a), float(m)]
+                                 for c, n, a, m in zip(classes, n_cls, top1_cls, psc_cls)]))
+        res.tables.append(Table("Bookkeeping", ["what", "count"], [
+            ["ground-truth videos", nv],
+            ["frames with ground-truth humans", len(gt.frame_name)],
+            ["frames without ground-truth humans (not counted)", int(gt.empty_frames.sum())],
+            ["frames missing from the prediction (PSC 0, counted)", pr.missing_frames],
+            ["predicted frames whose humans have no parts (not counted)",
+             int((pr.frame_has_pred & (r.frame_parts == 0)).sum())],
+            ["frames counted", int(r.counted.sum())],
+            ["videos without a counted frame (PSC 1.0)", int((r.video_frames == 0).sum())],
+            ["ground-truth humans", gt.human_frame.size],
+            ["ground-truth humans matched (IoU > 0.5)", int((r.matched >= 0).sum())],
+            ["ground-truth parts", gt.part_human.size],
+            ["parts present in the matched prediction", int(r.found.sum())],
+            ["parts correct (IoU >= 0.3 and same state)", int(r.correct.sum())],
+        ]))
+        if pr.cut_warning:      # counts and names boxes of the whole file: a fact about the submission alone
+            res.warnings.append(Own(pr.cut_warning))
+        # none of these is Own (all withheld at the hidden level): they count over the test videos and the frames
+        # with ground-truth humans, so one frame more or less in the ground truth changes them
+        if pr.extra_videos:
+            res.notes.append("%d predicted video(s) are not test videos: ignored." % pr.extra_videos)
+        if pr.extra_frames:
+            res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
+                             "ground-truth humans): ignored." % pr.extra_frames)
+        if pr.missing_frames:
+            res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
+                                % (pr.missing_frames, PART_FILE))
+        if private:
+            res.private.append(Table("Per video", ["video", "class", "predicted class", "right class", "PSC",
+                                                   "counted frames"],
+                                     [[v, c, p, "yes" if ok else "no", psc, n] for v, c, p, ok, psc, n in zip(
+                                         gt.videos, gt.classes, pr.classes, r.class_ok.tolist(),
+                                         r.video_psc.tolist(), r.video_frames.tolist())]))
         return res
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        # the per-video records (video_psc, class_ok) are always kept: the report is made from them
-        with no_cycle_collection():
-            return self._evaluate(ref_dir, submission, progress, Stopwatch())
-
-    def _evaluate(self, ref_dir, submission, progress, clock):
-        reference = load_reference(str(ref_dir), clock)       # not self.reference: the clock times its phases
-        sub = read_submission(submission, reference.data, clock, progress)
-        with clock("metric"):
-            evaluation = evaluate(reference.data, sub.predictions)
-        progress(2, 2, "steps")
-        return evaluation
-
-    def report(self, evaluation, private=False):
-        return report(evaluation, self.title, private)
-
     def decompose(self, evaluation):
-        return decompose(evaluation)
+        """The score on weighted videos (metrics.psc.weighted_area_left_riemann): the items are the ground truth's
+        videos (gt_vid_result.json's order, the same for every submission); each keeps its class correctness and
+        its PSC, so a video of weight k adds k to the counts of acc(t) and to the number of videos."""
+        from ..metrics.bootstrap import Decomposition
+        from ..metrics.psc import weighted_area_left_riemann
+        r = evaluation
+        return Decomposition("video", [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
+                                       for v in r.gt.videos], weighted_area_left_riemann(r.video_psc, r.class_ok))
 
-    def validate(self, submission, ids=None):
+    def figures(self, reference, columns) -> Dict[str, str]:
+        gt = reference.data
+        classes = sorted(set(gt.classes))
+        return {"videos": plural(len(gt.videos), "video"), "frames": plural(len(gt.frame_name), "frame"),
+                "humans": plural(len(gt.human_frame), "human"), "classes": name_list(classes),
+                "num_classes": plural(len(classes), "action class", "action classes")}
+
+    def validate(self, submission, ids=None) -> List[str]:
         with no_cycle_collection():
             return self._validate(submission, ids)
 

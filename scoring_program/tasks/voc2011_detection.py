@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple, Tuple
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..metrics.overlap import iou_columns_plus1
 from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors, overlapping_pairs,
                             tide_delta_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Task, no_progress
+from .base import Reference, Task, class_figures, no_progress, plural
 from .voc_common import find_plain_set, infer_set, plain_sets, result_files, track_comps, validate_result_files
 
 PROTOCOL = [
@@ -47,62 +47,17 @@ PROTOCOL = [
 ]
 
 
-class GroundTruth(object):
-    def __init__(self, ids, img, cls, boxes, difficult, foreign_names):
-        self.ids = ids              # 'S' array of image ids
-        self.img = img              # per object: image index
-        self.cls = cls              # per object: class index (-1 for a name that is not a VOC class)
-        self.boxes = boxes
-        self.difficult = difficult
-        self.foreign_names = foreign_names   # {name that is not a VOC class: (objects, first image id)}
-
-
-def load_reference(ref_dir, set_name=None, progress=no_progress):
-    """ImageSets/Main/<set>.txt and the annotations of its images (all VOCevaldet.m reads): a Reference whose data
-    is the GroundTruth. set_name: the set to read when ImageSets/Main holds several."""
-    main = os.path.join(str(ref_dir), "ImageSets", "Main")
-    set_name = find_plain_set(main, "ref/ImageSets/Main", set_name)
-    list_file = "ImageSets/Main/%s.txt" % set_name
-    label = "ref/" + list_file
-    rec = read_id_list(os.path.join(main, set_name + ".txt"), label)
-    ids = rec.cols[0]
-    uniq, first = np.unique(ids, return_index=True)
-    if uniq.size != ids.size:
-        dup = np.setdiff1d(np.arange(ids.size), first)
-        raise ReferenceDataError(label, int(rec.lines[dup[0]]), message="an image id is listed twice")
-    anno = os.path.join(str(ref_dir), "Annotations")
-    cls_index = {c: k for k, c in enumerate(VOC_CLASSES)}
-    img, cls, boxes, diff = [], [], [], []
-    files = [list_file]
-    foreign = OrderedDict()
-    for i, image_id in enumerate(ids.tolist()):
-        if i % 1000 == 0:
-            progress(i, ids.size, "annotations")
-        image_id = image_id.decode("utf-8", "replace")
-        files.append("Annotations/%s.xml" % image_id)
-        for o in read_annotation(anno, image_id):
-            k = cls_index.get(o.name, -1)
-            if k < 0:
-                count, first_image = foreign.get(o.name, (0, image_id))
-                foreign[o.name] = (count + 1, first_image)
-            img.append(i)
-            cls.append(k)
-            boxes.append(o.bbox)
-            diff.append(o.difficult)
-    gt = GroundTruth(ids, np.array(img, dtype=np.int64), np.array(cls, dtype=np.int64),
-                     np.array(boxes, dtype=np.float64).reshape(-1, 4), np.array(diff, dtype=bool), foreign)
-    return Reference(ref_dir, files, gt, set_name)
-
-
-def empty_columns(reference):
-    """{AP_<class>: reason} for the classes without a non-difficult object: VOCevaldet.m's AP is undefined."""
-    gt = reference.data
-    out = OrderedDict()
-    counts = np.bincount(gt.cls[(gt.cls >= 0) & ~gt.difficult], minlength=len(VOC_CLASSES))
-    for k, c in enumerate(VOC_CLASSES):
-        if counts[k] == 0:
-            out["AP_" + c] = "%s: no object that is not difficult in the annotations of %s" % (c, reference.files[0])
-    return out
+class DetectionTruth(NamedTuple):
+    """Reference.data: the objects of the annotations of the set's images, in list order then XML order. ids: (n,)
+    bytes 'S' image ids of ImageSets/Main/<set>.txt; per object (m of them): img (m,) int64 index into ids, cls (m,)
+    int64 class index into VOC_CLASSES (-1: a name that is not a VOC class), boxes (m, 4) float64 xmin, ymin, xmax,
+    ymax, difficult (m,) bool; foreign_names: {name that is not a VOC class: (objects, first image id)}."""
+    ids: np.ndarray
+    img: np.ndarray
+    cls: np.ndarray
+    boxes: np.ndarray
+    difficult: np.ndarray
+    foreign_names: Dict[str, Tuple[int, str]]
 
 
 class Submitted(NamedTuple):
@@ -113,20 +68,6 @@ class Submitted(NamedTuple):
     labels: dict
     detections: dict
     ignored: list
-
-
-def read_submission(submission, reference, comps=(3, 4), progress=no_progress):
-    """Every comp<N>_det_<set>_<class>.txt of the submission, read in class order (the first bad line stops)."""
-    gt = reference.data
-    comp, files, ignored = result_files(submission, "det", comps, reference.set_name, VOC_CLASSES, "det")
-    index = id_index(gt.ids)
-    labels, detections = OrderedDict(), OrderedDict()
-    for k, cls in enumerate(VOC_CLASSES):
-        progress(k, len(VOC_CLASSES), "result files")
-        if cls in files:
-            labels[cls] = submission.label(files[cls])
-            detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
-    return Submitted(comp, reference.set_name, labels, detections, ignored)
 
 
 class ClassRecord(NamedTuple):
@@ -146,7 +87,7 @@ class ClassRecord(NamedTuple):
 
 class RankedDetections(NamedTuple):
     """Every detection of every class, class-major in VOCevaldet.m's rank order: class, image, confidence, box,
-    tp, fp; matched: the object (index into GroundTruth) a true positive matched, else -1."""
+    tp, fp; matched: the object (index into DetectionTruth) a true positive matched, else -1."""
     cls: np.ndarray
     image: np.ndarray
     confidence: np.ndarray
@@ -160,52 +101,12 @@ class Evaluation(NamedTuple):
     """classes: ClassRecord per VOC class; ranked: RankedDetections; gt_matched: per object, matched by a true
     positive; tide: TideResult over the counted (not difficult) objects; tide_errors: TideErrors."""
     submitted: Submitted
-    gt: GroundTruth
+    gt: DetectionTruth
     classes: list
     ranked: RankedDetections
     gt_matched: np.ndarray
     tide: TideResult
     tide_errors: TideErrors
-
-
-def evaluate(reference, submitted, progress=no_progress):
-    """VOCevaldet.m + VOCap.m per class, and TIDE's error analysis on the same matching (metrics.tide)."""
-    gt = reference.data
-    nimg = int(gt.ids.size)
-    records = []
-    gt_matched = np.zeros(gt.cls.size, dtype=bool)
-    n = sum(len(d) for d in submitted.detections.values())
-    ranked = RankedDetections(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n),
-                              np.zeros((n, 4)), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool),
-                              np.full(n, -1, dtype=np.int64))
-    end = 0
-    for k, cls in enumerate(VOC_CLASSES):
-        progress(k, len(VOC_CLASSES), "classes")
-        g = gt.cls == k
-        npos = int(np.count_nonzero(g & ~gt.difficult))
-        ndiff = int(np.count_nonzero(g & gt.difficult))
-        det = submitted.detections.get(cls)
-        if det is None:
-            records.append(ClassRecord(cls, 0.0 if npos else None, npos, ndiff, 0, 0, 0, np.zeros(0), np.zeros(0),
-                                       None))
-            continue
-        m = voc_det_match(det.confidence, det.image, det.boxes, gt.img[g], gt.boxes[g], gt.difficult[g], nimg)
-        rec, prec = pr_curve(m.tp, m.fp, npos)
-        at = slice(end, end + len(det))             # this class's place in the class-major ranked arrays
-        end += len(det)
-        ranked.cls[at] = k
-        ranked.image[at] = det.image[m.order]
-        ranked.confidence[at] = det.confidence[m.order]
-        ranked.boxes[at] = det.boxes[m.order]
-        ranked.tp[at] = m.tp
-        ranked.fp[at] = m.fp
-        ranked.matched[at][m.tp] = np.flatnonzero(g)[m.candidate[m.tp]]
-        records.append(ClassRecord(cls, ap_voc2010(rec, prec) if npos else None, npos, ndiff, len(det),
-                                   int(m.tp.sum()), int(m.fp.sum()), rec, prec, submitted.labels[cls]))
-    progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
-    gt_matched[ranked.matched[ranked.tp]] = True
-    tide, errors = tide_analysis(gt, ranked, gt_matched)
-    return Evaluation(submitted, gt, records, ranked, gt_matched, tide, errors)
 
 
 def tide_analysis(gt, ranked, gt_matched):
@@ -225,59 +126,6 @@ def tide_analysis(gt, ranked, gt_matched):
     result = tide_delta_ap(ranked.cls, ranked.confidence, ranked.tp, ranked.fp, errors, gt.cls[counted],
                            gt_matched[counted], npos, len(VOC_CLASSES), voc_ap_of_flags)
     return result, errors
-
-
-def report(evaluation, title, private=False):
-    """The participant's Result (aggregates per class) and, when private, the per-image table."""
-    sub, gt = evaluation.submitted, evaluation.gt
-    res = Result(title)
-    res.protocol = list(PROTOCOL)
-    nimg = int(gt.ids.size)
-    rows, aps, series = [], [], []
-    for r in evaluation.classes:
-        if r.file is None:
-            if r.npos:          # only for a class with objects in the ground truth: withheld at hidden
-                res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0."
-                                 % (r.name, sub.comp, sub.set_name, r.name))
-        elif r.ndetections == 0:
-            res.notes.append(Own("%s: empty result file: AP 0." % r.file))
-        if r.ap is None:
-            res.notes.append("n/a: no non-difficult %s object in the ground truth; AP_%s is not written and the "
-                             "class is left out of the mean." % (r.name, r.name))
-        else:
-            res.set("AP_" + r.name, r.ap)
-            aps.append(r.ap)
-            if r.recall.size:
-                series.append(Series(r.name, r.recall, r.precision))
-        rows.append([r.name, float("nan") if r.ap is None else r.ap, r.npos, r.ndifficult, r.ndetections, r.ntp,
-                     r.nfp, r.ndetections - r.ntp - r.nfp, "missing" if r.file is None else r.file])
-    res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
-    res.scores.move_to_end("mAP", last=False)
-    scored = [r for r in evaluation.classes if r.ap is not None]
-    res.bars.append(Bars("AP per class (comp%d, set '%s')" % (sub.comp, sub.set_name), [r.name for r in scored],
-                         [r.ap for r in scored], xlabel="average precision (VOCevaldet.m + VOCap.m)"))
-    tide_section(res, evaluation.tide, VOC_CLASSES, "VOCevaldet.m's matching (+1 pixel IoU >= 0.5, difficult "
-                 "objects ignored, first claimant by rank)")
-    res.tables.append(Table("Per-class average precision (comp%d, set '%s', %d images)" % (sub.comp, sub.set_name,
-                                                                                          nimg),
-                            ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
-                             "true positives", "false positives", "ignored (difficult)", "file"], rows))
-    res.plots.extend(precision_recall_plots(series))
-    if sub.ignored:
-        res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
-    if private:
-        res.private.append(per_image_table(evaluation))
-    return res
-
-
-def decomposition(evaluation):
-    """The ranking score (mAP) on weighted test images (metrics.detection.voc_det_map_on_weighted_images), from
-    the evaluation's ranked detections: nothing is matched again."""
-    gt, ranked = evaluation.gt, evaluation.ranked
-    counted = (gt.cls >= 0) & ~gt.difficult
-    score = voc_det_map_on_weighted_images(gt.ids.size, len(VOC_CLASSES), ranked.cls, ranked.image, ranked.tp,
-                                           ranked.fp, gt.img[counted], gt.cls[counted])
-    return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in gt.ids.tolist()], score)
 
 
 TIDE_LABELS = ("localization", "wrong class", "both (class and loc.)", "duplicate", "background", "missed GT")
@@ -342,37 +190,180 @@ class Voc2011Detection(Task):
 
     has_sets = True
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + c, "AP " + c) for c in VOC_CLASSES]
 
-    def reference_sets(self, ref_dir):
+    def reference_sets(self, ref_dir) -> List[str]:
         return plain_sets(os.path.join(str(ref_dir), "ImageSets", "Main"), "ref/ImageSets/Main")
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        return load_reference(ref_dir, set_name, progress)
-
-    def empty_columns(self, reference):
-        return empty_columns(reference)
-
-    def reference_warnings(self, reference):
+    def reference_warnings(self, reference) -> List[str]:
         out = []
         for name, (count, image_id) in reference.data.foreign_names.items():
             out.append("Annotations: %d object(s) named %r (first in Annotations/%s.xml): not one of the 20 VOC "
                        "classes, never scored" % (count, name, image_id))
         return out + super().reference_warnings(reference)       # the classes without positives
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        reference = self.reference(ref_dir, progress)
-        comps = track_comps(reference, self.comps)
-        return evaluate(reference, read_submission(submission, reference, comps, progress), progress)
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """ImageSets/Main/<set>.txt and the annotations of its images (all VOCevaldet.m reads): a Reference whose
+        data is a DetectionTruth. set_name: the set to read when ImageSets/Main holds several."""
+        main = os.path.join(str(ref_dir), "ImageSets", "Main")
+        set_name = find_plain_set(main, "ref/ImageSets/Main", set_name)
+        list_file = "ImageSets/Main/%s.txt" % set_name
+        label = "ref/" + list_file
+        rec = read_id_list(os.path.join(main, set_name + ".txt"), label)
+        ids = rec.cols[0]
+        uniq, first = np.unique(ids, return_index=True)
+        if uniq.size != ids.size:
+            dup = np.setdiff1d(np.arange(ids.size), first)
+            raise ReferenceDataError(label, int(rec.lines[dup[0]]), message="an image id is listed twice")
+        anno = os.path.join(str(ref_dir), "Annotations")
+        cls_index = {c: k for k, c in enumerate(VOC_CLASSES)}
+        img, cls, boxes, diff = [], [], [], []
+        files = [list_file]
+        foreign = OrderedDict()
+        for i, image_id in enumerate(ids.tolist()):
+            if i % 1000 == 0:
+                progress(i, ids.size, "annotations")
+            image_id = image_id.decode("utf-8", "replace")
+            files.append("Annotations/%s.xml" % image_id)
+            for o in read_annotation(anno, image_id):
+                k = cls_index.get(o.name, -1)
+                if k < 0:
+                    count, first_image = foreign.get(o.name, (0, image_id))
+                    foreign[o.name] = (count + 1, first_image)
+                img.append(i)
+                cls.append(k)
+                boxes.append(o.bbox)
+                diff.append(o.difficult)
+        gt = DetectionTruth(ids, np.array(img, dtype=np.int64), np.array(cls, dtype=np.int64),
+                            np.array(boxes, dtype=np.float64).reshape(-1, 4), np.array(diff, dtype=bool), foreign)
+        return Reference(ref_dir, files, gt, set_name)
 
-    def report(self, evaluation, private=False):
-        return report(evaluation, self.title, private)
+    def empty_columns(self, reference) -> Dict[str, str]:
+        """{AP_<class>: reason} for the classes without a non-difficult object: VOCevaldet.m's AP is undefined."""
+        gt = reference.data
+        out = OrderedDict()
+        counts = np.bincount(gt.cls[(gt.cls >= 0) & ~gt.difficult], minlength=len(VOC_CLASSES))
+        for k, c in enumerate(VOC_CLASSES):
+            if counts[k] == 0:
+                out["AP_" + c] = "%s: no object that is not difficult in the annotations of %s" % (c,
+                                                                                                   reference.files[0])
+        return out
 
-    def decompose(self, evaluation):
-        return decomposition(evaluation)
+    def read_submission(self, submission, reference, progress) -> Submitted:
+        """Every comp<N>_det_<set>_<class>.txt of the submission (N of the reference's track), read in class order
+        (the first bad line stops)."""
+        gt = reference.data
+        comp, files, ignored = result_files(submission, "det", track_comps(reference, self.comps),
+                                            reference.set_name, VOC_CLASSES, "det")
+        index = id_index(gt.ids)
+        labels, detections = OrderedDict(), OrderedDict()
+        for k, cls in enumerate(VOC_CLASSES):
+            progress(k, len(VOC_CLASSES), "result files")
+            if cls in files:
+                labels[cls] = submission.label(files[cls])
+                detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
+        return Submitted(comp, reference.set_name, labels, detections, ignored)
 
-    def validate(self, submission, ids=None):
+    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+        """VOCevaldet.m + VOCap.m per class, and TIDE's error analysis on the same matching (metrics.tide)."""
+        gt = reference.data
+        nimg = int(gt.ids.size)
+        records = []
+        gt_matched = np.zeros(gt.cls.size, dtype=bool)
+        n = sum(len(d) for d in submitted.detections.values())
+        ranked = RankedDetections(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n),
+                                  np.zeros((n, 4)), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool),
+                                  np.full(n, -1, dtype=np.int64))
+        end = 0
+        for k, cls in enumerate(VOC_CLASSES):
+            progress(k, len(VOC_CLASSES), "classes")
+            g = gt.cls == k
+            npos = int(np.count_nonzero(g & ~gt.difficult))
+            ndiff = int(np.count_nonzero(g & gt.difficult))
+            det = submitted.detections.get(cls)
+            if det is None:
+                records.append(ClassRecord(cls, 0.0 if npos else None, npos, ndiff, 0, 0, 0, np.zeros(0),
+                                           np.zeros(0), None))
+                continue
+            m = voc_det_match(det.confidence, det.image, det.boxes, gt.img[g], gt.boxes[g], gt.difficult[g],
+                              nimg)
+            rec, prec = pr_curve(m.tp, m.fp, npos)
+            at = slice(end, end + len(det))             # this class's place in the class-major ranked arrays
+            end += len(det)
+            ranked.cls[at] = k
+            ranked.image[at] = det.image[m.order]
+            ranked.confidence[at] = det.confidence[m.order]
+            ranked.boxes[at] = det.boxes[m.order]
+            ranked.tp[at] = m.tp
+            ranked.fp[at] = m.fp
+            ranked.matched[at][m.tp] = np.flatnonzero(g)[m.candidate[m.tp]]
+            records.append(ClassRecord(cls, ap_voc2010(rec, prec) if npos else None, npos, ndiff, len(det),
+                                       int(m.tp.sum()), int(m.fp.sum()), rec, prec, submitted.labels[cls]))
+        progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
+        gt_matched[ranked.matched[ranked.tp]] = True
+        tide, errors = tide_analysis(gt, ranked, gt_matched)
+        return Evaluation(submitted, gt, records, ranked, gt_matched, tide, errors)
+
+    def report(self, evaluation, private) -> Result:
+        """The participant's Result (aggregates per class) and, when private, the per-image table."""
+        sub, gt = evaluation.submitted, evaluation.gt
+        res = Result(self.title)
+        res.protocol = list(PROTOCOL)
+        nimg = int(gt.ids.size)
+        rows, aps, series = [], [], []
+        for r in evaluation.classes:
+            if r.file is None:
+                if r.npos:          # only for a class with objects in the ground truth: withheld at hidden
+                    res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0."
+                                     % (r.name, sub.comp, sub.set_name, r.name))
+            elif r.ndetections == 0:
+                res.notes.append(Own("%s: empty result file: AP 0." % r.file))
+            if r.ap is None:
+                res.notes.append("n/a: no non-difficult %s object in the ground truth; AP_%s is not written and "
+                                 "the class is left out of the mean." % (r.name, r.name))
+            else:
+                res.set("AP_" + r.name, r.ap)
+                aps.append(r.ap)
+                if r.recall.size:
+                    series.append(Series(r.name, r.recall, r.precision))
+            rows.append([r.name, float("nan") if r.ap is None else r.ap, r.npos, r.ndifficult, r.ndetections,
+                         r.ntp, r.nfp, r.ndetections - r.ntp - r.nfp, "missing" if r.file is None else r.file])
+        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+        res.scores.move_to_end("mAP", last=False)
+        scored = [r for r in evaluation.classes if r.ap is not None]
+        res.bars.append(Bars("AP per class (comp%d, set '%s')" % (sub.comp, sub.set_name),
+                             [r.name for r in scored], [r.ap for r in scored],
+                             xlabel="average precision (VOCevaldet.m + VOCap.m)"))
+        tide_section(res, evaluation.tide, VOC_CLASSES, "VOCevaldet.m's matching (+1 pixel IoU >= 0.5, difficult "
+                     "objects ignored, first claimant by rank)")
+        res.tables.append(Table("Per-class average precision (comp%d, set '%s', %d images)"
+                                % (sub.comp, sub.set_name, nimg),
+                                ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
+                                 "true positives", "false positives", "ignored (difficult)", "file"], rows))
+        res.plots.extend(precision_recall_plots(series))
+        if sub.ignored:
+            res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
+        if private:
+            res.private.append(per_image_table(evaluation))
+        return res
+
+    def decompose(self, evaluation) -> Decomposition:
+        """The ranking score (mAP) on weighted test images (metrics.detection.voc_det_map_on_weighted_images), from
+        the evaluation's ranked detections: nothing is matched again."""
+        gt, ranked = evaluation.gt, evaluation.ranked
+        counted = (gt.cls >= 0) & ~gt.difficult
+        score = voc_det_map_on_weighted_images(gt.ids.size, len(VOC_CLASSES), ranked.cls, ranked.image,
+                                               ranked.tp, ranked.fp, gt.img[counted], gt.cls[counted])
+        return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in gt.ids.tolist()], score)
+
+    def figures(self, reference, columns) -> Dict[str, str]:
+        gt = reference.data
+        out = {"images": plural(len(gt.ids), "image"), "objects": plural(int(np.count_nonzero(gt.cls >= 0)), "object")}
+        out.update(class_figures(columns, "class", "classes"))
+        return out
+
+    def validate(self, submission, ids=None) -> List[str]:
         set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)
         comp, files, warnings = validate_result_files(submission, "det", self.comps, set_name, VOC_CLASSES,
                                                       "<class>")

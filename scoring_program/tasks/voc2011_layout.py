@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from typing import List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -16,8 +16,8 @@ from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotatio
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Task, no_progress
-from .voc_common import comp_expected, find_plain_set, plain_sets, track_comps
+from .base import Reference, Task, no_progress, plural
+from .voc_common import comp_expected, distinct_images, find_plain_set, plain_sets, track_comps
 
 PROTOCOL = [
     "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), scored as "
@@ -45,58 +45,16 @@ TITLE = "PASCAL VOC2011 person layout (comp7/comp8)"
 _RX = re.compile(r"comp(\d+)_layout_(.+)\.xml")
 
 
-class LayoutTruth(object):
-    def __init__(self, keys, npersons, gt_person, gt_class, gt_box):
-        self.keys = keys            # "S" array: image id + " " + object index (join_keys), one per listed person
-        self.npersons = npersons
-        self.gt_person = gt_person
-        self.gt_class = gt_class
-        self.gt_box = gt_box
-
-
-def load_reference(ref_dir, set_name=None, progress=no_progress):
-    """ImageSets/Layout/<set>.txt and the annotations of its images (all VOCevallayout_pr.m reads): a Reference
-    whose data is the LayoutTruth. set_name: the set to read when ImageSets/Layout holds several."""
-    lay = os.path.join(str(ref_dir), "ImageSets", "Layout")
-    set_name = find_plain_set(lay, "ref/ImageSets/Layout", set_name)
-    list_file = "ImageSets/Layout/%s.txt" % set_name
-    label = "ref/" + list_file
-    rec = read_id_list(os.path.join(lay, set_name + ".txt"), label, 2)
-    objs = to_int(rec, 1, "object index", ReferenceDataError)
-    keys = join_keys([rec.cols[0], objs.astype("S")])
-    uniq, first = np.unique(keys, return_index=True)
-    if uniq.size != keys.size:
-        dup = np.setdiff1d(np.arange(keys.size), first)
-        raise ReferenceDataError(label, int(rec.lines[dup[0]]), message="a person is listed twice")
-    anno = os.path.join(str(ref_dir), "Annotations")
-    cache = {}
-    gp, gc, gb = [], [], []
-    for p, (image_id, o) in enumerate(zip(rec.cols[0].tolist(), objs.tolist())):
-        image_id = image_id.decode("utf-8", "replace")
-        if image_id not in cache:
-            cache[image_id] = read_annotation(anno, image_id)
-        objects = cache[image_id]
-        if not 1 <= o <= len(objects):
-            raise ReferenceDataError(label, int(rec.lines[p]), expected="an object index 1..%d" % len(objects),
-                                     found=str(o))
-        for name, box in objects[o - 1].parts:
-            if name not in PART_CLASSES:
-                raise ReferenceDataError("ref/Annotations/%s.xml" % image_id, expected="part names head, hand, "
-                                         "foot", found=repr(name))
-            gp.append(p)
-            gc.append(PART_CLASSES.index(name))
-            gb.append(box)
-    gt = LayoutTruth(keys, int(keys.size), np.array(gp, dtype=np.int64), np.array(gc, dtype=np.int64),
-                     np.array(gb, dtype=np.float64).reshape(-1, 4))
-    return Reference(ref_dir, [list_file] + ["Annotations/%s.xml" % i for i in cache], gt, set_name)
-
-
-def empty_columns(reference):
-    """{AP_<part>: reason} for the part classes no listed person has: VOCevallayout_pr.m's AP is undefined."""
-    present = np.bincount(reference.data.gt_class, minlength=len(PART_CLASSES))
-    return OrderedDict(("AP_" + name, "%s: no person of %s has a %s part in the annotations"
-                        % (name, reference.files[0], name))
-                       for c, name in enumerate(PART_CLASSES) if present[c] == 0)
+class LayoutTruth(NamedTuple):
+    """Reference.data: the persons of ImageSets/Layout/<set>.txt and their ground-truth parts. keys: (p,) bytes 'S',
+    image id + ' ' + object index (formats.voc.join_keys), one per listed person in list order; npersons: p; per GT
+    part (m of them, in list then XML order): gt_person (m,) int64 index into keys, gt_class (m,) int64 index into
+    PART_CLASSES, gt_box (m, 4) float64 xmin, ymin, xmax, ymax."""
+    keys: np.ndarray
+    npersons: int
+    gt_person: np.ndarray
+    gt_class: np.ndarray
+    gt_box: np.ndarray
 
 
 def find_results(submission, comps, set_name=None):
@@ -141,31 +99,6 @@ class LayoutSubmission(NamedTuple):
     warnings: List[str]
 
 
-def read_submission(submission, reference, comps):
-    """Find and parse comp<7|8>_layout_<set>.xml; rank the layouts and keep the first of each listed person."""
-    set_name, gt = reference.set_name, reference.data
-    comp, _, path = find_results(submission, comps, set_name)
-    label = submission.label(path)
-    lr = parse_layout_results(read_bytes(path, label), label)
-    lkeys = join_keys([np.array([s.encode("utf-8") for s in lr.image], dtype="S").reshape(-1),
-                       lr.object.astype("S")]) if len(lr) else np.zeros(0, dtype="S1")
-    person = lookup(lkeys, gt.keys)
-    kept, unknown, repeated = select_layouts(person, lr.confidence)
-    warnings = []
-    # Own (shown at every report level): the persons of the set's list are public (the test annotations give the
-    # person boxes, only the parts are hidden), so which layouts name a listed person, and which repeat one, are
-    # facts about the submission
-    if unknown.size:
-        warnings.append(Own("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
-                            "skipped, first at line %d." % (label, unknown.size, set_name,
-                                                            int(lr.line[unknown[0]]))))
-    if repeated.size:
-        warnings.append(Own("%s: %d later layout(s) for a person that already had a higher-ranked layout were "
-                            "skipped (one layout per person), first at line %d." % (label, repeated.size,
-                                                                                  int(lr.line[repeated[0]]))))
-    return LayoutSubmission(comp, label, lr, person, kept, warnings)
-
-
 class PartResult(NamedTuple):
     """One part class: VOCap's AP (None without GT parts), the PR curve and the tp/fp flags in rank order, where
     the points were lost (metrics.layout.PartErrors), and the listed person of each ranked part (only when
@@ -186,83 +119,6 @@ class LayoutEvaluation(NamedTuple):
     submission: LayoutSubmission
     parts: List[PartResult]
     persons: PersonCounts      # per listed person and part class (the organizer's per-person table)
-
-
-def evaluate(reference, sub, per_item=False):
-    """Per part class the AP, the PR curve, the tp/fp flags in rank order and where the points were lost, and the
-    per-person counts; per_item: also the listed person of each ranked part (the bootstrap's per-person records)."""
-    gt, lr = reference.data, sub.layouts
-    args = (sub.kept, sub.person, lr.part_layout, lr.part_class, lr.part_box, gt.gt_person, gt.gt_class,
-            gt.gt_box, gt.npersons)
-    per = voc_layout_ap(*args)
-    errors, persons = layout_errors(*args)
-    if per_item:
-        person, pclass, _ = ranked_parts(*args[:5])
-        ranked_person = [person[pclass == c] for c in range(len(PART_CLASSES))]
-    else:
-        ranked_person = [None] * len(PART_CLASSES)
-    parts = [PartResult(name, ap, rec, prec, tp, fp, err, who)
-             for name, (ap, rec, prec, tp, fp), err, who in zip(PART_CLASSES, per, errors, ranked_person)]
-    return LayoutEvaluation(reference.set_name, gt.keys, sub, parts, persons)
-
-
-def decompose(evaluation):
-    """The mAP on weighted persons: per part class, VOCap on the ranked parts with each person of weight k counted
-    as k copies of the person and its layout, the copies ranked right after it (metrics.layout.WeightedLayoutAP);
-    weight 0: the person out of the list. A class whose weighted GT parts are 0 has no AP and leaves the mean (as a
-    class without GT parts in report); the mean of no AP is 0, as report writes."""
-    from ..metrics.bootstrap import Decomposition, nanmean_rows
-    if any(p.person is None for p in evaluation.parts):
-        raise ValueError("decompose needs the person of each ranked part: evaluate with per_item=True")
-    npos = evaluation.persons.gt                       # (npersons, classes) GT parts per person
-    per_class = [WeightedLayoutAP(p.person, p.tp, p.fp, npos[:, c]) for c, p in enumerate(evaluation.parts)]
-
-    def score(weights):
-        aps = np.column_stack([ap(weights) for ap in per_class])
-        mean = nanmean_rows(aps)
-        mean[np.isnan(mean)] = 0.0
-        return mean
-
-    return Decomposition("person", [k.decode("utf-8", "surrogateescape") for k in evaluation.keys.tolist()], score)
-
-
-def report(evaluation, private=False):
-    sub, set_name = evaluation.submission, evaluation.set_name
-    npersons = evaluation.keys.size
-    res = Result(TITLE)
-    res.protocol = list(PROTOCOL)
-    res.warnings.extend(sub.warnings)
-    rows, aps, series = [], [], []
-    for part in evaluation.parts:
-        name, ap = part.name, part.ap
-        if ap is None:
-            res.notes.append("n/a: no GT %s part in the ground truth; AP_%s is not written and the class is "
-                             "left out of the mean." % (name, name))
-        else:
-            if part.tp.size == 0:       # only for a class with GT parts: withheld at hidden
-                res.notes.append("%s: no predicted part: AP 0." % name)
-            res.set("AP_" + name, ap)
-            aps.append(ap)
-            if part.rec.size:
-                series.append(Series(name, part.rec, part.prec))
-        rows.append([name, float("nan") if ap is None else ap, part.errors.gt, int(part.tp.size),
-                     int(part.tp.sum()), int(part.fp.sum())])
-    res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
-    res.scores.move_to_end("mAP", last=False)
-    where = "comp%d, set '%s'" % (sub.comp, set_name)
-    scored = [p for p in evaluation.parts if p.ap is not None]
-    if scored:
-        res.bars.append(Bars("AP per part (%s)" % where, [p.name for p in scored], [p.ap for p in scored],
-                             xlabel="average precision (VOCap, area under the precision envelope)"))
-    lost_tables(res.section(LOST), evaluation.parts)
-    res.tables.append(Table("Per-part average precision (%s, %d persons, %d layouts evaluated of %d)"
-                            % (where, npersons, sub.kept.size, len(sub.layouts)),
-                            ["part", "AP", "GT parts", "predicted parts", "true positives", "false positives"],
-                            rows))
-    res.plots.extend(precision_recall_plots(series))
-    if private:
-        res.private.append(person_table(evaluation))
-    return res
 
 
 def lost_tables(section, parts):
@@ -312,30 +168,164 @@ class Voc2011Layout(Task):
 
     has_sets = True
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + c, "AP " + c) for c in PART_CLASSES]
 
-    def reference_sets(self, ref_dir):
+    def reference_sets(self, ref_dir) -> List[str]:
         return plain_sets(os.path.join(str(ref_dir), "ImageSets", "Layout"), "ref/ImageSets/Layout")
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        return load_reference(ref_dir, set_name, progress)
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """ImageSets/Layout/<set>.txt and the annotations of its images (all VOCevallayout_pr.m reads): a Reference
+        whose data is a LayoutTruth. set_name: the set to read when ImageSets/Layout holds several."""
+        lay = os.path.join(str(ref_dir), "ImageSets", "Layout")
+        set_name = find_plain_set(lay, "ref/ImageSets/Layout", set_name)
+        list_file = "ImageSets/Layout/%s.txt" % set_name
+        label = "ref/" + list_file
+        rec = read_id_list(os.path.join(lay, set_name + ".txt"), label, 2)
+        objs = to_int(rec, 1, "object index", ReferenceDataError)
+        keys = join_keys([rec.cols[0], objs.astype("S")])
+        uniq, first = np.unique(keys, return_index=True)
+        if uniq.size != keys.size:
+            dup = np.setdiff1d(np.arange(keys.size), first)
+            raise ReferenceDataError(label, int(rec.lines[dup[0]]), message="a person is listed twice")
+        anno = os.path.join(str(ref_dir), "Annotations")
+        cache = {}
+        gp, gc, gb = [], [], []
+        for p, (image_id, o) in enumerate(zip(rec.cols[0].tolist(), objs.tolist())):
+            image_id = image_id.decode("utf-8", "replace")
+            if image_id not in cache:
+                cache[image_id] = read_annotation(anno, image_id)
+            objects = cache[image_id]
+            if not 1 <= o <= len(objects):
+                raise ReferenceDataError(label, int(rec.lines[p]), expected="an object index 1..%d" % len(objects),
+                                         found=str(o))
+            for name, box in objects[o - 1].parts:
+                if name not in PART_CLASSES:
+                    raise ReferenceDataError("ref/Annotations/%s.xml" % image_id, expected="part names head, hand, "
+                                             "foot", found=repr(name))
+                gp.append(p)
+                gc.append(PART_CLASSES.index(name))
+                gb.append(box)
+        gt = LayoutTruth(keys, int(keys.size), np.array(gp, dtype=np.int64), np.array(gc, dtype=np.int64),
+                         np.array(gb, dtype=np.float64).reshape(-1, 4))
+        return Reference(ref_dir, [list_file] + ["Annotations/%s.xml" % i for i in cache], gt, set_name)
 
-    def empty_columns(self, reference):
-        return empty_columns(reference)
+    def empty_columns(self, reference) -> Dict[str, str]:
+        """{AP_<part>: reason} for the part classes no listed person has: VOCevallayout_pr.m's AP is undefined."""
+        present = np.bincount(reference.data.gt_class, minlength=len(PART_CLASSES))
+        return OrderedDict(("AP_" + name, "%s: no person of %s has a %s part in the annotations"
+                            % (name, reference.files[0], name))
+                           for c, name in enumerate(PART_CLASSES) if present[c] == 0)
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        reference = self.reference(ref_dir, progress)
-        comps = track_comps(reference, self.comps)
-        return evaluate(reference, read_submission(submission, reference, comps), per_item)
+    def read_submission(self, submission, reference, progress) -> LayoutSubmission:
+        """Find and parse comp<N>_layout_<set>.xml (N of the reference's track); rank the layouts and keep the first
+        of each listed person."""
+        set_name, gt = reference.set_name, reference.data
+        comp, _, path = find_results(submission, track_comps(reference, self.comps), set_name)
+        label = submission.label(path)
+        lr = parse_layout_results(read_bytes(path, label), label)
+        lkeys = join_keys([np.array([s.encode("utf-8") for s in lr.image], dtype="S").reshape(-1),
+                           lr.object.astype("S")]) if len(lr) else np.zeros(0, dtype="S1")
+        person = lookup(lkeys, gt.keys)
+        kept, unknown, repeated = select_layouts(person, lr.confidence)
+        warnings = []
+        # Own (shown at every report level): the persons of the set's list are public (the test annotations give
+        # the person boxes, only the parts are hidden), so which layouts name a listed person, and which repeat one,
+        # are facts about the submission
+        if unknown.size:
+            warnings.append(Own("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
+                                "skipped, first at line %d." % (label, unknown.size, set_name,
+                                                                int(lr.line[unknown[0]]))))
+        if repeated.size:
+            warnings.append(Own("%s: %d later layout(s) for a person that already had a higher-ranked layout "
+                                "were skipped (one layout per person), first at line %d."
+                                % (label, repeated.size, int(lr.line[repeated[0]]))))
+        return LayoutSubmission(comp, label, lr, person, kept, warnings)
 
-    def report(self, evaluation, private=False):
-        return report(evaluation, private)
+    def evaluate(self, reference, submitted, progress, per_item) -> LayoutEvaluation:
+        """Per part class the AP, the PR curve, the tp/fp flags in rank order and where the points were lost, and
+        the per-person counts; per_item: also the listed person of each ranked part (the bootstrap's per-person
+        records)."""
+        gt, lr = reference.data, submitted.layouts
+        args = (submitted.kept, submitted.person, lr.part_layout, lr.part_class, lr.part_box, gt.gt_person, gt.gt_class,
+                gt.gt_box, gt.npersons)
+        per = voc_layout_ap(*args)
+        errors, persons = layout_errors(*args)
+        if per_item:
+            person, pclass, _ = ranked_parts(*args[:5])
+            ranked_person = [person[pclass == c] for c in range(len(PART_CLASSES))]
+        else:
+            ranked_person = [None] * len(PART_CLASSES)
+        parts = [PartResult(name, ap, rec, prec, tp, fp, err, who)
+                 for name, (ap, rec, prec, tp, fp), err, who in zip(PART_CLASSES, per, errors, ranked_person)]
+        return LayoutEvaluation(reference.set_name, gt.keys, submitted, parts, persons)
+
+    def report(self, evaluation, private) -> Result:
+        """AP per part class and mAP, the bars, "Where the points were lost", the per-part table and the PR curves;
+        with private, the organizer's per-person table."""
+        sub, set_name = evaluation.submission, evaluation.set_name
+        npersons = evaluation.keys.size
+        res = Result(TITLE)
+        res.protocol = list(PROTOCOL)
+        res.warnings.extend(sub.warnings)
+        rows, aps, series = [], [], []
+        for part in evaluation.parts:
+            name, ap = part.name, part.ap
+            if ap is None:
+                res.notes.append("n/a: no GT %s part in the ground truth; AP_%s is not written and the class is "
+                                 "left out of the mean." % (name, name))
+            else:
+                if part.tp.size == 0:       # only for a class with GT parts: withheld at hidden
+                    res.notes.append("%s: no predicted part: AP 0." % name)
+                res.set("AP_" + name, ap)
+                aps.append(ap)
+                if part.rec.size:
+                    series.append(Series(name, part.rec, part.prec))
+            rows.append([name, float("nan") if ap is None else ap, part.errors.gt, int(part.tp.size),
+                         int(part.tp.sum()), int(part.fp.sum())])
+        res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
+        res.scores.move_to_end("mAP", last=False)
+        where = "comp%d, set '%s'" % (sub.comp, set_name)
+        scored = [p for p in evaluation.parts if p.ap is not None]
+        if scored:
+            res.bars.append(Bars("AP per part (%s)" % where, [p.name for p in scored], [p.ap for p in scored],
+                                 xlabel="average precision (VOCap, area under the precision envelope)"))
+        lost_tables(res.section(LOST), evaluation.parts)
+        res.tables.append(Table("Per-part average precision (%s, %d persons, %d layouts evaluated of %d)"
+                                % (where, npersons, sub.kept.size, len(sub.layouts)),
+                                ["part", "AP", "GT parts", "predicted parts", "true positives", "false positives"],
+                                rows))
+        res.plots.extend(precision_recall_plots(series))
+        if private:
+            res.private.append(person_table(evaluation))
+        return res
 
     def decompose(self, evaluation):
-        return decompose(evaluation)
+        """The mAP on weighted persons: per part class, VOCap on the ranked parts with each person of weight k
+        counted as k copies of the person and its layout, the copies ranked right after it
+        (metrics.layout.WeightedLayoutAP); weight 0: the person out of the list. A class whose weighted GT parts are
+        0 has no AP and leaves the mean (as a class without GT parts in report); the mean of no AP is 0, as report
+        writes."""
+        from ..metrics.bootstrap import Decomposition, nanmean_rows
+        if any(p.person is None for p in evaluation.parts):
+            raise ValueError("decompose needs the person of each ranked part: evaluate with per_item=True")
+        npos = evaluation.persons.gt                       # (npersons, classes) GT parts per person
+        per_class = [WeightedLayoutAP(p.person, p.tp, p.fp, npos[:, c]) for c, p in enumerate(evaluation.parts)]
 
-    def validate(self, submission, ids=None):
+        def score(weights):
+            aps = np.column_stack([ap(weights) for ap in per_class])
+            mean = nanmean_rows(aps)
+            mean[np.isnan(mean)] = 0.0
+            return mean
+
+        return Decomposition("person", [k.decode("utf-8", "surrogateescape") for k in evaluation.keys.tolist()],
+                             score)
+
+    def figures(self, reference, columns) -> Dict[str, str]:
+        gt = reference.data
+        return {"images": plural(distinct_images(gt.keys), "image"), "persons": plural(int(gt.npersons), "person")}
+
+    def validate(self, submission, ids=None) -> List[str]:
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]
         comps = sorted({int(m.group(1)) for m in matched if int(m.group(1)) in self.comps}) or list(self.comps)
         sets = sorted({m.group(2) for m in matched}) or sorted(

@@ -15,7 +15,7 @@ from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
                                  row_normalized_percent, weighted_mean_iou)
 from ..report.result import LOST, Bars, HeatMap, Own, Result, ScoreKey, Table
-from .base import Reference, Task, no_progress
+from .base import Reference, Task, class_figures, no_progress, plural
 from .voc_common import choose_set, comp_expected, track_comps
 
 TITLE = "PASCAL VOC2011 segmentation (comp5/comp6)"
@@ -178,6 +178,12 @@ def outside_warning(outside):
                "set's images), first: %s" % (len(outside), outside[0]))
 
 
+class SegmentationTruth(NamedTuple):
+    """Reference.data: the image ids of ImageSets/Segmentation/<set>.txt, in list order (str). The label images
+    SegmentationClass/<id>.png ((H, W) uint8 class indices, 255 void) are decoded one at a time while scoring."""
+    ids: List[str]
+
+
 class SegSubmission(NamedTuple):
     """The result folder: pngs {image id: path} for every image of the set (checked: none missing); other: the
     entries not named *.png (not read); outside: the PNGs of images outside the set (ignored, not opened)."""
@@ -186,17 +192,6 @@ class SegSubmission(NamedTuple):
     pngs: Dict[str, str]
     other: List[str]
     outside: List[str]
-
-
-def read_submission(submission, reference, comps):
-    """Find comp<5|6>_<set>_cls and list its PNGs; a set image without one is an error. The PNGs are decoded
-    one at a time by evaluate."""
-    comp, folder = find_result_dir(submission, comps, reference.set_name)
-    folder_label = submission.label(folder)
-    pngs, other = list_results(folder, submission.label)
-    missing, outside = split_results(pngs, reference.data)
-    check_none_missing(missing, len(reference.data), outside, folder_label)
-    return SegSubmission(comp, folder_label, pngs, other, outside)
 
 
 class ImageRecord(NamedTuple):
@@ -223,7 +218,7 @@ class SegEvaluation(NamedTuple):
     """conf: the 21 x 21 confusion counts over the set (rows: ground truth, columns: your label; void excluded);
     image_ids: the set's image ids, in order (the bootstrap's items); images: an ImageRecord per image, and
     image_conf: the (n, 21, 21) confusion counts of each image (their sum is conf), in set order, when evaluate ran
-    with per_image; else empty and None."""
+    with per_item; else empty and None."""
     conf: np.ndarray
     nvoid: int
     nimages: int
@@ -232,82 +227,6 @@ class SegEvaluation(NamedTuple):
     images: List[ImageRecord]
     image_ids: List[str]
     image_conf: Optional[np.ndarray]
-
-
-def evaluate(reference, sub, progress=no_progress, per_image=False):
-    """Accumulate the confusion matrix image by image (one ground truth and one result in memory at a time);
-    per_image: also keep a small ImageRecord and the confusion counts of each image (the organizer's table and
-    the bootstrap's per-image records)."""
-    ids = reference.data
-    conf = np.zeros((NCLS, NCLS), dtype=np.int64)
-    nvoid = 0
-    images = []
-    image_conf = np.zeros((len(ids) if per_image else 0, NCLS, NCLS), dtype=np.int64)
-    n = len(ids)
-    gt_buffer, pred_buffer = DecodeBuffer(), DecodeBuffer()     # no allocation per image of a common size
-    for k, img in enumerate(ids):
-        progress(k, n, "images")
-        gt = read_ground_truth(reference.root, img, gt_buffer)
-        label = "%s/%s.png" % (sub.folder_label, img)     # == submission.label(pngs[img]), without relpath
-        with LabelImage(sub.pngs[img], label) as r:    # a size error quotes the ground truth's size: the size
-            # of the test image, which is public (participants get the test images)
-            pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]), buffer=pred_buffer)
-        check_prediction(pred, label)
-        h = joint_histogram(gt, pred, NCLS)
-        check_ground_truth_labels(h.sum(axis=1), img)
-        conf += h[:NCLS]
-        nvoid += int(h[VOID].sum())
-        if per_image:
-            images.append(image_record(img, h[:NCLS], int(h[VOID].sum())))
-            image_conf[k] = h[:NCLS]
-    progress(n, n, "images")
-    return SegEvaluation(conf, nvoid, n, reference.set_name, sub, images, ids, image_conf if per_image else None)
-
-
-def report(evaluation, private=False):
-    conf, sub = evaluation.conf, evaluation.submission
-    where = "comp%d, set '%s'" % (sub.comp, evaluation.set_name)
-    res = Result(TITLE)
-    res.protocol = list(PROTOCOL)
-    ious = iou_per_class(conf)
-    m = mean_iou(ious)
-    res.set("mIoU", 0.0 if m is None else m)
-    gt_px, pred_px = conf.sum(axis=1), conf.sum(axis=0)
-    rows = []
-    for j, cls in enumerate(SEG_CLASSES):
-        if ious[j] is None:
-            res.notes.append("n/a: %s is absent from both the ground truth and your predictions; IoU_%s is "
-                             "not written and the class is left out of the mean." % (cls, cls))
-        else:
-            res.set("IoU_" + cls, ious[j])
-        rows.append([cls, float("nan") if ious[j] is None else ious[j], int(conf[j, j]), int(gt_px[j]),
-                     int(pred_px[j]), int(pred_px[j] - conf[j, j]), int(gt_px[j] - conf[j, j])])
-    if m is None:
-        res.notes.append("No class has an IoU (no labelled pixel at all): mIoU is written as 0.")
-    # the pixel counts are the ground truth's: withheld at hidden
-    res.notes.append("comp%d, set '%s': %d images from %s; %d labelled pixels, %d void pixels excluded."
-                     % (sub.comp, evaluation.set_name, evaluation.nimages, sub.folder_label, int(conf.sum()),
-                        evaluation.nvoid))
-    if sub.other:
-        res.notes.append(Own("Not read (not <id>.png): %s." % quote_some(sub.other, 10)))
-    if sub.outside:
-        res.warnings.append(outside_warning(sub.outside))
-    scored = [j for j in range(NCLS) if ious[j] is not None]
-    if scored:
-        res.bars.append(Bars("IoU per class (%s)" % where, [SEG_CLASSES[j] for j in scored],
-                             [ious[j] for j in scored], xlabel="intersection over union: TP / (TP + FP + FN) pixels"))
-    res.section(LOST).add(HeatMap(
-        "Confusion matrix, rows normalized (%s)" % where, SEG_CLASSES, SEG_CLASSES,
-        row_normalized_percent(conf) / 100.0, row_title="ground truth", col_title="your label",
-        note="Row: a ground-truth class; column: the label you gave its pixels; each cell is the percent of the "
-             "row's pixels, summed over the set (void pixels excluded, as the metric); the diagonal is what you got "
-             "right. A row without ground-truth pixels is blank. Pixel counts: the per-class table."))
-    res.tables.append(Table("Per-class intersection over union (%s)" % where,
-                            ["class", "IoU", "true positive pixels", "ground-truth pixels",
-                             "predicted pixels", "false positives", "false negatives"], rows))
-    if private:
-        res.private.append(image_table(evaluation))
-    return res
 
 
 def image_table(evaluation):
@@ -325,24 +244,6 @@ def image_table(evaluation):
                       "mIoU pools the pixels of all images instead).")
 
 
-def decompose(evaluation):
-    """The mIoU on weighted images: an image of weight k adds its confusion counts k times (exactly the set with
-    k copies of the image; weight 0 is the set without it). Per class IoU = TP / (TP + FP + FN) of the weighted
-    sums; a class with no weighted pixel in the ground truth or your labels has no IoU and leaves the mean, as in
-    report; no class at all: 0, as report writes (metrics.confusion.weighted_mean_iou)."""
-    from ..metrics.bootstrap import Decomposition
-    if evaluation.image_conf is None:
-        raise ValueError("decompose needs the per-image confusion counts: evaluate with per_image=True")
-    counts = per_image_iou_counts(evaluation.image_conf)      # (n, 63): once, not per resample
-
-    def score(weights):
-        miou = weighted_mean_iou(weights, counts)
-        miou[np.isnan(miou)] = 0.0
-        return miou
-
-    return Decomposition("image", evaluation.image_ids, score)
-
-
 class Voc2011Segmentation(Task):
     slug = "voc2011-segmentation"
     title = TITLE
@@ -351,19 +252,19 @@ class Voc2011Segmentation(Task):
     has_sets = True
     columns_need_reference = False     # a class absent from the ground truth still has IoU 0 when predicted
 
-    def column_table(self, reference=None):
+    def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("mIoU", "mIoU")]
         keys += [ScoreKey("IoU_" + c, "IoU " + c) for c in SEG_CLASSES]
         return keys
 
-    def reference_sets(self, ref_dir):
+    def reference_sets(self, ref_dir) -> List[str]:
         seg = os.path.join(str(ref_dir), "ImageSets", "Segmentation")
         if not os.path.isdir(seg):
             raise ReferenceDataError("ref/ImageSets/Segmentation", message="folder is missing")
         return sorted(f[:-4] for f in os.listdir(seg) if f.endswith(".txt"))
 
-    def load_reference(self, ref_dir, set_name=None, progress=no_progress):
-        """ImageSets/Segmentation/<set>.txt (every .txt there is a set); data: the image ids. The label images
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """ImageSets/Segmentation/<set>.txt (every .txt there is a set); data: a SegmentationTruth. The label images
         SegmentationClass/<id>.png are read one at a time while scoring (read_ground_truth)."""
         sets = self.reference_sets(ref_dir)
         if set_name is None and len(sets) != 1:
@@ -372,31 +273,133 @@ class Voc2011Segmentation(Task):
         set_name = choose_set(sets, set_name, "ref/ImageSets/Segmentation", "exactly one image list <set>.txt")
         list_file = "ImageSets/Segmentation/%s.txt" % set_name
         ids = read_id_list(os.path.join(str(ref_dir), list_file), "ref/" + list_file)
-        return Reference(ref_dir, [list_file] + ["SegmentationClass/%s.png" % i for i in ids], ids, set_name)
+        return Reference(ref_dir, [list_file] + ["SegmentationClass/%s.png" % i for i in ids], SegmentationTruth(ids),
+                         set_name)
 
-    def reference_warnings(self, reference):
+    def reference_warnings(self, reference) -> List[str]:
         """Reads every label image as scoring does; warns about the classes no pixel of the set has."""
         pixels = np.zeros(NCLS, dtype=np.int64)
-        for img in reference.data:
+        ids = reference.data.ids
+        for img in ids:
             counts = np.bincount(read_ground_truth(reference.root, img).ravel(), minlength=VOID + 1)
             check_ground_truth_labels(counts, img)
             pixels += counts[:NCLS]
         return ["%s (label %d): no pixel of the %d label images of %s; IoU_%s can only be 0 (predicted) or not "
-                "written" % (cls, j, len(reference.data), reference.files[0], cls)
+                "written" % (cls, j, len(ids), reference.files[0], cls)
                 for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
 
-    def evaluate(self, ref_dir, submission, progress=no_progress, per_item=False):
-        reference = self.load_reference(ref_dir)    # the id list only: cheaper to read than to fingerprint
-        sub = read_submission(submission, reference, track_comps(reference, self.comps))
-        return evaluate(reference, sub, progress, per_image=per_item)
+    def read_submission(self, submission, reference, progress) -> SegSubmission:
+        """Find comp<N>_<set>_cls (N of the reference's track) and list its PNGs; a set image without one is an
+        error. The PNGs are decoded one at a time by evaluate."""
+        comp, folder = find_result_dir(submission, track_comps(reference, self.comps), reference.set_name)
+        folder_label = submission.label(folder)
+        pngs, other = list_results(folder, submission.label)
+        ids = reference.data.ids
+        missing, outside = split_results(pngs, ids)
+        check_none_missing(missing, len(ids), outside, folder_label)
+        return SegSubmission(comp, folder_label, pngs, other, outside)
 
-    def report(self, evaluation, private=False):
-        return report(evaluation, private)
+    def evaluate(self, reference, submitted, progress, per_item) -> SegEvaluation:
+        """Accumulate the confusion matrix image by image (one ground truth and one result in memory at a time);
+        per_item: also keep a small ImageRecord and the confusion counts of each image (the organizer's table and
+        the bootstrap's per-image records)."""
+        ids = reference.data.ids
+        conf = np.zeros((NCLS, NCLS), dtype=np.int64)
+        nvoid = 0
+        images = []
+        image_conf = np.zeros((len(ids) if per_item else 0, NCLS, NCLS), dtype=np.int64)
+        n = len(ids)
+        gt_buffer, pred_buffer = DecodeBuffer(), DecodeBuffer()     # no allocation per image of a common size
+        for k, img in enumerate(ids):
+            progress(k, n, "images")
+            gt = read_ground_truth(reference.root, img, gt_buffer)
+            label = "%s/%s.png" % (submitted.folder_label, img)   # == submission.label(pngs[img]), no relpath
+            with LabelImage(submitted.pngs[img], label) as r:    # a size error quotes the ground truth's size: the size
+                # of the test image, which is public (participants get the test images)
+                pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]), buffer=pred_buffer)
+            check_prediction(pred, label)
+            h = joint_histogram(gt, pred, NCLS)
+            check_ground_truth_labels(h.sum(axis=1), img)
+            conf += h[:NCLS]
+            nvoid += int(h[VOID].sum())
+            if per_item:
+                images.append(image_record(img, h[:NCLS], int(h[VOID].sum())))
+                image_conf[k] = h[:NCLS]
+        progress(n, n, "images")
+        return SegEvaluation(conf, nvoid, n, reference.set_name, submitted, images, ids,
+                             image_conf if per_item else None)
+
+    def report(self, evaluation, private) -> Result:
+        """mIoU and IoU per class, the notes, the bars, the confusion heat map and the per-class table; with
+        private, the organizer's per-image table."""
+        conf, sub = evaluation.conf, evaluation.submission
+        where = "comp%d, set '%s'" % (sub.comp, evaluation.set_name)
+        res = Result(TITLE)
+        res.protocol = list(PROTOCOL)
+        ious = iou_per_class(conf)
+        m = mean_iou(ious)
+        res.set("mIoU", 0.0 if m is None else m)
+        gt_px, pred_px = conf.sum(axis=1), conf.sum(axis=0)
+        rows = []
+        for j, cls in enumerate(SEG_CLASSES):
+            if ious[j] is None:
+                res.notes.append("n/a: %s is absent from both the ground truth and your predictions; IoU_%s is "
+                                 "not written and the class is left out of the mean." % (cls, cls))
+            else:
+                res.set("IoU_" + cls, ious[j])
+            rows.append([cls, float("nan") if ious[j] is None else ious[j], int(conf[j, j]), int(gt_px[j]),
+                         int(pred_px[j]), int(pred_px[j] - conf[j, j]), int(gt_px[j] - conf[j, j])])
+        if m is None:
+            res.notes.append("No class has an IoU (no labelled pixel at all): mIoU is written as 0.")
+        # the pixel counts are the ground truth's: withheld at hidden
+        res.notes.append("comp%d, set '%s': %d images from %s; %d labelled pixels, %d void pixels excluded."
+                         % (sub.comp, evaluation.set_name, evaluation.nimages, sub.folder_label, int(conf.sum()),
+                            evaluation.nvoid))
+        if sub.other:
+            res.notes.append(Own("Not read (not <id>.png): %s." % quote_some(sub.other, 10)))
+        if sub.outside:
+            res.warnings.append(outside_warning(sub.outside))
+        scored = [j for j in range(NCLS) if ious[j] is not None]
+        if scored:
+            res.bars.append(Bars("IoU per class (%s)" % where, [SEG_CLASSES[j] for j in scored],
+                                 [ious[j] for j in scored],
+                                 xlabel="intersection over union: TP / (TP + FP + FN) pixels"))
+        res.section(LOST).add(HeatMap(
+            "Confusion matrix, rows normalized (%s)" % where, SEG_CLASSES, SEG_CLASSES,
+            row_normalized_percent(conf) / 100.0, row_title="ground truth", col_title="your label",
+            note="Row: a ground-truth class; column: the label you gave its pixels; each cell is the percent of "
+                 "the row's pixels, summed over the set (void pixels excluded, as the metric); the diagonal is what "
+                 "you got right. A row without ground-truth pixels is blank. Pixel counts: the per-class table."))
+        res.tables.append(Table("Per-class intersection over union (%s)" % where,
+                                ["class", "IoU", "true positive pixels", "ground-truth pixels",
+                                 "predicted pixels", "false positives", "false negatives"], rows))
+        if private:
+            res.private.append(image_table(evaluation))
+        return res
 
     def decompose(self, evaluation):
-        return decompose(evaluation)
+        """The mIoU on weighted images: an image of weight k adds its confusion counts k times (exactly the set
+        with k copies of the image; weight 0 is the set without it). Per class IoU = TP / (TP + FP + FN) of the
+        weighted sums; a class with no weighted pixel in the ground truth or your labels has no IoU and leaves the
+        mean, as in report; no class at all: 0, as report writes (metrics.confusion.weighted_mean_iou)."""
+        from ..metrics.bootstrap import Decomposition
+        if evaluation.image_conf is None:
+            raise ValueError("decompose needs the per-image confusion counts: evaluate with per_item=True")
+        counts = per_image_iou_counts(evaluation.image_conf)      # (n, 63): once, not per resample
 
-    def validate(self, submission, ids=None):
+        def score(weights):
+            miou = weighted_mean_iou(weights, counts)
+            miou[np.isnan(miou)] = 0.0
+            return miou
+
+        return Decomposition("image", evaluation.image_ids, score)
+
+    def figures(self, reference, columns) -> Dict[str, str]:
+        out = {"images": plural(len(reference.data.ids), "image")}
+        out.update(class_figures([k for k in columns if k.key != "IoU_background"], "class", "classes"))
+        return out
+
+    def validate(self, submission, ids=None) -> List[str]:
         folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)
         try:
             comp, folder = find_result_dir(submission, self.comps, None)

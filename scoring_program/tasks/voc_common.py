@@ -5,16 +5,18 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.text import check_known, parse_table, read_bytes, to_float, to_int
+from ..formats.voc import ConfidenceFile, read_confidences, read_gt_labels
 from ..metrics.ap import ap_voc2010
 from ..metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ranking
-from ..report.result import LOST, Bars, Own, Result, Series, Table, precision_recall_plots
-from .base import Reference, no_progress
+from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
+from .base import Reference, Task, as_text, no_progress
 
 
 def complete_sets(list_dir, names, ref_label, suffix=".txt"):
@@ -72,15 +74,9 @@ def foreign_list_names(list_dir, set_name, known):
     return out
 
 
-def no_positive_columns(names, labels_of, key_prefix, what, where):
-    """{key_prefix + name: reason} for the names whose ground truth has no positive (label > 0).
-
-    labels_of(k): the labels of names[k]; what: what a positive is ('image', 'person'); where(name): the file."""
-    out = OrderedDict()
-    for k, name in enumerate(names):
-        if not np.any(labels_of(k) > 0):
-            out[key_prefix + name] = "%s: no positive %s in %s" % (name, what, where(name))
-    return out
+def distinct_images(keys) -> int:
+    """The number of distinct images of '<image id> <object index>' person keys (the participant's figures)."""
+    return len(set(k.split()[0] for k in as_text(keys)))
 
 
 def result_name_rx(kind):
@@ -149,35 +145,6 @@ def result_files(submission, prefix_rx, comps, set_name, names, kind):
                               else "an empty submission")
     comp = next(iter(comp_seen))
     return comp, found, ignored
-
-
-def load_ranked_lists(ref_dir, folder, names, read, set_name=None):
-    """The ground-truth lists ImageSets/<folder>/<name>_<set>.txt of every name, all VOCevalcls.m and
-    VOCevalaction.m read: a Reference whose data is [(keys, labels)] in names order. read(path, label) ->
-    (keys, labels)."""
-    set_name = find_set(os.path.join(str(ref_dir), "ImageSets", folder), names, "ref/ImageSets/" + folder,
-                        set_name=set_name)
-    files = ["ImageSets/%s/%s_%s.txt" % (folder, name, set_name) for name in names]
-    gts = [read(os.path.join(str(ref_dir), f), "ref/" + f) for f in files]
-    return Reference(ref_dir, files, gts, set_name)
-
-
-def ranked_list_empty_columns(reference, names, item):
-    """{AP_<name>: reason} for the names whose list has no positive (label 1): their AP is never written."""
-    return no_positive_columns(names, lambda k: reference.data[k][1], "AP_", item,
-                               lambda name: reference.files[names.index(name)])
-
-
-def ranked_list_warnings(reference, folder, names, words, also_known=()):
-    """Lists of the chosen set for a name outside the competition's names (never read), and names whose list has
-    no positive: one line each."""
-    out = []
-    for f, name in foreign_list_names(os.path.join(reference.root, "ImageSets", folder), reference.set_name,
-                                      set(names) | set(also_known)):
-        out.append("ImageSets/%s/%s: %r is not one of the competition's %d %s: the file is not bundled and never "
-                   "scored" % (folder, f, name, len(names), words.names))
-    out.extend(ranked_list_empty_columns(reference, names, words.item).values())
-    return out
 
 
 def infer_set(submission, kind, names, comps):
@@ -271,16 +238,30 @@ class RankedListWords(object):
         self.zero_column = zero_column
 
 
+# ------------------------------------------------------------ the ranked-list tasks (VOCevalcls.m, VOCevalaction.m)
+class LabelList(NamedTuple):
+    """One name's ground-truth list ImageSets/<folder>/<name>_<set>.txt, in file order. keys: (n,) bytes 'S' array,
+    the item ids (classification: the image id; action: image id, a space and the object index as a number,
+    formats.voc.join_keys); labels: (n,) int8, 1 positive, -1 negative, 0 difficult (classification) or neither
+    (action)."""
+    keys: np.ndarray
+    labels: np.ndarray
 
 
-# ---------------------------------------------------------------- the ranked-list pipeline (VOCevalcls.m, VOCevalaction.m)
+class RankedListTruth(NamedTuple):
+    """Reference.data of a ranked-list task: one LabelList per scored name, in the task's names order."""
+    lists: List[LabelList]
+
+
 class RankedListSubmission(NamedTuple):
     """A submission read for the ranked-list tasks: comp and set of its files, for each name that has a file
-    (file label, formats.voc.ConfidenceFile mapped onto that name's GT list), and the file names not read."""
+    (file label, formats.voc.ConfidenceFile mapped onto that name's GT list), the file names not read, and the
+    result files of names that are never scored (voc2011-action's 'other')."""
     comp: int
     set_name: str
     files: OrderedDict
     ignored: list
+    unscored: list
 
 
 class RankedListRecord(NamedTuple):
@@ -304,53 +285,267 @@ class RankedListRecord(NamedTuple):
 
 
 class RankedListEvaluation(NamedTuple):
-    """evaluate_ranked_lists' result: one RankedListRecord per name (in names order) and the mAP."""
+    """RankedListTask.evaluate's result: one RankedListRecord per name (in names order), the mAP, and the
+    submission's files not read and not scored."""
     comp: int
     set_name: str
     records: list
     mean_ap: float
     ignored: list
+    unscored: list
 
 
-def read_ranked_lists(submission, reference, names, found, read, words, progress=no_progress):
-    """Read every name's result file: found is result_files' (comp, {name: path}, ignored); read(path, label,
-    gt_keys) -> ConfidenceFile. Files are read in names order, so the first faulty one is the one reported."""
-    comp, paths, ignored = found
-    files = OrderedDict()
-    for k, name in enumerate(names):
-        progress(k, len(names), words.names)
-        path = paths.get(name)
-        if path is not None:
-            label = submission.label(path)
-            files[name] = (label, read(path, label, reference.data[k][0]))
-    progress(len(names), len(names), words.names)
-    return RankedListSubmission(comp, reference.set_name, files, list(ignored))
+class _Without(object):
+    """The submission seen without some of its files (voc2011-action's 'other' results, never scored)."""
+
+    def __init__(self, submission, skip):
+        self._sub = submission
+        self._skip = set(skip)
+
+    def names(self):
+        return [n for n in self._sub.names() if n not in self._skip]
+
+    def find(self, name):
+        return self._sub.find(name)
+
+    def label(self, path):
+        return self._sub.label(path)
 
 
-def evaluate_ranked_lists(reference, names, sub):
-    """VOCevalcls.m / VOCevalaction.m per name: the AP of the result file's ranking of the GT list (a missing
-    file scores AP 0, or n/a without positives), its precision at 50% recall and the AP's two halves; mAP is
-    the mean over the names that have an AP."""
-    records, aps = [], []
-    for k, name in enumerate(names):
-        keys, labels = reference.data[k]
-        npos = int(np.count_nonzero(labels > 0))
+class RankedListTask(Task):
+    """VOCevalcls.m and VOCevalaction.m: per name (class, action), a ground-truth list of items labelled 1, -1 or 0,
+    and a result file that gives some of them a confidence; AP of the ranking, mAP over the names.
+
+    A subclass declares: folder (ImageSets/<folder>), names (the scored names), unscored_names (names whose lists
+    and result files exist but are never scored), words (RankedListWords), protocol (the report's text),
+    key_fields (the fields of an item's id: 1, or 2 for image id and object index), numeric_fields (those compared
+    as numbers), result_item (what a result line names, in messages), and with unscored_names, unscored_note and
+    unscored_hint (the report's and validate's words for those files)."""
+    has_sets = True
+    comps = ()
+    folder = ""
+    names: Tuple[str, ...] = ()
+    unscored_names: Tuple[str, ...] = ()
+    words: RankedListWords = None
+    protocol: Sequence[str] = ()
+    key_fields = 1
+    numeric_fields: Tuple[int, ...] = ()
+    result_item = "image id"
+    unscored_note = ""          # the report's note naming the unscored files submitted (%s: their names)
+    unscored_hint = ""          # validate's note naming them (%s: their names)
+
+    def column_table(self, reference=None) -> List[ScoreKey]:
+        return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + n, "AP " + n) for n in self.names]
+
+    def reference_sets(self, ref_dir) -> List[str]:
+        return complete_sets(os.path.join(str(ref_dir), "ImageSets", self.folder), self.names,
+                             "ref/ImageSets/" + self.folder)
+
+    def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
+        """The ground-truth lists ImageSets/<folder>/<name>_<set>.txt of every name, all VOCevalcls.m and
+        VOCevalaction.m read (the set's plain list and the unscored names' lists are never read): a Reference
+        whose data is a RankedListTruth."""
+        folder = self.folder
+        set_name = find_set(os.path.join(str(ref_dir), "ImageSets", folder), self.names, "ref/ImageSets/" + folder,
+                            set_name=set_name)
+        files = ["ImageSets/%s/%s_%s.txt" % (folder, name, set_name) for name in self.names]
+        return Reference(ref_dir, files, RankedListTruth([self.read_gt_list(os.path.join(str(ref_dir), f), "ref/" + f)
+                                                          for f in files]), set_name)
+
+    def read_gt_list(self, path, label) -> LabelList:
+        """One ground-truth list `<id> [<object index>] <label>`."""
+        keys, labels, _ = read_gt_labels(path, label, nkey=self.key_fields, int_keys=self.numeric_fields)
+        return LabelList(keys, labels)
+
+    def read_result(self, path, label, gt_keys) -> ConfidenceFile:
+        """One result file `<id> [<object index>] <confidence>` mapped onto its GT list (the last line of an item
+        wins; an item that is not in the list is an error)."""
+        return read_confidences(path, label, gt_keys, nkey=self.key_fields, what=self.result_item,
+                                int_keys=self.numeric_fields)
+
+    def empty_columns(self, reference) -> Dict[str, str]:
+        """{AP_<name>: reason} for the names whose list has no positive (label 1): their AP is never written."""
+        out = OrderedDict()
+        for name, gt, where in zip(self.names, reference.data.lists, reference.files):
+            if not np.any(gt.labels > 0):
+                out["AP_" + name] = "%s: no positive %s in %s" % (name, self.words.item, where)
+        return out
+
+    def reference_warnings(self, reference) -> List[str]:
+        """Lists of the chosen set for a name outside the competition's names (never read), and names whose list
+        has no positive: one line each."""
+        out = []
+        for f, name in foreign_list_names(os.path.join(reference.root, "ImageSets", self.folder),
+                                          reference.set_name, set(self.names) | set(self.unscored_names)):
+            out.append("ImageSets/%s/%s: %r is not one of the competition's %d %s: the file is not bundled and "
+                       "never scored" % (self.folder, f, name, len(self.names), self.words.names))
+        out.extend(self.empty_columns(reference).values())
+        return out
+
+    def _unscored_files(self, submission, set_name):
+        return [n for n in submission.names() for c in self.comps for u in self.unscored_names
+                if n == "comp%d_%s_%s_%s.txt" % (c, self.words.kind, set_name, u)]
+
+    def read_submission(self, submission, reference, progress) -> RankedListSubmission:
+        """The result files comp<N>_<kind>_<set>_<name>.txt of the reference's set (N of the reference's track),
+        each mapped onto its name's GT list, read in names order (the first faulty one is the one reported)."""
+        kind, names = self.words.kind, self.names
+        unscored = self._unscored_files(submission, reference.set_name)
+        comp, paths, ignored = result_files(_Without(submission, unscored) if unscored else submission, kind,
+                                            track_comps(reference, self.comps), reference.set_name, names, kind)
+        files = OrderedDict()
+        for k, (name, gt) in enumerate(zip(names, reference.data.lists)):
+            progress(k, len(names), self.words.names)
+            path = paths.get(name)
+            if path is not None:
+                label = submission.label(path)
+                files[name] = (label, self.read_result(path, label, gt.keys))
+        progress(len(names), len(names), self.words.names)
+        return RankedListSubmission(comp, reference.set_name, files, list(ignored), unscored)
+
+    def evaluate(self, reference, submitted, progress, per_item) -> RankedListEvaluation:
+        """VOCevalcls.m / VOCevalaction.m per name: the AP of the result file's ranking of the GT list (a missing
+        file scores AP 0, or n/a without positives), its precision at 50% recall and the AP's two halves; mAP is
+        the mean over the names that have an AP."""
+        records, aps = [], []
         nan = float("nan")
-        label, cf = sub.files.get(name, (None, None))
-        if cf is None:
-            ap = 0.0 if npos else None
-            records.append(RankedListRecord(name, None, 0, 0, None, keys, labels, np.zeros(0), ap,
-                                            np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), nan, (nan, nan)))
-        else:
-            order, rec, prec, _ = voc_cls_ranking(cf.confidence, labels)
-            ap = ap_voc2010(rec, prec) if npos else None          # voc_cls_ap, keeping the ranking
-            half = interpolated_precision_at(rec, prec, 0.5) if npos else nan
-            split = ap_split_at(rec, prec, 0.5) if npos else (nan, nan)
-            records.append(RankedListRecord(name, label, cf.nlines, cf.nduplicates, cf.first_duplicate_line, keys,
-                                            labels, cf.confidence, ap, order, rec, prec, half, split))
-        if ap is not None:
-            aps.append(ap)
-    return RankedListEvaluation(sub.comp, sub.set_name, records, float(np.mean(aps)) if aps else 0.0, sub.ignored)
+        for name, (keys, labels) in zip(self.names, reference.data.lists):
+            npos = int(np.count_nonzero(labels > 0))
+            label, cf = submitted.files.get(name, (None, None))
+            if cf is None:
+                ap = 0.0 if npos else None
+                records.append(RankedListRecord(name, None, 0, 0, None, keys, labels, np.zeros(0), ap,
+                                                np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), nan,
+                                                (nan, nan)))
+            else:
+                order, rec, prec, _ = voc_cls_ranking(cf.confidence, labels)
+                ap = ap_voc2010(rec, prec) if npos else None          # voc_cls_ap, keeping the ranking
+                half = interpolated_precision_at(rec, prec, 0.5) if npos else nan
+                split = ap_split_at(rec, prec, 0.5) if npos else (nan, nan)
+                records.append(RankedListRecord(name, label, cf.nlines, cf.nduplicates, cf.first_duplicate_line,
+                                                keys, labels, cf.confidence, ap, order, rec, prec, half, split))
+            if ap is not None:
+                aps.append(ap)
+        return RankedListEvaluation(submitted.comp, submitted.set_name, records,
+                                    float(np.mean(aps)) if aps else 0.0, submitted.ignored, submitted.unscored)
+
+    def validate(self, submission, ids=None) -> List[str]:
+        kind, names, words = self.words.kind, self.names, self.words
+        set_name = infer_set(submission, kind, names + self.unscored_names, self.comps)
+        unscored = self._unscored_files(submission, set_name)
+        comp, files, warnings = validate_result_files(submission, kind, self.comps, set_name, names,
+                                                      "<%s>" % words.name,
+                                                      view=_Without(submission, unscored) if unscored else None)
+        notes = ["comp%d, set '%s', %d of %d %s" % (comp, set_name, len(files), len(names), words.names)]
+        for path in files.values():
+            label = submission.label(path)
+            rec = parse_table(read_bytes(path, label), label, self.key_fields + 1)
+            for k in self.numeric_fields:
+                to_int(rec, k, "object index")
+            to_float(rec, self.key_fields, "confidence")
+            if ids is not None:
+                keys = rec.keys(0, ids)
+                check_known(keys, np.isin(keys, ids), rec, "image id")
+            notes.append("%s: %d lines" % (label, len(rec)))
+        missing = [n for n in names if n not in files]
+        if missing:
+            notes.append("no file for: %s (those %s will score AP 0)" % (", ".join(missing), words.names))
+        if unscored:
+            notes.append(self.unscored_hint % ", ".join(unscored))
+        return notes + warnings
+
+    def decompose(self, evaluation):
+        """The mAP of the ranked lists on weighted items (the items are the union of the GT lists' ids): per name,
+        VOCap.m on the weighted ranking (metrics.bootstrap.weighted_ap_voc2010); a name without a file scores 0, or
+        n/a when its weighted positives are 0; the mean is over the names with an AP (0 when none has)."""
+        from ..metrics.bootstrap import Decomposition, weighted_ap_voc2010
+        items, index = item_index([r.keys for r in evaluation.records])
+        n = len(items)
+
+        def score(weights):
+            aps = np.full((weights.shape[0], len(evaluation.records)), np.nan)
+            for k, (r, idx) in enumerate(zip(evaluation.records, index)):
+                pos = r.labels > 0
+                npos = np.bincount(idx[pos], minlength=n)
+                if r.file is None:
+                    aps[:, k] = np.where(weights @ npos > 0, 0.0, np.nan)
+                else:
+                    lab = r.labels[r.order]
+                    aps[:, k] = weighted_ap_voc2010(weights, idx[r.order], lab > 0, lab < 0, npos)
+            counted = ~np.isnan(aps)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.where(counted, aps, 0.0).sum(axis=1) / counted.sum(axis=1)
+            mean[counted.sum(axis=1) == 0] = 0.0
+            return mean
+
+        return Decomposition(self.words.item, [i.decode("utf-8", "surrogateescape") if isinstance(i, bytes) else str(i)
+                                                   for i in items], score)
+
+    def report(self, evaluation, private) -> Result:
+        """The Result of a ranked-list task: AP_<name> scores and mAP first, notes and duplicate warnings, AP bars
+        with the precision at 50% recall as a marker, "Where the points were lost", the per-name table and one
+        precision/recall plot per name, the files not scored and not read; with private, the organizer's per-item
+        tables."""
+        words = self.words
+        res = Result(self.title)
+        res.protocol = list(self.protocol)
+        comp, set_name = evaluation.comp, evaluation.set_name
+        rows, lost, series = [], [], []
+        for r in evaluation.records:
+            name = r.name
+            if r.file is None:      # which text depends on the ground truth (positives or none): withheld at hidden
+                res.notes.append("%s: no result file (comp%d_%s_%s_%s.txt): AP 0."
+                                 % (name, comp, words.kind, set_name, name) if r.ap is not None
+                                 else "%s: no result file, and no positives in the ground truth." % name)
+            else:
+                # Own: the file's own lines. Every id it names is in the ground-truth list (an unknown one is an
+                # error), and that list is the public test list (participants get the test images, and the persons'
+                # boxes for actions), the same in every class's or action's file: a count of repeated ids is a fact
+                # about the submission.
+                if r.nduplicates:
+                    res.warnings.append(Own("%s: %d duplicate %s line(s), first at line %d; the LAST line of each %s "
+                                            "was used (as the devkit does)." % (r.file, r.nduplicates, words.line_id,
+                                                                                r.first_duplicate_line, words.line_id)))
+                if r.nlines == 0:
+                    res.notes.append(Own("%s: empty result file: every %s ranked at -inf in ground-truth order."
+                                         % (r.file, words.item)))
+            if r.ap is None:
+                res.notes.append("n/a: no positive %s for %s in the ground truth; AP_%s is not written and the %s is "
+                                 "left out of the mean." % (words.item, name, name, words.name))
+            else:
+                res.set("AP_" + name, r.ap)
+                lost.append([name, r.ap, r.precision_at_half_recall, 0.5 - r.ap_half[0], 0.5 - r.ap_half[1]])
+                if r.rec.size:
+                    series.append(Series("%s (AP %.4f)" % (name, r.ap), r.rec, r.prec))
+            rows.append([name, _fixed4(r.ap), int(np.count_nonzero(r.labels > 0)),
+                         int(np.count_nonzero(r.labels < 0)), int(np.count_nonzero(r.labels == 0)), r.nlines,
+                         r.nduplicates, "missing" if r.file is None else "read"])
+        res.scores["mAP"] = evaluation.mean_ap
+        res.scores.move_to_end("mAP", last=False)
+        if lost:
+            res.bars.append(Bars("AP per %s (comp%d, set '%s')" % (words.name, comp, set_name), [l[0] for l in lost],
+                                 [l[1] for l in lost], xlabel="AP", extra=[l[2] for l in lost],
+                                 extra_label="precision at 50% recall",
+                                 value_text=["%.4f (P@50%%R %s)" % (l[1], _fixed4(l[2])) for l in lost]))
+            section = res.section(LOST)
+            section.add(ranked_list_lost_intro(words))
+            section.add(Table("AP and precision at 50%% recall per %s" % words.name,
+                              [words.name, "AP", "precision at 50% recall", "AP lost over recall 0-0.5",
+                               "AP lost over recall 0.5-1"], [[l[0]] + [_fixed4(v) for v in l[1:]] for l in lost],
+                              note="n/a: no result file (AP 0, no ranking)." if any(l[2] != l[2] for l in lost)
+                              else None))
+        res.tables.append(Table("Per-%s average precision (comp%d, set '%s')" % (words.name, comp, set_name),
+                                [words.name, "AP", "positives", "negatives", words.zero_column, "result lines",
+                                 "duplicate lines", "result file"], rows,
+                                note="Result files: comp%d_%s_%s_<%s>.txt." % (comp, words.kind, set_name, words.name)))
+        res.plots.extend(precision_recall_plots(series))
+        if evaluation.unscored:
+            res.notes.append(Own(self.unscored_note % ", ".join(evaluation.unscored)))
+        if evaluation.ignored:
+            res.notes.append(Own("Files not read: %s." % ", ".join(evaluation.ignored[:10])))
+        if private:
+            res.private.extend(ranked_list_private_tables(evaluation, words))
+        return res
 
 
 def item_index(key_lists):
@@ -368,34 +563,6 @@ def item_index(key_lists):
     return uniq[order], out
 
 
-def ranked_list_decomposition(evaluation, unit):
-    """The mAP of the ranked lists on weighted items (the items are the union of the GT lists' ids): per name,
-    VOCap.m on the weighted ranking (metrics.bootstrap.weighted_ap_voc2010); a name without a file scores 0, or
-    n/a when its weighted positives are 0; the mean is over the names with an AP (0 when none has)."""
-    from ..metrics.bootstrap import Decomposition, weighted_ap_voc2010
-    items, index = item_index([r.keys for r in evaluation.records])
-    n = len(items)
-
-    def score(weights):
-        aps = np.full((weights.shape[0], len(evaluation.records)), np.nan)
-        for k, (r, idx) in enumerate(zip(evaluation.records, index)):
-            pos = r.labels > 0
-            npos = np.bincount(idx[pos], minlength=n)
-            if r.file is None:
-                aps[:, k] = np.where(weights @ npos > 0, 0.0, np.nan)
-            else:
-                lab = r.labels[r.order]
-                aps[:, k] = weighted_ap_voc2010(weights, idx[r.order], lab > 0, lab < 0, npos)
-        counted = ~np.isnan(aps)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(counted, aps, 0.0).sum(axis=1) / counted.sum(axis=1)
-        mean[counted.sum(axis=1) == 0] = 0.0
-        return mean
-
-    return Decomposition(unit, [i.decode("utf-8", "surrogateescape") if isinstance(i, bytes) else str(i)
-                                for i in items], score)
-
-
 def ranked_list_lost_intro(words):
     return ("Per %s, from the ranking the AP is computed on (stable order, %ss missing from the file at -inf in "
             "list order, label 0 neither a true nor a false positive). Precision at 50%% recall: the precision of "
@@ -404,67 +571,6 @@ def ranked_list_lost_intro(words):
             "AP lost (1 - AP) is split at recall 0.5: over recall 0-0.5, negatives ranked among the first half "
             "of the positives; over recall 0.5-1, the second half of the positives ranked late."
             % (words.name, words.item))
-
-
-def report_ranked_lists(title, protocol, evaluation, words, private=False):
-    """The Result of a ranked-list task: AP_<name> scores and mAP first, notes and duplicate warnings, AP bars
-    with the precision at 50% recall as a marker, "Where the points were lost", the per-name table and one
-    precision/recall plot per name; with private, the organizer's per-item tables."""
-    res = Result(title)
-    res.protocol = list(protocol)
-    comp, set_name = evaluation.comp, evaluation.set_name
-    rows, lost, series = [], [], []
-    for r in evaluation.records:
-        name = r.name
-        if r.file is None:      # which text depends on the ground truth (positives or none): withheld at hidden
-            res.notes.append("%s: no result file (comp%d_%s_%s_%s.txt): AP 0."
-                             % (name, comp, words.kind, set_name, name) if r.ap is not None
-                             else "%s: no result file, and no positives in the ground truth." % name)
-        else:
-            # Own: the file's own lines. Every id it names is in the ground-truth list (an unknown one is an
-            # error), and that list is the public test list (participants get the test images, and the persons'
-            # boxes for actions), the same in every class's or action's file: a count of repeated ids is a fact
-            # about the submission.
-            if r.nduplicates:
-                res.warnings.append(Own("%s: %d duplicate %s line(s), first at line %d; the LAST line of each %s "
-                                        "was used (as the devkit does)." % (r.file, r.nduplicates, words.line_id,
-                                                                            r.first_duplicate_line, words.line_id)))
-            if r.nlines == 0:
-                res.notes.append(Own("%s: empty result file: every %s ranked at -inf in ground-truth order."
-                                     % (r.file, words.item)))
-        if r.ap is None:
-            res.notes.append("n/a: no positive %s for %s in the ground truth; AP_%s is not written and the %s is "
-                             "left out of the mean." % (words.item, name, name, words.name))
-        else:
-            res.set("AP_" + name, r.ap)
-            lost.append([name, r.ap, r.precision_at_half_recall, 0.5 - r.ap_half[0], 0.5 - r.ap_half[1]])
-            if r.rec.size:
-                series.append(Series("%s (AP %.4f)" % (name, r.ap), r.rec, r.prec))
-        rows.append([name, _fixed4(r.ap), int(np.count_nonzero(r.labels > 0)),
-                     int(np.count_nonzero(r.labels < 0)), int(np.count_nonzero(r.labels == 0)), r.nlines,
-                     r.nduplicates, "missing" if r.file is None else "read"])
-    res.scores["mAP"] = evaluation.mean_ap
-    res.scores.move_to_end("mAP", last=False)
-    if lost:
-        res.bars.append(Bars("AP per %s (comp%d, set '%s')" % (words.name, comp, set_name), [l[0] for l in lost],
-                             [l[1] for l in lost], xlabel="AP", extra=[l[2] for l in lost],
-                             extra_label="precision at 50% recall",
-                             value_text=["%.4f (P@50%%R %s)" % (l[1], _fixed4(l[2])) for l in lost]))
-        section = res.section(LOST)
-        section.add(ranked_list_lost_intro(words))
-        section.add(Table("AP and precision at 50%% recall per %s" % words.name,
-                          [words.name, "AP", "precision at 50% recall", "AP lost over recall 0-0.5",
-                           "AP lost over recall 0.5-1"], [[l[0]] + [_fixed4(v) for v in l[1:]] for l in lost],
-                          note="n/a: no result file (AP 0, no ranking)." if any(l[2] != l[2] for l in lost)
-                          else None))
-    res.tables.append(Table("Per-%s average precision (comp%d, set '%s')" % (words.name, comp, set_name),
-                            [words.name, "AP", "positives", "negatives", words.zero_column, "result lines",
-                             "duplicate lines", "result file"], rows,
-                            note="Result files: comp%d_%s_%s_<%s>.txt." % (comp, words.kind, set_name, words.name)))
-    res.plots.extend(precision_recall_plots(series))
-    if private:
-        res.private.extend(ranked_list_private_tables(evaluation, words))
-    return res
 
 
 def _fixed4(v):
