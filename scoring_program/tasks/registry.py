@@ -1,4 +1,11 @@
-"""Competition slug -> task adapter module (each module defines TASK)."""
+"""Competition slug -> task adapter module (each module defines TASK): the one slug table (bench.synth's generators
+bear the same module names and read it).
+
+An eleventh competition edits this file alone among the existing code: a MODULES line (and NEEDS_PILLOW when its
+scoring path decodes images); the rest is new files: tasks/<module>.py (its records, its Task subclass with the
+hooks of tasks/base.py, PROTOCOL, TASK), formats/ and metrics/ modules as needed, bench/synth/<module>.py,
+competitions/<slug>/, reference_data/<slug>/, validation_data/<slug>/, starting_kit/<slug>/ and its tests.
+"""
 from __future__ import annotations
 
 import importlib
