@@ -19,7 +19,8 @@ from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors
                             tide_delta_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, class_figures, no_progress, plural
-from .voc_common import find_plain_set, infer_set, plain_sets, result_files, track_comps, validate_result_files
+from .voc_common import (find_plain_set, infer_set, map_columns, plain_sets, result_files, track_comps,
+                         validate_result_files)
 
 PROTOCOL = [
     "PASCAL VOC2011 detection (comp3: VOC training data only; comp4: any training data), scored as the official "
@@ -191,7 +192,7 @@ class Voc2011Detection(Task):
     has_sets = True
 
     def column_table(self, reference=None) -> List[ScoreKey]:
-        return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + c, "AP " + c) for c in VOC_CLASSES]
+        return map_columns(VOC_CLASSES)
 
     def reference_sets(self, ref_dir) -> List[str]:
         return plain_sets(os.path.join(str(ref_dir), "ImageSets", "Main"), "ref/ImageSets/Main")

@@ -17,7 +17,7 @@ from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, no_progress, plural
-from .voc_common import comp_expected, distinct_images, find_plain_set, plain_sets, track_comps
+from .voc_common import comp_expected, distinct_images, find_plain_set, map_columns, plain_sets, track_comps
 
 PROTOCOL = [
     "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), scored as "
@@ -169,7 +169,7 @@ class Voc2011Layout(Task):
     has_sets = True
 
     def column_table(self, reference=None) -> List[ScoreKey]:
-        return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + c, "AP " + c) for c in PART_CLASSES]
+        return map_columns(PART_CLASSES)
 
     def reference_sets(self, ref_dir) -> List[str]:
         return plain_sets(os.path.join(str(ref_dir), "ImageSets", "Layout"), "ref/ImageSets/Layout")

@@ -74,6 +74,11 @@ def foreign_list_names(list_dir, set_name, known):
     return out
 
 
+def map_columns(names) -> List[ScoreKey]:
+    """The VOC leaderboard: mAP (the ranking column), then AP_<name> for each class, action or part."""
+    return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + n, "AP " + n) for n in names]
+
+
 def distinct_images(keys) -> int:
     """The number of distinct images of '<image id> <object index>' person keys (the participant's figures)."""
     return len(set(k.split()[0] for k in as_text(keys)))
@@ -335,7 +340,7 @@ class RankedListTask(Task):
     unscored_hint = ""          # validate's note naming them (%s: their names)
 
     def column_table(self, reference=None) -> List[ScoreKey]:
-        return [ScoreKey("mAP", "mAP")] + [ScoreKey("AP_" + n, "AP " + n) for n in self.names]
+        return map_columns(self.names)
 
     def reference_sets(self, ref_dir) -> List[str]:
         return complete_sets(os.path.join(str(ref_dir), "ImageSets", self.folder), self.names,
