@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -77,15 +76,19 @@ def reference_panoramas(ref_dir):
     return [(n[:-4], n) for n in names]
 
 
-@dataclass
 class PanoramaTruth(object):
     """Reference.data: the ground-truth panoramas, in name order. names: [(stem XX_YYYY_W, file name)]; sizes:
     [(width 6720, height)] as each PNG header declares them; limbs_present: once known, (14,) bool, limb k is
     non-empty in at least one panorama (limbs_present(); the pixels, (height, 6720) uint8, are decoded one panorama
-    at a time while scoring, which sets it). A dataclass, not a NamedTuple: scoring fills limbs_present in."""
-    names: List[Tuple[str, str]]
-    sizes: List[Tuple[int, int]]
-    limbs_present: Optional[np.ndarray] = None
+    at a time while scoring, which sets it). Not a NamedTuple: scoring fills limbs_present in (and not a
+    dataclass, whose import costs the legacy stack 7 ms)."""
+
+    __slots__ = ("names", "sizes", "limbs_present")
+
+    def __init__(self, names: List[Tuple[str, str]], sizes: List[Tuple[int, int]]):
+        self.names = names
+        self.sizes = sizes
+        self.limbs_present: Optional[np.ndarray] = None
 
 
 def read_ground_truth(ref_dir, name, size, buffer=None):
