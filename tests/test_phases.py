@@ -41,6 +41,15 @@ def _yamls(plan):
     return cb, yaml.safe_load(cb.read("competition.yaml")), cl, yaml.safe_load(cl.read("competition.yaml"))
 
 
+def _development_then_final(tmp_path, final_keys=""):
+    """The sample classification bundle with organizer.yaml's two phases (final_keys: more of the Final phase's
+    keys); returns (the plan, the yaml's path)."""
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
+                   "  - {name: Final, start: 2024-05-01%s}\n" % final_keys)
+    return bundle.prepare("voc2011-classification", config=str(cfg)), cfg
+
+
 @pytest.mark.parametrize("slug", VOC_SLUGS)
 def test_two_sets_of_one_voc_folder_give_two_tasks_each_phase_bound_to_its_own(tmp_path, slug):
     ref = tmp_path / "VOC2011"
@@ -69,11 +78,7 @@ def test_two_sets_of_one_voc_folder_give_two_tasks_each_phase_bound_to_its_own(t
 
 
 def test_phases_without_their_own_data_share_one_task_and_keep_the_old_layout(tmp_path):
-    cfg = tmp_path / "organizer.yaml"
-    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
-                   "  - {name: Final, start: 2024-05-01}\n")
-    plan = bundle.prepare("voc2011-classification", config=str(cfg))
-    cb, y2, cl, y1 = _yamls(plan)
+    cb, y2, cl, y1 = _yamls(_development_then_final(tmp_path)[0])
     assert [t["reference_data"] for t in y2["tasks"]] == ["reference_data.zip"]
     assert [p["tasks"] for p in y2["phases"]] == [[0], [0]]
     assert [p["reference_data"] for p in y1["phases"].values()] == ["reference_data.zip"] * 2
@@ -226,10 +231,7 @@ def test_organizers_edit_the_fact_sheet_and_booleans_become_codabenchs_strings(t
 
 
 def test_auto_migration_to_the_final_phase_in_both_yamls_never_to_the_first(tmp_path):
-    cfg = tmp_path / "organizer.yaml"
-    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
-                   "  - {name: Final, start: 2024-05-01, auto_migrate_to_this_phase: true}\n")
-    plan = bundle.prepare("voc2011-classification", config=str(cfg))
+    plan, cfg = _development_then_final(tmp_path, ", auto_migrate_to_this_phase: true")
     _cb, y2, _cl, y1 = _yamls(plan)
     final = [p for p in y2["phases"] if p["name"] == "Final"][0]
     assert final["auto_migrate_to_this_phase"] is True
