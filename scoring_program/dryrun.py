@@ -36,6 +36,7 @@ import sys
 import tempfile
 import zipfile
 import zlib
+from typing import List, Optional
 
 from . import runtime
 from .errors import EXIT_INTERNAL, EXIT_OK, CommandError, clean, failure
@@ -299,7 +300,7 @@ def demo(dist, flavors=("codabench", "codalab")):
     return rc
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scoring_program.dryrun", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", nargs="?")
     ap.add_argument("submission", nargs="?", help="a .zip or a folder")

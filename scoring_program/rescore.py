@@ -40,13 +40,18 @@ import sys
 import tempfile
 import time
 import traceback
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import runtime
-from .errors import EXIT_INTERNAL, CommandError, clean, failure, shorten
+from .errors import EXIT_INTERNAL, CommandError, Failure, clean, failure, shorten
 from .safezip import UnsafeZip, copy_entry, encodable, open_zip
 from .tasks import registry
+
+if TYPE_CHECKING:
+    from .metrics.bootstrap import RankingStatistics
+    from .report.result import ScoreKey
 
 STATE = ".rescore"
 SUBMISSIONS = "submissions"         # DIR/submissions/<name>/: apart from DIR's own files, whatever the name
@@ -86,7 +91,7 @@ def _name(path):
     return name
 
 
-def expand(paths, work):
+def expand(paths: List[str], work: str) -> Tuple[List[Tuple[str, Optional[str]]], Dict[str, Failure]]:
     """([(name, path to a submission zip or folder)], {name: errors.Failure}) in the order given. A bulk zip's inner
     zips are extracted to work (plain members, no path tricks: only their base names are used); one that cannot be
     read is listed with path None and its failure (the submission's fault, exit 1)."""
@@ -155,7 +160,8 @@ def submission_folder(out_dir, name):
     return os.path.join(out_dir, SUBMISSIONS, name)
 
 
-def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
+def score_one(slug: str, ref: str, name: str, path: str, out_dir: str, resamples: int = 0, seed: int = 0,
+              work: Optional[str] = None) -> dict:
     """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process, in the
     folder work (made, and removed afterwards; default: a new one in DIR/.rescore). With resamples, the record
     also holds the ranking score on each of the seeded bootstrap resamples."""
@@ -481,7 +487,7 @@ def _ranked(keys, records):
     return scored, [r for r in records if r["status"] != "scored"]
 
 
-def write_leaderboard(out_dir, slug, keys, records):
+def write_leaderboard(out_dir: str, slug: str, keys: List[ScoreKey], records: List[dict]) -> None:
     """DIR/leaderboard.csv (the records in the order given) and DIR/leaderboard.html (ranked by the first key)."""
     from .report.leaderboard import leaderboard_csv, render_leaderboard
     from .report.write import atomic_write
@@ -491,7 +497,8 @@ def write_leaderboard(out_dir, slug, keys, records):
                  render_leaderboard("%s: rescored leaderboard" % registry.get(slug).title, keys, scored, failed))
 
 
-def write_ranking(out_dir, slug, keys, records, resamples, seed):
+def write_ranking(out_dir: str, slug: str, keys: List[ScoreKey], records: List[dict], resamples: int,
+                  seed: int) -> RankingStatistics:
     """DIR/bootstrap.csv and DIR/ranking.html from the scored records' bootstrap scores (official order); returns
     their metrics.bootstrap.RankingStatistics."""
     from .metrics.bootstrap import ranking_statistics
@@ -525,7 +532,7 @@ def write_ranking(out_dir, slug, keys, records, resamples, seed):
     return stats
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scoring_program.rescore", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", choices=registry.available())
     ap.add_argument("submissions", nargs="+", metavar="SUBMISSION")

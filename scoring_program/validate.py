@@ -23,6 +23,7 @@ import os
 import shutil
 import sys
 import tempfile
+from typing import List, Optional
 
 from . import runtime
 from .errors import EXIT_INTERNAL, EXIT_OK, CommandError, clean, failure
@@ -52,7 +53,7 @@ def one_line(text):
     return clean(encodable(text), sys.maxsize)
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scoring_program.validate", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", choices=registry.available())
     ap.add_argument("submission")
