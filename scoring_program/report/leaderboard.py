@@ -43,8 +43,11 @@ def render_leaderboard(title: str, keys: Sequence, scored: Sequence[dict], faile
                % (len(scored) + len(failed), len(scored), len(failed), e(keys[0].label if keys else "-")))
     out.append("<div class='scroll'><table><tr><th>rank</th><th>submission</th>%s</tr>"
                % "".join("<th>%s</th>" % e(k.label) for k in keys))
+    first = [r["scores"].get(keys[0].key) if keys else None for r in scored]
     for i, r in enumerate(scored):
-        out.append("<tr><td>%d</td><td>%s</td>%s</tr>" % (i + 1, e(r["name"]), "".join(
+        # ties share the best rank of their group, as in ranking.html (the records come best first)
+        rank = first.index(first[i]) + 1 if first[i] is not None else i + 1
+        out.append("<tr><td>%d</td><td>%s</td>%s</tr>" % (rank, e(r["name"]), "".join(
             "<td>%s</td>" % ("%.*f" % (k.precision, r["scores"][k.key]) if k.key in r["scores"] else "n/a")
             for k in keys)))
     out.append("</table></div>")

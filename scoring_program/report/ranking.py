@@ -108,7 +108,7 @@ def interval_svg(names: List[str], stats: RankingStatistics, precision: int, wid
     for v in np.arange(np.ceil(lo / step) * step, hi, step):
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (sx(v), mt, sx(v), mt + s * row))
         out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%.*f</text>'
-                   % (sx(v), mt + s * row + 12, digits, v))
+                   % (sx(v), mt + s * row + 12, digits, round(v, digits) + 0.0))     # + 0.0: never "-0.0"
     out.append('<text x="%.1f" y="%d" text-anchor="middle">score (dot: official; line: 95%% bootstrap interval)'
                '</text>' % (ml + pw / 2.0, height - 4))
     for j in range(s):
