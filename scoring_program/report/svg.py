@@ -201,7 +201,11 @@ def bars_svg(bars, width=840):
             out.append('<rect x="%.1f" y="%d" width="3" height="%d" fill="#d62728"/>' % (ex - 1.5, y + 1, row - 2))
         end = px(v) if v == v else ml
         if bars.extra is not None and bars.extra[i] == bars.extra[i]:
-            end = max(end, px(bars.extra[i]) + 2)
+            # the value label goes at the bar's end, beside the bar it belongs to; past the marker only where
+            # the marker would cross it (a label beside the marker reads as the marker's value)
+            ex = px(bars.extra[i])
+            if end - 2 <= ex <= end + 6 + len(texts[r]) * fs * CHAR_WIDTH:
+                end = max(end, ex + 2)
         out.append('<text x="%.1f" y="%d" fill="#222">%s</text>' % (end + 4, y + 13, _e(texts[r])))
     if legend:
         y = top + row * len(idx) + 40
