@@ -27,16 +27,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-import traceback
 
 from . import runtime
-from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, ReferenceDataError, ScoringError, SubmissionError,
+from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ReferenceDataError, ScoringError, SubmissionError, failure,
                      shorten)
 from .formats.files import Submission
 from .tasks import registry
 from .tasks.base import Progress, no_progress, read_private, read_track, reference_word
-
-EXIT_USAGE = EXIT_REFERENCE         # a bad command line or a missing INPUT folder: 2, as the usage error always was
 
 USAGE = ("usage: python score.py [INPUT OUTPUT [--report full|hidden] [--private-report PATH]]   (INPUT holds ref/ "
          "and res/; default /app/input /app/output; --report: the report level, by default the reference data's "
@@ -246,16 +243,13 @@ def main(slug, argv=None):
             except BaseException:
                 remove_stale(output_dir)
                 raise
-    except ScoringError as e:
-        _say(sys.stderr, (e.detail() if level == "full" else e.render()) + "\n")
-        return e.exit_code
     except Interrupted as e:
         _say(sys.stderr, "interrupted (signal %d): no scores written\n" % e.signum)
         return 128 + e.signum
-    except Exception:
-        _say(sys.stderr, "internal error in the scoring program (not your fault); please report this:\n"
-             + traceback.format_exc())
-        return EXIT_INTERNAL
+    except Exception as e:
+        stop = failure(e, "the scoring program", detail=level == "full")
+        _say(sys.stderr, stop.text())
+        return stop.code
     # the scores are written: nothing below can fail the run (a failing stdout or stderr is ignored)
     row = "  ".join("%s: %s" % (k, format_score(round(v, 6))) for k, v in list(result.scores.items())[:6])
     more = len(result.scores) - 6

@@ -34,12 +34,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 import zipfile
 import zlib
+from typing import List, Optional
 
 from . import runtime
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION, clean
+from .errors import EXIT_INTERNAL, EXIT_OK, CommandError, clean, failure
 from .safezip import UnsafeZip, materialize, safe_extract
 from .tasks import registry
 
@@ -49,15 +49,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT_FILES = ("scores.txt", "scores.json", "detailed_results.html")    # what a scoring run leaves in OUTPUT
 
 
-EXIT_USAGE = EXIT_REFERENCE         # the dry run cannot start as asked: 2, as score.py's bad command line
+class DryRunError(CommandError):
+    """The dry run cannot start as asked: one line, nothing run, nothing deleted (exit 2, as score.py's bad command
+    line)."""
 
 
-class DryRunError(Exception):
-    """The dry run cannot start as asked: one line, nothing run, nothing deleted."""
-
-
-class DryRunTimeout(Exception):
+class DryRunTimeout(CommandError):
     """The scoring run passed the time limit and was stopped (one line, exit 3)."""
+    exit_code = EXIT_INTERNAL
 
 
 def _bundle_path(slug, dist, flavor):
@@ -301,7 +300,7 @@ def demo(dist, flavors=("codabench", "codalab")):
     return rc
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scoring_program.dryrun", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", nargs="?")
     ap.add_argument("submission", nargs="?", help="a .zip or a folder")
@@ -331,19 +330,10 @@ def main(argv=None):
         code, scores, out, err = run(a.slug, a.submission, a.flavor, a.ref, a.dist, keep,
                                      a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep,
                                      private_report=a.private_report, phase=a.phase)
-    except DryRunError as e:
-        sys.stderr.write("error: %s\n" % e)
-        return EXIT_USAGE
-    except UnsafeZip as e:
-        sys.stderr.write("submission error: %s\n" % e)
-        return EXIT_SUBMISSION
-    except DryRunTimeout as e:
-        sys.stderr.write("error: %s\n" % e)
-        return EXIT_INTERNAL
-    except Exception:
-        sys.stderr.write("internal error in the dry run (not the submission's fault); please report this:\n")
-        traceback.print_exc()
-        return EXIT_INTERNAL
+    except Exception as e:
+        stop = failure(e, "the dry run", whose="the submission's")
+        sys.stderr.write(stop.text())
+        return stop.code
     sys.stderr.write(err)
     track = None if a.ref else bundle_track(a.slug, a.dist, a.flavor, a.phase)
     if not a.ref or a.phase:

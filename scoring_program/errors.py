@@ -1,7 +1,9 @@
-"""Errors with exit codes.
+"""Errors with exit codes, and the one mapping from an exception to a command's exit code and stderr text.
 
 SubmissionError  -> exit 1, the participant's fault: names the file, the line, what was expected, what was found.
 ReferenceDataError -> exit 2, the organizer's fault.
+CommandError -> a command (validate, dryrun, rescore, bundle) that cannot go on as asked: one line, its exit code.
+Anything else is a bug of ours: exit 3 with the traceback (failure() says which, for every command alike).
 Messages never reveal ground truth: callers pass only what the participant submitted (or counts). A
 ReferenceDataError shown to a participant (render) names the file and the line only, never the reference's content;
 detail() has everything, for the organizer's tools and for runs at the full report level.
@@ -12,6 +14,8 @@ ECHO_CHARS characters of any one participant text, so a crafted name can neither
 from __future__ import annotations
 
 import re
+import traceback
+from typing import NamedTuple
 
 ECHO_CHARS = 200        # participant text quoted in a message: characters at most (formats.limits re-exports it)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")   # and lone surrogates (non-UTF-8 names)
@@ -20,6 +24,8 @@ EXIT_OK = 0
 EXIT_SUBMISSION = 1
 EXIT_REFERENCE = 2
 EXIT_INTERNAL = 3
+EXIT_USAGE = EXIT_REFERENCE         # a command that cannot run as asked (a bad command line, an input that does not
+                                    # exist): 2, as score.py's bad command line always was
 
 
 class ScoringError(Exception):
@@ -80,6 +86,44 @@ class ReferenceDataError(ScoringError):
         return self._head() + ("the reference data does not follow the competition's format; the organizer sees "
                                "what is wrong by building the bundle from it (python -m scoring_program.bundle SLUG "
                                "--reference-data DIR) or by scoring with --report full")
+
+
+class CommandError(Exception):
+    """A command cannot go on as asked, for a reason it states in one line, '<prefix>: <message>', with no
+    traceback; by default a bad command line or a missing input (exit 2). Subclasses name other faults (safezip's
+    UnsafeZip: the submission's zip, exit 1)."""
+    exit_code = EXIT_USAGE
+    prefix = "error"
+
+
+class Failure(NamedTuple):
+    """What a command reports for the exception it stops on."""
+    code: int       # the exit code
+    line: str       # the one line naming the fault (no newline); for a bug, the line announcing the traceback
+    trace: str      # a bug's traceback (ends with a newline), for the report; "" for a fault of the input
+
+    def text(self) -> str:
+        """The stderr text: the line, then a bug's traceback."""
+        return self.line + "\n" + self.trace
+
+
+def failure(error: Exception, program: str, detail: bool = False, whose: str = "your") -> Failure:
+    """The one mapping of the commands (score.py, validate, dryrun, rescore, bundle) from the exception they stop on
+    to their exit code and stderr text:
+
+        ScoringError      its exit_code; its render() (what a participant may see), or with detail its detail()
+                          (the organizer's own tools, the full report level)
+        CommandError      its exit_code; '<prefix>: <message>'
+        anything else     a bug of ours: EXIT_INTERNAL, 'internal error in <program> (not <whose> fault); please
+                          report this:' and the traceback
+
+    program: what failed, as the bug's line names it ("the scoring program", "the validator", ...)."""
+    if isinstance(error, ScoringError):
+        return Failure(error.exit_code, error.detail() if detail else error.render(), "")
+    if isinstance(error, CommandError):
+        return Failure(error.exit_code, "%s: %s" % (error.prefix, error), "")
+    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return Failure(EXIT_INTERNAL, "internal error in %s (not %s fault); please report this:" % (program, whose), trace)
 
 
 def quote_some(items, limit=5) -> str:

@@ -29,10 +29,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import csv
 import hashlib
-import html
-import io
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -43,13 +40,18 @@ import sys
 import tempfile
 import time
 import traceback
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import runtime
-from .errors import ReferenceDataError, clean, shorten
+from .errors import EXIT_INTERNAL, CommandError, Failure, clean, failure, shorten
 from .safezip import UnsafeZip, copy_entry, encodable, open_zip
 from .tasks import registry
+
+if TYPE_CHECKING:
+    from .metrics.bootstrap import RankingStatistics
+    from .report.result import ScoreKey
 
 STATE = ".rescore"
 SUBMISSIONS = "submissions"         # DIR/submissions/<name>/: apart from DIR's own files, whatever the name
@@ -57,7 +59,7 @@ ERROR_FILE = "error.txt"
 MAX_NAME_BYTES = 200                # a submission's name as a folder name (longer ones are cut, see _name)
 
 
-class RescoreError(Exception):
+class RescoreError(CommandError):
     """A bad command line or input list: one line, exit 2."""
 
 
@@ -89,10 +91,10 @@ def _name(path):
     return name
 
 
-def expand(paths, work):
-    """([(name, path to a submission zip or folder)], {name: error line}) in the order given. A bulk zip's inner
+def expand(paths: List[str], work: str) -> Tuple[List[Tuple[str, Optional[str]]], Dict[str, Failure]]:
+    """([(name, path to a submission zip or folder)], {name: errors.Failure}) in the order given. A bulk zip's inner
     zips are extracted to work (plain members, no path tricks: only their base names are used); one that cannot be
-    read is listed with path None and its error (the submission's fault, exit 1)."""
+    read is listed with path None and its failure (the submission's fault, exit 1)."""
     out, unreadable = [], {}
     for p in paths:
         if os.path.isdir(p):
@@ -118,7 +120,7 @@ def expand(paths, work):
                         out.append((name, dest))
                     except UnsafeZip as e:
                         out.append((name, None))
-                        unreadable[name] = "submission error: %s" % e
+                        unreadable[name] = failure(e, "rescore")
         else:
             raise RescoreError("no such submission: %s" % p)
     seen = {}
@@ -158,12 +160,12 @@ def submission_folder(out_dir, name):
     return os.path.join(out_dir, SUBMISSIONS, name)
 
 
-def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
+def score_one(slug: str, ref: str, name: str, path: str, out_dir: str, resamples: int = 0, seed: int = 0,
+              work: Optional[str] = None) -> dict:
     """Score one submission exactly as score.py does; returns its record (dict). Runs in a worker process, in the
     folder work (made, and removed afterwards; default: a new one in DIR/.rescore). With resamples, the record
     also holds the ranking score on each of the seeded bootstrap resamples."""
     from .cli import run
-    from .errors import ScoringError
     from .safezip import materialize
 
     dest = submission_folder(out_dir, name)
@@ -188,13 +190,11 @@ def score_one(slug, ref, name, path, out_dir, resamples=0, seed=0, work=None):
             record["bootstrap"] = _bootstrap(result.decomposition, resamples, seed)
             result = None
         _replace(dest, staging)
-    except UnsafeZip as e:
-        record.update(status="failed", exit=1, error="submission error: %s" % e)
-    except ScoringError as e:
-        record.update(status="failed", exit=e.exit_code, error=e.render())
-    except Exception:
-        record.update(status="failed", exit=3, error="internal error in the scoring program: %s"
-                      % clean(traceback.format_exc().strip().splitlines()[-1]))
+    except Exception as e:
+        stop = failure(e, "the scoring program")
+        # error.txt is one line: a bug's is its exception's own line (the traceback's last)
+        record.update(status="failed", exit=stop.code, error=stop.line if not stop.trace else
+                      "internal error in the scoring program: %s" % clean(stop.trace.strip().splitlines()[-1]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if record["status"] == "failed":
@@ -385,7 +385,8 @@ def rescore(slug, ref, submissions, out_dir, jobs=None, timeout=None, progress=N
         if todo:
             registry.get(slug).reference(ref)    # a broken reference stops the run here (ReferenceDataError)
         for name in unreadable:
-            record = {"name": name, "status": "failed", "exit": 1, "scores": {}, "error": unreadable[name]}
+            stop = unreadable[name]
+            record = {"name": name, "status": "failed", "exit": stop.code, "scores": {}, "error": stop.line}
             _write_failure(submission_folder(out_dir, name), record)
             _finish(out_dir, record, None, ref_hash, records, progress)
         todo = [t for t in todo if t[1] is not None]
@@ -486,45 +487,22 @@ def _ranked(keys, records):
     return scored, [r for r in records if r["status"] != "scored"]
 
 
-def write_leaderboard(out_dir, slug, keys, records):
-    from .report.html import CSS
-    from .report.write import atomic_write, format_score
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["name", "status", "exit_code", "error"] + [k.key for k in keys])
-    for r in records:
-        w.writerow([r["name"], r["status"], r["exit"], r["error"]]
-                   + [format_score(r["scores"][k.key]) if k.key in r["scores"] else "" for k in keys])
-    atomic_write(os.path.join(out_dir, "leaderboard.csv"), buf.getvalue())
-
-    e = html.escape
+def write_leaderboard(out_dir: str, slug: str, keys: List[ScoreKey], records: List[dict]) -> None:
+    """DIR/leaderboard.csv (the records in the order given) and DIR/leaderboard.html (ranked by the first key)."""
+    from .report.leaderboard import leaderboard_csv, render_leaderboard
+    from .report.write import atomic_write
+    atomic_write(os.path.join(out_dir, "leaderboard.csv"), leaderboard_csv(keys, records))
     scored, failed = _ranked(keys, records)
-    title = "%s: rescored leaderboard" % registry.get(slug).title
-    out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-           "<meta name='viewport' content='width=device-width,initial-scale=1'><title>%s</title>" % e(title),
-           "<style>%s</style></head><body><h1>%s</h1>" % (CSS, e(title)),
-           "<p>%d submission(s): %d scored, %d failed. Ranked by %s.</p>"
-           % (len(records), len(scored), len(failed), e(keys[0].label if keys else "-"))]
-    out.append("<div class='scroll'><table><tr><th>rank</th><th>submission</th>%s</tr>"
-               % "".join("<th>%s</th>" % e(k.label) for k in keys))
-    for i, r in enumerate(scored):
-        out.append("<tr><td>%d</td><td>%s</td>%s</tr>" % (i + 1, e(r["name"]), "".join(
-            "<td>%s</td>" % ("%.*f" % (k.precision, r["scores"][k.key]) if k.key in r["scores"] else "n/a")
-            for k in keys)))
-    out.append("</table></div>")
-    if failed:
-        out.append("<h2 class='warn'>Failed</h2><div class='scroll'><table><tr><th>submission</th><th>exit</th>"
-                   "<th>error</th></tr>")
-        out.extend("<tr><td>%s</td><td>%d</td><td style='text-align:left;white-space:normal'>%s</td></tr>"
-                   % (e(r["name"]), r["exit"], e(r["error"])) for r in failed)
-        out.append("</table></div>")
-    out.append("</body></html>\n")
-    atomic_write(os.path.join(out_dir, "leaderboard.html"), "\n".join(out))
+    atomic_write(os.path.join(out_dir, "leaderboard.html"),
+                 render_leaderboard("%s: rescored leaderboard" % registry.get(slug).title, keys, scored, failed))
 
 
-def write_ranking(out_dir, slug, keys, records, resamples, seed):
-    """DIR/bootstrap.csv and DIR/ranking.html from the scored records' bootstrap scores (official order)."""
-    from .report.ranking import Ranking, bootstrap_csv, render_ranking
+def write_ranking(out_dir: str, slug: str, keys: List[ScoreKey], records: List[dict], resamples: int,
+                  seed: int) -> RankingStatistics:
+    """DIR/bootstrap.csv and DIR/ranking.html from the scored records' bootstrap scores (official order); returns
+    their metrics.bootstrap.RankingStatistics."""
+    from .metrics.bootstrap import ranking_statistics
+    from .report.ranking import bootstrap_csv, render_ranking
     from .report.write import atomic_write
     scored, failed = _ranked(keys, records)
     with_boot, missing = [], []
@@ -544,17 +522,17 @@ def write_ranking(out_dir, slug, keys, records, resamples, seed):
     official = [r["scores"].get(first.key, float("nan")) for r in with_boot]
     boot = np.array([r["bootstrap"]["scores"] for r in with_boot], dtype=np.float64).T.reshape(resamples,
                                                                                             len(with_boot))
-    ranking = Ranking(names, official, boot, descending=first.sorting == "desc")
+    stats = ranking_statistics(official, boot, descending=first.sorting == "desc")
     unit, n_items = (list(hashes)[0][2], list(hashes)[0][1]) if hashes else ("item", 0)
-    atomic_write(os.path.join(out_dir, "bootstrap.csv"), bootstrap_csv(ranking))
+    atomic_write(os.path.join(out_dir, "bootstrap.csv"), bootstrap_csv(names, stats))
     title = "%s: ranking robustness" % registry.get(slug).title
     atomic_write(os.path.join(out_dir, "ranking.html"),
-                 render_ranking(title, ranking, first, unit, n_items, resamples, seed,
+                 render_ranking(title, names, stats, first, unit, n_items, resamples, seed,
                                 failed=[r["name"] for r in failed], missing=missing))
-    return ranking
+    return stats
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scoring_program.rescore", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", choices=registry.available())
     ap.add_argument("submissions", nargs="+", metavar="SUBMISSION")
@@ -573,18 +551,16 @@ def main(argv=None):
     problem = runtime.problem(registry.libraries(a.slug), local=True)
     if problem:
         sys.stderr.write(problem + "\n")
-        return 3
+        return EXIT_INTERNAL
     try:
         if a.bootstrap < 0:
             raise RescoreError("--bootstrap must be 0 or more")
         records = rescore(a.slug, a.ref, a.submissions, a.out, a.jobs, a.timeout, resamples=a.bootstrap,
                           seed=a.seed, private_part=a.private_part)
-    except RescoreError as e:
-        sys.stderr.write("error: %s\n" % e)
-        return 2
-    except ReferenceDataError as e:     # the organizer's own tool: every detail of their reference
-        sys.stderr.write(e.detail() + "\n")
-        return e.exit_code
+    except Exception as e:              # the organizer's own tool: every detail of their reference
+        stop = failure(e, "rescore", detail=True)
+        sys.stderr.write(stop.text())
+        return stop.code
     failed = sum(r["status"] == "failed" for r in records)
     print("%d submission(s): %d scored, %d failed; %s" % (len(records), len(records) - failed, failed,
                                                          os.path.join(a.out, "leaderboard.html")))

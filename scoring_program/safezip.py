@@ -18,7 +18,7 @@ import struct
 import zipfile
 import zlib
 
-from .errors import clean, shorten
+from .errors import EXIT_SUBMISSION, CommandError, clean, shorten
 
 try:
     import lzma
@@ -43,8 +43,10 @@ DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, struct.error, ValueError, N
            OSError) + _LZMA_ERRORS
 
 
-class UnsafeZip(Exception):
-    pass
+class UnsafeZip(CommandError):
+    """A submission zip that cannot be unpacked safely: the submission's fault, one line (exit 1)."""
+    exit_code = EXIT_SUBMISSION
+    prefix = "submission error"
 
 
 def encodable(text):

@@ -23,14 +23,12 @@ import os
 import shutil
 import sys
 import tempfile
-import traceback
+from typing import List, Optional
 
 from . import runtime
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_REFERENCE, EXIT_SUBMISSION, ScoringError, clean
-from .safezip import UnsafeZip, encodable, materialize
+from .errors import EXIT_INTERNAL, EXIT_OK, CommandError, clean, failure
+from .safezip import encodable, materialize
 from .tasks import registry
-
-EXIT_USAGE = EXIT_REFERENCE         # a bad command line: 2, as score.py's
 
 
 def read_ids(path):
@@ -55,7 +53,7 @@ def one_line(text):
     return clean(encodable(text), sys.maxsize)
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scoring_program.validate", description=__doc__.split("\n\n")[0])
     ap.add_argument("slug", choices=registry.available())
     ap.add_argument("submission")
@@ -65,38 +63,31 @@ def main(argv=None):
     if local:
         sys.stderr.write(local + "\n")
         return EXIT_INTERNAL
-    for what, path in (("SUBMISSION", a.submission), ("--ids FILE", a.ids)):
-        if path is not None and not os.path.exists(path):
-            sys.stderr.write("error: %s not found: %s\n" % (what, path))
-            return EXIT_USAGE
     work = tempfile.mkdtemp(prefix="validate-")
     try:
         return _validate(a.slug, a.submission, a.ids, work)
-    except Exception:
-        sys.stderr.write("internal error in the validator (not your fault); please report this:\n")
-        traceback.print_exc()
-        return EXIT_INTERNAL
+    except Exception as e:
+        stop = failure(e, "the validator")
+        sys.stderr.write(stop.text())
+        return stop.code
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _validate(slug, submission, ids_path, work):
+def _validate(slug: str, submission: str, ids_path: str, work: str) -> int:
+    """Print the notes and the verdict; returns EXIT_OK. Raises CommandError (a SUBMISSION or --ids FILE that does
+    not exist or cannot be read), UnsafeZip and ScoringError (the submission's fault, one line each)."""
     from .formats.files import WARNING, Submission
 
+    for what, path in (("SUBMISSION", submission), ("--ids FILE", ids_path)):
+        if path is not None and not os.path.exists(path):
+            raise CommandError("%s not found: %s" % (what, path))
     try:
         ids = read_ids(ids_path) if ids_path else None
     except OSError as e:
-        sys.stderr.write("error: cannot read --ids FILE %s: %s\n" % (ids_path, clean(e)))
-        return EXIT_USAGE
-    try:
-        res = materialize(submission, os.path.join(work, "res"))
-        notes = registry.get(slug).validate(echoing(Submission)(res), ids)
-    except UnsafeZip as e:
-        sys.stderr.write("submission error: %s\n" % e)
-        return EXIT_SUBMISSION
-    except ScoringError as e:
-        sys.stderr.write(one_line(e.render()) + "\n")
-        return e.exit_code
+        raise CommandError("cannot read --ids FILE %s: %s" % (ids_path, clean(e)))
+    res = materialize(submission, os.path.join(work, "res"))
+    notes = registry.get(slug).validate(echoing(Submission)(res), ids)
     warnings = [n for n in notes if n.startswith(WARNING)]
     for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
         print(one_line(n))

@@ -385,6 +385,21 @@ def test_dryrun_exit_codes(dist, tmp_path, monkeypatch, capsys):
     assert err.startswith("internal error in the dry run") and "RuntimeError: a bug" in err
 
 
+def test_rescore_exit_codes(tmp_path, monkeypatch, capsys):
+    ref = os.path.join(ROOT, "reference_data", SLUG)
+    sample = os.path.join(KIT, "random")
+    assert rescore.main([SLUG, str(tmp_path / "nowhere"), "--ref", ref, "--out", str(tmp_path / "a")]) == 2
+    assert capsys.readouterr().err == "error: no such submission: %s\n" % (tmp_path / "nowhere")
+
+    def bug(*a, **k):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(rescore, "rescore", bug)        # rescore's own bug: exit 3, not Python's 1
+    assert rescore.main([SLUG, sample, "--ref", ref, "--out", str(tmp_path / "b")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("internal error in rescore (not your fault); please report this:\n")
+    assert "RuntimeError: a bug" in err
+
+
 # ------------------------------------------------------------------ rescore: names, timeouts, crashes
 @pytest.mark.parametrize("name", ["bootstrap.csv", "ranking.html", "leaderboard.csv", "leaderboard.html",
                                   rescore.SUBMISSIONS])

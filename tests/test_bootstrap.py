@@ -138,23 +138,37 @@ def test_kendall_tau_matches_scipy():
     assert np.allclose(got, want, equal_nan=True)
 
 
-def test_ranking_page_numbers_by_hand():
-    from scoring_program.report.ranking import Ranking, bootstrap_csv, render_ranking
-    from scoring_program.report.result import ScoreKey
-    # three submissions, four resamples; official order a > b > c
-    boot = np.array([[0.9, 0.5, 0.1], [0.4, 0.6, 0.2], [0.8, 0.7, 0.3], [0.9, 0.2, 0.25]])
-    r = Ranking(["a", "b", "c"], [0.8, 0.5, 0.2], boot)
+# three submissions, four resamples; official order a > b > c
+BY_HAND_BOOT = np.array([[0.9, 0.5, 0.1], [0.4, 0.6, 0.2], [0.8, 0.7, 0.3], [0.9, 0.2, 0.25]])
+BY_HAND_OFFICIAL = [0.8, 0.5, 0.2]
+
+
+def test_ranking_statistics_by_hand():
+    r = bootstrap.ranking_statistics(BY_HAND_OFFICIAL, BY_HAND_BOOT)
     assert r.official_rank.tolist() == [1, 2, 3]
     assert r.ranks.tolist() == [[1, 2, 3], [2, 1, 3], [1, 2, 3], [1, 3, 2]]
     assert r.rank_median.tolist() == [1, 2, 3]
     assert r.beats[0, 1] == 0.75 and r.beats[1, 2] == 0.75 and r.beats[0, 2] == 1.0
     assert np.allclose(r.tau, [1, 1 / 3., 1, 1 / 3.])
-    assert np.allclose(r.low, np.percentile(boot, 2.5, axis=0))
-    text = bootstrap_csv(r).splitlines()
+    assert np.allclose(r.low, np.percentile(BY_HAND_BOOT, 2.5, axis=0))
+    lower = bootstrap.ranking_statistics([0.1, 0.2], np.array([[0.1, 0.2], [0.3, 0.2]]), descending=False)
+    assert lower.ranks.tolist() == [[1, 2], [2, 1]] and lower.beats[0, 1] == 0.5
+
+
+def test_ranking_statistics_without_resamples_fall_back_to_the_official_ranking():
+    r = bootstrap.ranking_statistics([0.2, 0.5], np.zeros((0, 2)))
+    assert r.official_rank.tolist() == [2, 1] and r.rank_median.tolist() == [2, 1]
+    assert r.low.tolist() == r.high.tolist() == [0.2, 0.5] and r.tau.size == 0
+
+
+def test_ranking_page_numbers_by_hand():
+    from scoring_program.report.ranking import bootstrap_csv, render_ranking
+    from scoring_program.report.result import ScoreKey
+    r = bootstrap.ranking_statistics(BY_HAND_OFFICIAL, BY_HAND_BOOT)
+    text = bootstrap_csv(["a", "b", "c"], r).splitlines()
     assert text[0] == "resample,a,b,c" and text[2] == "2,0.4,0.6,0.2" and len(text) == 5
-    page = render_ranking("t", r, ScoreKey("mAP", "mAP"), "image", 10, 4, 0, failed=["x"], missing=[("y", "why")])
+    page = render_ranking("t", ["a", "b", "c"], r, ScoreKey("mAP", "mAP"), "image", 10, 4, 0, failed=["x"],
+                          missing=[("y", "why")])
     # a: sorted 0.4, 0.8, 0.9, 0.9; the 2.5th percentile sits at 0.075 of the first gap: 0.4 + 0.075 * 0.4
     assert "[0.4300, 0.9000]" in page
     assert "y: why" in page and "x (see leaderboard.html)" in page
-    lower = Ranking(["a", "b"], [0.1, 0.2], np.array([[0.1, 0.2], [0.3, 0.2]]), descending=False)
-    assert lower.ranks.tolist() == [[1, 2], [2, 1]] and lower.beats[0, 1] == 0.5

@@ -10,6 +10,9 @@ import yaml
 from conftest import CHECKER, ROOT, checker_run, competition_slugs
 
 from scoring_program import bundle
+from scoring_program.build import BundleError
+from scoring_program.build.competition_yaml import codabench_yaml, legacy_notes, legacy_yaml, load_competition
+from scoring_program.build.organizer import load_config
 from scoring_program.tasks import registry
 
 SLUGS = competition_slugs()
@@ -112,7 +115,7 @@ def test_reference_data_override(tmp_path):
     ref = tmp_path / "VOC2011"
     main = ref / "ImageSets" / "Main"
     main.mkdir(parents=True)
-    for cls in bundle.registry.get(slug).__class__.__module__ and __import__(
+    for cls in registry.get(slug).__class__.__module__ and __import__(
             "scoring_program.formats.voc", fromlist=["VOC_CLASSES"]).VOC_CLASSES:
         (main / ("%s_val.txt" % cls)).write_text("real_1  1\nreal_2 -1\n")
     rc = bundle.main([slug, "--reference-data", str(ref), "--out", str(tmp_path / "dist")])
@@ -120,14 +123,6 @@ def test_reference_data_override(tmp_path):
     z = _zip(str(tmp_path / "dist" / slug / ("%s-codabench.zip" % slug)))
     refz = _zip(z.read("reference_data.zip"))
     assert refz.read("ImageSets/Main/car_val.txt") == b"real_1  1\nreal_2 -1\n"
-
-
-def test_markdown_renderer():
-    html = bundle.markdown_to_html("# T\n\nSome `code` and **bold**.\n\n- a\n- b\n\n    x = 1\n\n| a | b |\n|---|---|\n"
-                                   "| 1 | 2 |\n")
-    assert "<h1>T</h1>" in html and "<code>code</code>" in html and "<strong>bold</strong>" in html
-    assert "<ul><li>a</li><li>b</li></ul>" in html and "<pre><code>x = 1</code></pre>" in html
-    assert "<td>2</td>" in html
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -272,7 +267,7 @@ def test_config_faults_are_one_line_naming_the_key_and_nothing_is_written(tmp_pa
 def test_phases_of_the_same_name_are_refused(tmp_path):
     cfg = tmp_path / "organizer.yaml"
     cfg.write_text("phases:\n  - {start: 2024-03-01, end: 2024-04-01}\n  - {name: Test, start: 2024-05-01}\n")
-    with pytest.raises(bundle.BundleError) as e:
+    with pytest.raises(BundleError) as e:
         bundle.prepare("voc2011-action", config=str(cfg))
     assert str(e.value) == "phases: the name 'Test' is used twice: give each phase a name"
 
@@ -281,23 +276,22 @@ def test_merge_keeps_defaults_and_docker_image_option_wins(tmp_path):
     cfg = tmp_path / "organizer.yaml"
     cfg.write_text("docker_image: ours/scoring:1\nphases:\n  - {start: '2024-03-01 08:30', end: 2024-04-01}\n"
                    "  - {name: Final, start: 2024-04-02T00:00:00Z}\n")
-    config = bundle.load_config(str(cfg), ["overview"])
-    y = bundle.codabench_yaml("voc2011-action", registry.get("voc2011-action").column_table(), "theirs/img:2",
-                              config)
+    config = load_config(str(cfg), ["overview"])
+    y = codabench_yaml("voc2011-action", registry.get("voc2011-action").column_table(), "theirs/img:2", config)
     assert y["docker_image"] == "theirs/img:2"
-    assert y["title"] == bundle.load_competition("voc2011-action")["title"]
+    assert y["title"] == load_competition("voc2011-action")["title"]
     first, second = y["phases"]
     assert first["name"] == "Test" and str(first["start"]) == "2024-03-01 08:30:00" and str(first["end"]) == \
         "2024-04-01"
     assert second["name"] == "Final" and str(second["start"]) == "2024-04-02 00:00:00" and "end" not in second
     assert first["max_submissions"] == second["max_submissions"] == 100        # the competition's default
-    legacy = bundle.legacy_yaml(y)
+    legacy = legacy_yaml(y)
     assert legacy["competition_docker_image"] == "theirs/img:2" and "end_date" not in legacy
     assert [str(p["start_date"]) for p in legacy["phases"].values()] == ["2024-03-01 08:30:00", "2024-04-02 00:00:00"]
-    assert bundle.legacy_notes(y)[0] == (
+    assert legacy_notes(y)[0] == (
         "legacy Codalab bundle: phase 'Test' stays open until 'Final' starts (2024-04-02 00:00:00): v1.5 phases have "
         "only a start date, so its end (2024-04-01) is not in the legacy yaml")
-    assert bundle.legacy_notes(y)[1].startswith("legacy Codalab bundle: v1.5 has no fact sheet")
+    assert legacy_notes(y)[1].startswith("legacy Codalab bundle: v1.5 has no fact sheet")
 
 
 def test_docker_image_in_the_config_names_the_image_of_both_flavours(tmp_path):
@@ -308,10 +302,3 @@ def test_docker_image_in_the_config_names_the_image_of_both_flavours(tmp_path):
     cl = _zip(str(tmp_path / "o" / "voc2011-action" / "voc2011-action-codalab.zip"))
     assert yaml.safe_load(cb.read("competition.yaml"))["docker_image"] == "ours/scoring:1"
     assert yaml.safe_load(cl.read("competition.yaml"))["competition_docker_image"] == "ours/scoring:1"
-
-
-def test_markdown_nested_list_stays_inside_its_item_and_the_numbering_goes_on():
-    md = ("1. first\n2. second:\n   - a, which goes\n     on here;\n   - b\n3. third\n   continued\n")
-    assert bundle.markdown_to_html(md) == (
-        "<ol><li>first</li><li>second:<ul><li>a, which goes on here;</li><li>b</li></ul></li>"
-        "<li>third continued</li></ol>\n")

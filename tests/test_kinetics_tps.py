@@ -348,8 +348,8 @@ def test_baseline_writes_a_valid_submission(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ref = os.path.join(root, "reference_data", "kinetics-tps")
     out = tmp_path / "res"
-    subprocess.run([sys.executable, os.path.join(root, "starting_kit", "kinetics-tps", "baseline.py"), ref, str(out)],
-                   check=True)
+    subprocess.run([sys.executable, os.path.join(root, "starting_kit", "kinetics-tps", "baseline.py"),
+                    os.path.join(ref, "gt_part_result.json"), str(out), "--class", "clapping"], check=True)
     from scoring_program.formats.files import Submission
     assert TASK.validate(Submission(str(out)))
     res = TASK.score(ref, Submission(str(out)))

@@ -12,6 +12,8 @@ import yaml
 
 from conftest import CHECKER, ROOT, checker_run, competition_slugs, read_scores, run_score
 from scoring_program import bundle
+from scoring_program.build import BundleError
+from scoring_program.build.reference import read_reference
 from scoring_program.formats.voc import VOC_CLASSES
 from scoring_program.tasks import registry
 
@@ -274,8 +276,8 @@ def test_every_other_competitions_sample_is_a_one_line_error(slug):
     for other in competition_slugs():
         if other == slug:
             continue
-        with pytest.raises(bundle.BundleError) as e:
-            bundle.read_reference(slug, os.path.join(ROOT, "reference_data", other))
+        with pytest.raises(BundleError) as e:
+            read_reference(slug, os.path.join(ROOT, "reference_data", other))
         msg = str(e.value)
         assert "\n" not in msg and msg.startswith("reference data error: %s" % os.path.join(ROOT, "reference_data",
                                                                                           other)), (other, msg)

@@ -11,6 +11,10 @@ import yaml
 
 from conftest import CHECKER, ROOT, checker_run
 from scoring_program import bundle
+from scoring_program.build import BundleError
+from scoring_program.build.competition_yaml import load_competition
+from scoring_program.build.organizer import FACT_SHEET_KEYS, fact_sheet
+from scoring_program.build.zips import write
 from test_organizer import VOC_SLUGS, voc2011_style
 
 TWO_PHASES = """\
@@ -35,6 +39,15 @@ def _zip(data):
 def _yamls(plan):
     cb, cl = _zip(plan.codabench), _zip(plan.codalab)
     return cb, yaml.safe_load(cb.read("competition.yaml")), cl, yaml.safe_load(cl.read("competition.yaml"))
+
+
+def _development_then_final(tmp_path, final_keys=""):
+    """The sample classification bundle with organizer.yaml's two phases (final_keys: more of the Final phase's
+    keys); returns (the plan, the yaml's path)."""
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
+                   "  - {name: Final, start: 2024-05-01%s}\n" % final_keys)
+    return bundle.prepare("voc2011-classification", config=str(cfg)), cfg
 
 
 @pytest.mark.parametrize("slug", VOC_SLUGS)
@@ -65,11 +78,7 @@ def test_two_sets_of_one_voc_folder_give_two_tasks_each_phase_bound_to_its_own(t
 
 
 def test_phases_without_their_own_data_share_one_task_and_keep_the_old_layout(tmp_path):
-    cfg = tmp_path / "organizer.yaml"
-    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
-                   "  - {name: Final, start: 2024-05-01}\n")
-    plan = bundle.prepare("voc2011-classification", config=str(cfg))
-    cb, y2, cl, y1 = _yamls(plan)
+    cb, y2, cl, y1 = _yamls(_development_then_final(tmp_path)[0])
     assert [t["reference_data"] for t in y2["tasks"]] == ["reference_data.zip"]
     assert [p["tasks"] for p in y2["phases"]] == [[0], [0]]
     assert [p["reference_data"] for p in y1["phases"].values()] == ["reference_data.zip"] * 2
@@ -91,10 +100,10 @@ def test_a_phase_folder_is_relative_to_the_yaml_and_a_broken_one_names_the_phase
     assert sorted(a.namelist()) == sorted(b.namelist())
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, reference_data: nowhere}\n"
                    "  - {name: Final, start: 2024-05-01}\n")
-    with pytest.raises(bundle.BundleError, match="phase 'Development': reference data folder not found: .*nowhere"):
+    with pytest.raises(BundleError, match="phase 'Development': reference data folder not found: .*nowhere"):
         bundle.prepare(slug, config=str(cfg))
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, report: some}\n")
-    with pytest.raises(bundle.BundleError, match="phase 1 \\(Development\\): report: expected hidden"):
+    with pytest.raises(BundleError, match="phase 1 \\(Development\\): report: expected hidden"):
         bundle.prepare(slug, config=str(cfg))
 
 
@@ -146,7 +155,7 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}\n"
                    "  - {name: Final, start: 2024-05-01, reference_data: final}\n")
     out = tmp_path / "bundles"
-    for path in bundle.write(bundle.prepare(slug, config=str(cfg)), str(out)):
+    for path in write(bundle.prepare(slug, config=str(cfg)), str(out)):
         if os.path.isfile(CHECKER):         # the platforms' unpackers' view (../shared beside the project)
             p = checker_run(["check-bundle", path], tmp_path)
             assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr
@@ -182,15 +191,15 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
 def test_every_competition_asks_a_fact_sheet_as_codabench_checks_it():
     from conftest import competition_slugs
     for slug in competition_slugs():
-        y2 = bundle.load_competition(slug)
+        y2 = load_competition(slug)
         sheet = y2["fact_sheet"]
         assert list(sheet) == ["method_name", "description", "training_data", "code_url"]
-        assert bundle.fact_sheet(sheet, slug) == sheet          # already in the checked form
+        assert fact_sheet(sheet, slug) == sheet          # already in the checked form
         for key, q in sheet.items():
-            assert set(q) == set(bundle.FACT_SHEET_KEYS) and q["key"] == key
+            assert set(q) == set(FACT_SHEET_KEYS) and q["key"] == key
             assert q["is_required"] in ("true", "false") and q["is_on_leaderboard"] in ("true", "false")
         assert sheet["training_data"]["type"] == "select" and len(sheet["training_data"]["selection"]) == 2
-    comp5 = bundle.load_competition("voc2011-segmentation")["fact_sheet"]["training_data"]["selection"]
+    comp5 = load_competition("voc2011-segmentation")["fact_sheet"]["training_data"]["selection"]
     assert comp5 == ["VOC2011 training data only (comp5)", "any data (comp6)"]
 
 
@@ -217,15 +226,12 @@ def test_organizers_edit_the_fact_sheet_and_booleans_become_codabenchs_strings(t
                          ("fact_sheet:\n  q: {type: select, title: Q, selection: []}\n", "needs a list of choices"),
                          ("fact_sheet:\n  q: {type: text, title: Q, is_required: maybe}\n", "is_required: expected")):
         cfg.write_text(bad)
-        with pytest.raises(bundle.BundleError, match=message):
+        with pytest.raises(BundleError, match=message):
             bundle.prepare("voc2011-classification", config=str(cfg))
 
 
 def test_auto_migration_to_the_final_phase_in_both_yamls_never_to_the_first(tmp_path):
-    cfg = tmp_path / "organizer.yaml"
-    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30}\n"
-                   "  - {name: Final, start: 2024-05-01, auto_migrate_to_this_phase: true}\n")
-    plan = bundle.prepare("voc2011-classification", config=str(cfg))
+    plan, cfg = _development_then_final(tmp_path, ", auto_migrate_to_this_phase: true")
     _cb, y2, _cl, y1 = _yamls(plan)
     final = [p for p in y2["phases"] if p["name"] == "Final"][0]
     assert final["auto_migrate_to_this_phase"] is True
@@ -233,7 +239,7 @@ def test_auto_migration_to_the_final_phase_in_both_yamls_never_to_the_first(tmp_
     assert y1["phases"][2]["auto_migration"] is True and "auto_migration" not in y1["phases"][1]
     assert any("auto_migrate_to_this_phase" in n and "lose their fact-sheet answers" in n for n in plan.notes)
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, auto_migrate_to_this_phase: true}\n")
-    with pytest.raises(bundle.BundleError, match="the first phase has no phase to migrate from"):
+    with pytest.raises(BundleError, match="the first phase has no phase to migrate from"):
         bundle.prepare("voc2011-classification", config=str(cfg))
 
 
@@ -264,7 +270,7 @@ def test_odd_and_even_comps_rank_in_separate_competitions(tmp_path, slug):
         assert any("track comp%d" % track in n for n in plan.notes)
         with _zip(plan.codabench) as cb:
             assert _zip(cb.read("reference_data.zip")).read("TRACK") == b"comp%d\n" % track
-        bundle.write(plan, str(out))
+        write(plan, str(out))
         for comp, entry in entries.items():
             p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", slug, entry, "--dist", str(out),
                                 "--keep", str(tmp_path / ("keep-%d-%d" % (track, comp)))],
@@ -280,14 +286,14 @@ def test_odd_and_even_comps_rank_in_separate_competitions(tmp_path, slug):
                 assert len(line) == 1 and "ranks the comp%d track only" % track in line[0], p.stderr
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("track: comp%d\n" % (even + 2))
-    with pytest.raises(bundle.BundleError, match="track: expected comp%d or comp%d" % (odd, even)):
+    with pytest.raises(BundleError, match="track: expected comp%d or comp%d" % (odd, even)):
         bundle.prepare(slug, config=str(cfg))
 
 
 def test_only_voc_has_tracks(tmp_path):
     cfg = tmp_path / "organizer.yaml"
     cfg.write_text("track: comp1\n")
-    with pytest.raises(bundle.BundleError, match="kinetics-tps has no tracks"):
+    with pytest.raises(BundleError, match="kinetics-tps has no tracks"):
         bundle.prepare("kinetics-tps", config=str(cfg))
 
 
@@ -334,7 +340,7 @@ def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slu
     assert [c["key"] for c in y2["leaderboards"][0]["columns"]] == [registry_rank(slug)]
     assert any("a private part" in n for n in plan.notes) and any("OUTPUT/private/" in n for n in plan.notes)
     out = tmp_path / "bundles"
-    for path in bundle.write(plan, str(out)):
+    for path in write(plan, str(out)):
         if os.path.isfile(CHECKER):
             p = checker_run(["check-bundle", path], tmp_path)
             assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr

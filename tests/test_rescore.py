@@ -193,3 +193,23 @@ def test_bootstrap_command_line(tmp_path):
     p = subprocess.run([sys.executable, "-m", "scoring_program.rescore", slug, "--ref", ref] + subs +
                        ["--out", str(tmp_path / "o2"), "--bootstrap", "0"], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0 and not (tmp_path / "o2" / "ranking.html").exists()
+
+
+# ------------------------------------------------------------------ the organizer's pages read right
+def test_ties_share_one_rank_on_both_pages_and_no_axis_shows_minus_zero():
+    """Tied submissions rank 1, 1, 3 in leaderboard.html, as in ranking.html; a score axis that starts below 0
+    labels its 0 tick "0.0", never "-0.0"."""
+    import re
+    from collections import namedtuple
+    from scoring_program.metrics.bootstrap import ranking_statistics
+    from scoring_program.report.leaderboard import render_leaderboard
+    from scoring_program.report.ranking import interval_svg
+    Key = namedtuple("Key", "key label precision")
+    recs = [{"name": n, "scores": {"mAP": v}} for n, v in (("a", 0.5), ("b", 0.5), ("c", 0.25))]
+    page = render_leaderboard("t", [Key("mAP", "mAP", 4)], recs, [])
+    assert re.findall(r"<tr><td>(\d+)</td><td>(\w)</td>", page) == [("1", "a"), ("1", "b"), ("3", "c")]
+    stats = ranking_statistics([0.5, 0.5, 0.0], [[0.6, 0.4, 0.0], [0.4, 0.6, 0.01]])
+    assert list(stats.official_rank) == [1, 1, 3]
+    svg = interval_svg(["a", "b", "c"], stats, 4)
+    ticks = re.findall(r'fill="#444">([^<]+)</text>', svg)
+    assert "0.0" in ticks and not any(t.startswith("-0.0") or t == "-0" for t in ticks), ticks

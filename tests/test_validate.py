@@ -57,6 +57,34 @@ def assert_scored_as_without(slug, res, rel, tmp_path):
     assert score(slug, res) == score(slug, without)
 
 
+class Change(object):
+    """A submission made for a case: the kit's random submission (kit=True) or an empty folder, then `renames`
+    [(old, new)], `copies` [(source, new)] (source: in the submission, or from the project's root when kit is
+    False), `writes` [(new, text or bytes)] and `removes` [path], all relative to the submission. `made`: the
+    files it adds."""
+
+    def __init__(self, slug, kit=True, renames=(), copies=(), writes=(), removes=()):
+        self.slug, self.kit, self.removes = slug, kit, list(removes)
+        self.renames, self.copies, self.writes = list(renames), list(copies), list(writes)
+        self.made = [new for _, new in self.renames + self.copies] + [new for new, _ in self.writes]
+
+    def make(self, tmp_path):
+        if self.kit:
+            res = kit_copy(tmp_path, self.slug)
+        else:
+            res = tmp_path / "res"
+            res.mkdir()
+        for path in self.removes:
+            os.remove(str(res / path))
+        for old, new in self.renames:
+            rename(res, old, new)
+        for source, new in self.copies:
+            shutil.copyfile(str(res / source) if self.kit else os.path.join(ROOT, source), str(res / new))
+        for new, data in self.writes:
+            (res / new).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+        return res
+
+
 def test_the_sample_submissions_have_no_warning():
     for slug in registry.available():
         kit = os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect")
@@ -64,75 +92,143 @@ def test_the_sample_submissions_have_no_warning():
             assert warnings(validate(slug, kit)) == [], slug
 
 
-# ---------------------------------------------------------------- voc2011-classification
 MAIN = "results/VOC2011/Main/"
+SEG = "results/VOC2011/Segmentation/comp5_test_cls/"
+SEG_IDS = ["2011_%06d" % i for i in range(1, 9)]
+ACT = "results/VOC2011/Action/"
+POSE_IDS = ["%02d_%04d_%d" % (s, f, a) for s in (1, 2) for f in (1, 2, 3) for a in (1, 2)]
+
+# A file the scorer never reads: validate warns exactly so (with a near-miss hint), gives the other notes named
+# among its notes, and the scores with each file the change made are the scores without it.
+# name: (Change, --ids or None, the warnings, other notes)
+IGNORED = {
+    "voc_classification_wrong_case_prefix": (
+        Change("voc2011-classification", renames=[(MAIN + "comp1_cls_test_dog.txt", MAIN + "Comp1_cls_test_dog.txt")]),
+        None, ["warning: results/VOC2011/Main/Comp1_cls_test_dog.txt will be ignored: only files named "
+               "comp1_cls_test_<class>.txt are read (did you mean comp1_cls_test_dog.txt?)"], []),
+    "voc_detection_csv_extension": (
+        Change("voc2011-detection", renames=[(MAIN + "comp3_det_test_person.txt", MAIN + "comp3_det_test_person.csv")]),
+        None, ["warning: results/VOC2011/Main/comp3_det_test_person.csv will be ignored: only files named "
+               "comp3_det_test_<class>.txt are read (did you mean comp3_det_test_person.txt?)"],
+        ["no file for: person (those classes will score AP 0)"]),
+    "voc_segmentation_files_outside_the_folder": (
+        Change("voc2011-segmentation", copies=[(SEG + "2011_000001.png", "2011_000001.png")]),
+        SEG_IDS, ["warning: 2011_000001.png will be ignored: only <id>.png files directly inside "
+                  "results/VOC2011/Segmentation/comp5_test_cls are read"], []),
+    "voc_layout_other_files": (
+        Change("voc2011-layout", writes=[("comp7_layout_test.txt", "my notes")]),
+        None, ["warning: comp7_layout_test.txt will be ignored: only the file comp7_layout_test.xml is read"], []),
+    "voc_action_csv_extension": (
+        Change("voc2011-action",
+               renames=[(ACT + "comp9_action_test_phoning.txt", ACT + "comp9_action_test_phoning.csv")]),
+        None, ["warning: results/VOC2011/Action/comp9_action_test_phoning.csv will be ignored: only files named "
+               "comp9_action_test_<action>.txt are read (did you mean comp9_action_test_phoning.txt?)"], []),
+    "pose_uppercase_png": (
+        Change("chalearn-lap2014-pose", renames=[("01_0001_1_prediction.png", "01_0001_1_prediction.PNG")]),
+        None, ["warning: 01_0003_1.png will be ignored: 01_0003_1_prediction.png is read instead",
+               "warning: 01_0001_1_prediction.PNG will be ignored: not named XX_YYYY_W_prediction.png "
+               "(did you mean 01_0001_1_prediction.png?)"],
+        ["11 prediction panoramas, heights [60]"]),
+    "pose_panorama_outside_the_ids_hints_the_padded_name": (
+        Change("chalearn-lap2014-pose", renames=[("01_0001_1_prediction.png", "1_1_1_prediction.png")]),
+        POSE_IDS, ["warning: 01_0003_1.png will be ignored: 01_0003_1_prediction.png is read instead",
+                   "warning: 09_0001_1_prediction.png will be ignored: no panorama '09_0001_1' in the --ids list",
+                   "warning: 1_1_1_prediction.png will be ignored: no panorama '1_1_1' in the --ids list (did you "
+                   "mean '01_0001_1'?)"], []),
+    "action_sequence_case": (
+        Change("chalearn-lap2014-action", renames=[("Seq02_prediction.csv", "seq02_prediction.csv")]),
+        None, ["warning: seq02_prediction.csv will be ignored: no sequence 'seq02' (did you mean 'Seq02'?)"], []),
+    "action_sequence_case_with_ids": (
+        Change("chalearn-lap2014-action", renames=[("Seq02_prediction.csv", "seq02_prediction.csv")]),
+        ["Seq%02d" % i for i in range(1, 7)],
+        ["warning: seq02_prediction.csv will be ignored: no sequence 'seq02' in the --ids list (did you mean "
+         "'Seq02'?)"], []),
+    "action_wrong_extension_and_alias": (
+        Change("chalearn-lap2014-action", renames=[("Seq03_prediction.csv", "Seq03_prediction.txt")],
+               copies=[("Seq01_prediction.csv", "Seq01_predictions.csv")]),
+        None, ["warning: Seq01_predictions.csv will be ignored: Seq01_prediction.csv is read instead",
+               "warning: Seq03_prediction.txt will be ignored: only files named SeqXX_prediction.csv are read "
+               "(did you mean Seq03_prediction.csv?)"], []),
+    "cultural_wrong_extension_and_typo": (
+        Change("chalearn-lap2015-cultural-event", renames=[("La_Tomatina.txt", "La_Tomatina.csv"),
+                                                           ("Obon.txt", "Obn.txt")]),
+        None, ["warning: La_Tomatina.csv will be ignored: only <Category>.txt files are read (did you mean "
+               "La_Tomatina.txt?)", "warning: Obn.txt will be ignored: no category 'Obn' (did you mean Obon.txt?)"],
+        ["48 category file(s)"]),
+    "cultural_other_txt_file_is_a_warning_even_when_malformed": (
+        Change("chalearn-lap2015-cultural-event", writes=[("README.txt", "my notes\n")]),
+        None, ["warning: 1 file(s) name no category of the 50: each is read only if the reference data has such a "
+               "category (a later edition's): 'README.txt'",
+               "warning: README.txt would be an error if the reference data had a category 'README': README.txt, "
+               "line 1: expected a number for the confidence; found 'notes'"], []),
+    "kinetics_other_files": (
+        Change("kinetics-tps", copies=[("pred_vid_result.json", "pred_vid_result (1).json")]),
+        None, ["warning: pred_vid_result (1).json will be ignored: only pred_vid_result.json and "
+               "pred_part_result.json are read"], []),
+    "tubes_misnamed_detections": (
+        Change("action-tubes", renames=[("frame_detections.csv", "frame_detection.csv")]),
+        None, ["warning: frame_detection.csv will be ignored: only frame_detections.csv and tubes.csv are read "
+               "(did you mean frame_detections.csv?)"], ["no frame_detections.csv: frame-AP will be 0"]),
+}
 
 
-def test_voc_classification_wrong_case_prefix_is_ignored_with_hint(tmp_path):
-    slug = "voc2011-classification"
-    res = kit_copy(tmp_path, slug)
-    rename(res, MAIN + "comp1_cls_test_dog.txt", MAIN + "Comp1_cls_test_dog.txt")
-    assert warnings(validate(slug, res)) == [
-        "warning: results/VOC2011/Main/Comp1_cls_test_dog.txt will be ignored: only files named "
-        "comp1_cls_test_<class>.txt are read (did you mean comp1_cls_test_dog.txt?)"]
-    assert_scored_as_without(slug, res, MAIN + "Comp1_cls_test_dog.txt", tmp_path)
+@pytest.mark.parametrize("name", sorted(IGNORED))
+def test_ignored_with_hint_and_scored_as_without(tmp_path, name):
+    change, ids, expected, other_notes = IGNORED[name]
+    res = change.make(tmp_path)
+    notes = validate(change.slug, res, ids)
+    assert warnings(notes) == expected
+    assert [n for n in other_notes if n not in notes] == []
+    for n, made in enumerate(change.made):
+        assert_scored_as_without(change.slug, res, made, tmp_path / str(n))
 
 
-def test_voc_classification_unknown_class_is_rejected_by_both(tmp_path):
-    slug = "voc2011-classification"
-    res = kit_copy(tmp_path, slug)
-    rename(res, MAIN + "comp1_cls_test_dog.txt", MAIN + "comp1_cls_test_Dog.txt")
-    msg = validate_error(slug, res)
-    assert msg == ("submission error: results/VOC2011/Main/comp1_cls_test_Dog.txt: expected one of the names "
-                   "aeroplane, bicycle, bird, boat, bottle, bus, car, cat, chair, cow, diningtable, dog, horse, "
-                   "motorbike, person, pottedplant, sheep, sofa, train, tvmonitor; found 'Dog'")
-    assert score_error(slug, res) == msg
+# A file the scorer rejects: validate rejects it with the same line (None: whatever the scorer's line is).
+# name: (Change, the line)
+REJECTED = {
+    "voc_classification_unknown_class": (
+        Change("voc2011-classification", renames=[(MAIN + "comp1_cls_test_dog.txt", MAIN + "comp1_cls_test_Dog.txt")]),
+        "submission error: results/VOC2011/Main/comp1_cls_test_Dog.txt: expected one of the names aeroplane, "
+        "bicycle, bird, boat, bottle, bus, car, cat, chair, cow, diningtable, dog, horse, motorbike, person, "
+        "pottedplant, sheep, sofa, train, tvmonitor; found 'Dog'"),
+    "voc_classification_only_unknown_names_still_reports_the_name_not_the_set": (
+        Change("voc2011-classification", kit=False, writes=[("comp1_cls_test_Dog.txt", "2011_000001 0.5\n")]), None),
+    "voc_action_unknown_action": (
+        Change("voc2011-action",
+               renames=[(ACT + "comp9_action_test_phoning.txt", ACT + "comp9_action_test_phone.txt")]),
+        "submission error: results/VOC2011/Action/comp9_action_test_phone.txt: expected one of the names jumping, "
+        "phoning, playinginstrument, reading, ridingbike, ridinghorse, running, takingphoto, usingcomputer, "
+        "walking; found 'phone'"),
+    "cultural_wrong_case": (
+        Change("chalearn-lap2015-cultural-event", renames=[("La_Tomatina.txt", "la_tomatina.txt")]),
+        "submission error: la_tomatina.txt: expected the file name La_Tomatina.txt (exact spelling and case); found "
+        "'la_tomatina.txt'"),
+}
 
 
-def test_voc_classification_only_unknown_names_still_reports_the_name_not_the_set(tmp_path):
-    slug = "voc2011-classification"
-    res = tmp_path / "res"
-    res.mkdir()
-    (res / "comp1_cls_test_Dog.txt").write_text("2011_000001 0.5\n")
-    assert validate_error(slug, res) == score_error(slug, res)
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_rejected_by_both_with_the_same_line(tmp_path, name):
+    change, line = REJECTED[name]
+    res = change.make(tmp_path)
+    msg = validate_error(change.slug, res)
+    assert msg == score_error(change.slug, res)
+    assert line is None or msg == line
 
 
-# ---------------------------------------------------------------- voc2011-detection
-def test_voc_detection_csv_extension_is_ignored_with_hint(tmp_path):
-    slug = "voc2011-detection"
-    res = kit_copy(tmp_path, slug)
-    rename(res, MAIN + "comp3_det_test_person.txt", MAIN + "comp3_det_test_person.csv")
-    notes = validate(slug, res)
-    assert "no file for: person (those classes will score AP 0)" in notes
-    assert warnings(notes) == [
-        "warning: results/VOC2011/Main/comp3_det_test_person.csv will be ignored: only files named "
-        "comp3_det_test_<class>.txt are read (did you mean comp3_det_test_person.txt?)"]
-    assert_scored_as_without(slug, res, MAIN + "comp3_det_test_person.csv", tmp_path)
+def test_pose_unreadable_png_is_rejected_by_both(tmp_path):
+    slug = "chalearn-lap2014-pose"
+    res = Change(slug, writes=[("01_0002_1_prediction.png", b"not a png")]).make(tmp_path)
+    for msg in (validate_error(slug, res), score_error(slug, res)):
+        assert msg.startswith("submission error: 01_0002_1_prediction.png: ")
 
 
-def test_voc_detection_nothing_readable_is_the_scorers_error_with_the_hint(tmp_path):
-    slug = "voc2011-detection"
-    res = tmp_path / "res"
-    res.mkdir()
-    shutil.copyfile(os.path.join(ROOT, "starting_kit", slug, "submissions", "random", MAIN, "comp3_det_test_dog.txt"),
-                    str(res / "comp3_det_test_dog.csv"))
-    scored = score_error(slug, res)
-    assert scored == ("submission error: expected result files named comp3_det_test_<name>.txt (e.g. "
-                      "comp3_det_test_aeroplane.txt); found no such file; files present: 'comp3_det_test_dog.csv'")
-    assert validate_error(slug, res) == scored + "; comp3_det_test_dog.csv: did you mean comp3_det_test_dog.txt?"
-
-
+# ---------------------------------------------------------------- more hints
 def test_voc_detection_near_miss_set_gives_the_hint_in_that_set(tmp_path):
     res = tmp_path / "res"
     res.mkdir()
     (res / "Comp3-det-val-car.txt").write_text("")
     assert validate_error("voc2011-detection", res).endswith(
         "; Comp3-det-val-car.txt: did you mean comp3_det_val_car.txt?")
-
-
-# ---------------------------------------------------------------- voc2011-segmentation
-SEG = "results/VOC2011/Segmentation/comp5_test_cls/"
-SEG_IDS = ["2011_%06d" % i for i in range(1, 9)]
 
 
 def test_voc_segmentation_uppercase_png_is_ignored_with_hint_and_missing_with_ids(tmp_path):
@@ -147,16 +243,6 @@ def test_voc_segmentation_uppercase_png_is_ignored_with_hint_and_missing_with_id
                       "of 8 images; expected one <id>.png per image of the evaluated set; found no '2011_000003.png'")
     assert validate_error(slug, res, SEG_IDS) == (
         scored + "; results/VOC2011/Segmentation/comp5_test_cls/2011_000003.PNG: did you mean 2011_000003.png?")
-
-
-def test_voc_segmentation_files_outside_the_folder_are_ignored(tmp_path):
-    slug = "voc2011-segmentation"
-    res = kit_copy(tmp_path, slug)
-    shutil.copyfile(str(res / SEG / "2011_000001.png"), str(res / "2011_000001.png"))
-    assert warnings(validate(slug, res, SEG_IDS)) == [
-        "warning: 2011_000001.png will be ignored: only <id>.png files directly inside "
-        "results/VOC2011/Segmentation/comp5_test_cls are read"]
-    assert_scored_as_without(slug, res, "2011_000001.png", tmp_path)
 
 
 def test_voc_segmentation_png_outside_the_ids_hints_the_missing_id(tmp_path):
@@ -182,232 +268,64 @@ def test_voc_segmentation_near_miss_folder_is_the_scorers_error_with_the_hint(tm
                                       "test image; found 8 PNG file(s) outside such a folder")
 
 
-# ---------------------------------------------------------------- voc2011-layout
-def test_voc_layout_extension_case_is_the_scorers_error_with_the_hint(tmp_path):
-    slug = "voc2011-layout"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "comp7_layout_test.xml", "comp7_layout_test.XML")
-    scored = score_error(slug, res)
-    assert scored == ("submission error: expected a results file named comp7_layout_test.xml; found no such file; "
-                      "files present: 'comp7_layout_test.XML'")
-    assert validate_error(slug, res) == (
+DET_NONE = ("submission error: expected result files named comp3_det_test_<name>.txt (e.g. "
+            "comp3_det_test_aeroplane.txt); found no such file; files present: 'comp3_det_test_dog.csv'")
+KINETICS_NONE = ("submission error: pred_vid_result.json: the submission has no pred_vid_result.json; expected "
+                 "pred_vid_result.json and pred_part_result.json; found pred_part_result.json, pred_vid_results.json")
+TUBES_NONE = "submission error: expected frame_detections.csv and/or tubes.csv in the submission; found Tubes.csv"
+
+# The scorer's line and validate's: validate adds a near-miss hint (and names no set, or the --ids list).
+# name: (Change, the scorer's line (ending with "...": its start; None: not checked), validate's line)
+DIFFERENT = {
+    "voc_detection_nothing_readable": (
+        Change("voc2011-detection", kit=False, copies=[
+            ("starting_kit/voc2011-detection/submissions/random/%scomp3_det_test_dog.txt" % MAIN,
+             "comp3_det_test_dog.csv")]),
+        DET_NONE, DET_NONE + "; comp3_det_test_dog.csv: did you mean comp3_det_test_dog.txt?"),
+    "kinetics_misnamed_file": (
+        Change("kinetics-tps", renames=[("pred_vid_result.json", "pred_vid_results.json")]),
+        KINETICS_NONE, KINETICS_NONE + "; pred_vid_results.json: did you mean pred_vid_result.json?"),
+    "tubes_nothing_readable": (
+        Change("action-tubes", removes=["frame_detections.csv"], renames=[("tubes.csv", "Tubes.csv")]),
+        TUBES_NONE, TUBES_NONE + "; Tubes.csv: did you mean tubes.csv?"),
+    "voc_layout_extension_case": (
+        Change("voc2011-layout", renames=[("comp7_layout_test.xml", "comp7_layout_test.XML")]),
+        "submission error: expected a results file named comp7_layout_test.xml; found no such file; files present: "
+        "'comp7_layout_test.XML'",
         "submission error: expected a results file named comp7_layout_<set>.xml; found no such file; files present: "
-        "'comp7_layout_test.XML'; comp7_layout_test.XML: did you mean comp7_layout_test.xml?")
-
-
-def test_voc_layout_other_files_are_ignored(tmp_path):
-    slug = "voc2011-layout"
-    res = kit_copy(tmp_path, slug)
-    (res / "comp7_layout_test.txt").write_text("my notes")
-    assert warnings(validate(slug, res)) == [
-        "warning: comp7_layout_test.txt will be ignored: only the file comp7_layout_test.xml is read"]
-    assert_scored_as_without(slug, res, "comp7_layout_test.txt", tmp_path)
-
-
-# ---------------------------------------------------------------- voc2011-action
-ACT = "results/VOC2011/Action/"
-
-
-def test_voc_action_csv_extension_is_ignored_with_hint(tmp_path):
-    slug = "voc2011-action"
-    res = kit_copy(tmp_path, slug)
-    rename(res, ACT + "comp9_action_test_phoning.txt", ACT + "comp9_action_test_phoning.csv")
-    assert warnings(validate(slug, res)) == [
-        "warning: results/VOC2011/Action/comp9_action_test_phoning.csv will be ignored: only files named "
-        "comp9_action_test_<action>.txt are read (did you mean comp9_action_test_phoning.txt?)"]
-    assert_scored_as_without(slug, res, ACT + "comp9_action_test_phoning.csv", tmp_path)
-
-
-def test_voc_action_unknown_action_is_rejected_by_both(tmp_path):
-    slug = "voc2011-action"
-    res = kit_copy(tmp_path, slug)
-    rename(res, ACT + "comp9_action_test_phoning.txt", ACT + "comp9_action_test_phone.txt")
-    msg = validate_error(slug, res)
-    assert msg == ("submission error: results/VOC2011/Action/comp9_action_test_phone.txt: expected one of the names "
-                   "jumping, phoning, playinginstrument, reading, ridingbike, ridinghorse, running, takingphoto, "
-                   "usingcomputer, walking; found 'phone'")
-    assert score_error(slug, res) == msg
-
-
-# ---------------------------------------------------------------- chalearn-lap2014-pose
-POSE_IDS = ["%02d_%04d_%d" % (s, f, a) for s in (1, 2) for f in (1, 2, 3) for a in (1, 2)]
-
-
-def test_pose_uppercase_png_is_ignored_with_hint(tmp_path):
-    slug = "chalearn-lap2014-pose"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "01_0001_1_prediction.png", "01_0001_1_prediction.PNG")
-    notes = validate(slug, res)
-    assert notes[0] == "11 prediction panoramas, heights [60]"
-    assert warnings(notes) == [
-        "warning: 01_0003_1.png will be ignored: 01_0003_1_prediction.png is read instead",
-        "warning: 01_0001_1_prediction.PNG will be ignored: not named XX_YYYY_W_prediction.png "
-        "(did you mean 01_0001_1_prediction.png?)"]
-    assert_scored_as_without(slug, res, "01_0001_1_prediction.PNG", tmp_path)
-
-
-def test_pose_panorama_outside_the_ids_hints_the_padded_name(tmp_path):
-    slug = "chalearn-lap2014-pose"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "01_0001_1_prediction.png", "1_1_1_prediction.png")
-    assert "warning: 1_1_1_prediction.png will be ignored: no panorama '1_1_1' in the --ids list (did you mean " \
-           "'01_0001_1'?)" in warnings(validate(slug, res, POSE_IDS))
-    assert "warning: 09_0001_1_prediction.png will be ignored: no panorama '09_0001_1' in the --ids list" \
-           in warnings(validate(slug, res, POSE_IDS))
-    assert_scored_as_without(slug, res, "1_1_1_prediction.png", tmp_path)
-
-
-def test_pose_nothing_readable_is_an_error_with_the_hint(tmp_path):
-    slug = "chalearn-lap2014-pose"
-    res = tmp_path / "res"
-    res.mkdir()
-    shutil.copyfile(os.path.join(ROOT, "starting_kit", slug, "submissions", "random", "01_0001_1_prediction.png"),
-                    str(res / "Seq01_0001_1_prediction.png"))
-    assert validate_error(slug, res) == (
+        "'comp7_layout_test.XML'; comp7_layout_test.XML: did you mean comp7_layout_test.xml?"),
+    "pose_nothing_readable": (
+        Change("chalearn-lap2014-pose", kit=False, copies=[
+            ("starting_kit/chalearn-lap2014-pose/submissions/random/01_0001_1_prediction.png",
+             "Seq01_0001_1_prediction.png")]),
+        None,
         "submission error: expected prediction panoramas named XX_YYYY_W_prediction.png; found "
-        "'Seq01_0001_1_prediction.png'; Seq01_0001_1_prediction.png: did you mean '01_0001_1'?")
-
-
-def test_pose_unreadable_png_is_rejected_by_both(tmp_path):
-    slug = "chalearn-lap2014-pose"
-    res = kit_copy(tmp_path, slug)
-    (res / "01_0002_1_prediction.png").write_bytes(b"not a png")
-    msg = validate_error(slug, res)
-    assert msg.startswith("submission error: 01_0002_1_prediction.png: ")
-    assert score_error(slug, res).startswith("submission error: 01_0002_1_prediction.png: ")
-
-
-# ---------------------------------------------------------------- chalearn-lap2014-action
-def test_action_sequence_case_is_ignored_with_hint(tmp_path):
-    slug = "chalearn-lap2014-action"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "Seq02_prediction.csv", "seq02_prediction.csv")
-    assert warnings(validate(slug, res)) == [
-        "warning: seq02_prediction.csv will be ignored: no sequence 'seq02' (did you mean 'Seq02'?)"]
-    assert warnings(validate(slug, res, ["Seq%02d" % i for i in range(1, 7)])) == [
-        "warning: seq02_prediction.csv will be ignored: no sequence 'seq02' in the --ids list (did you mean 'Seq02'?)"]
-    assert_scored_as_without(slug, res, "seq02_prediction.csv", tmp_path)
-
-
-def test_action_wrong_extension_and_alias_are_ignored(tmp_path):
-    slug = "chalearn-lap2014-action"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "Seq03_prediction.csv", "Seq03_prediction.txt")
-    shutil.copyfile(str(res / "Seq01_prediction.csv"), str(res / "Seq01_predictions.csv"))
-    assert warnings(validate(slug, res)) == [
-        "warning: Seq01_predictions.csv will be ignored: Seq01_prediction.csv is read instead",
-        "warning: Seq03_prediction.txt will be ignored: only files named SeqXX_prediction.csv are read "
-        "(did you mean Seq03_prediction.csv?)"]
-    assert_scored_as_without(slug, res, "Seq03_prediction.txt", tmp_path)
-
-
-def test_action_no_file_of_a_sequence_is_rejected_by_both_with_the_hint(tmp_path):
-    slug = "chalearn-lap2014-action"
-    res = tmp_path / "res"
-    res.mkdir()
-    (res / "seq02_prediction.csv").write_text("6,1,41")
-    assert score_error(slug, res) == (
+        "'Seq01_0001_1_prediction.png'; Seq01_0001_1_prediction.png: did you mean '01_0001_1'?"),
+    "action_no_file_of_a_sequence": (
+        Change("chalearn-lap2014-action", kit=False, writes=[("seq02_prediction.csv", "6,1,41")]),
         "submission error: seq02_prediction.csv: expected a file SeqXX_prediction.csv for a sequence of the ground "
         "truth; found 1 prediction file(s), none for a sequence of the ground truth (names are matched exactly, case "
-        "included)")
-    assert validate_error(slug, res) == (
+        "included)",
         "submission error: seq02_prediction.csv: expected a file SeqXX_prediction.csv for a sequence of the test "
         "set; found 1 prediction file(s), none for a sequence of the test set (names are matched exactly, case "
-        "included); seq02_prediction.csv: did you mean 'Seq02'?")
-
-
-# ---------------------------------------------------------------- chalearn-lap2015-cultural-event
-def test_cultural_wrong_extension_and_typo_are_ignored_with_hint(tmp_path):
-    slug = "chalearn-lap2015-cultural-event"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "La_Tomatina.txt", "La_Tomatina.csv")
-    rename(res, "Obon.txt", "Obn.txt")
-    notes = validate(slug, res)
-    assert notes[0] == "48 category file(s)"
-    assert warnings(notes) == [
-        "warning: La_Tomatina.csv will be ignored: only <Category>.txt files are read (did you mean La_Tomatina.txt?)",
-        "warning: Obn.txt will be ignored: no category 'Obn' (did you mean Obon.txt?)"]
-    assert_scored_as_without(slug, res, "La_Tomatina.csv", tmp_path)
-    assert_scored_as_without(slug, res, "Obn.txt", tmp_path / "2")
-
-
-def test_cultural_wrong_case_is_rejected_by_both(tmp_path):
-    slug = "chalearn-lap2015-cultural-event"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "La_Tomatina.txt", "la_tomatina.txt")
-    msg = validate_error(slug, res)
-    assert msg == ("submission error: la_tomatina.txt: expected the file name La_Tomatina.txt (exact spelling and "
-                   "case); found 'la_tomatina.txt'")
-    assert score_error(slug, res) == msg
-
-
-def test_cultural_other_txt_file_is_a_warning_even_when_malformed(tmp_path):
-    slug = "chalearn-lap2015-cultural-event"
-    res = kit_copy(tmp_path, slug)
-    (res / "README.txt").write_text("my notes\n")
-    assert warnings(validate(slug, res)) == [
-        "warning: 1 file(s) name no category of the 50: each is read only if the reference data has such a category "
-        "(a later edition's): 'README.txt'",
-        "warning: README.txt would be an error if the reference data had a category 'README': README.txt, line 1: "
-        "expected a number for the confidence; found 'notes'"]
-    assert_scored_as_without(slug, res, "README.txt", tmp_path)
-
-
-def test_cultural_no_category_file_is_rejected_with_the_hint(tmp_path):
-    slug = "chalearn-lap2015-cultural-event"
-    res = tmp_path / "res"
-    res.mkdir()
-    (res / "La_Tomatina.csv").write_text("a.jpg 0.5\n")
-    assert validate_error(slug, res) == (
+        "included); seq02_prediction.csv: did you mean 'Seq02'?"),
+    "cultural_no_category_file": (
+        Change("chalearn-lap2015-cultural-event", kit=False, writes=[("La_Tomatina.csv", "a.jpg 0.5\n")]),
+        "submission error: expected one file <Category>.txt per category...",
         "submission error: expected one file <Category>.txt per category (e.g. La_Tomatina.txt); found none (files "
-        "present: 'La_Tomatina.csv'); La_Tomatina.csv: did you mean La_Tomatina.txt?")
-    assert score_error(slug, res).startswith("submission error: expected one file <Category>.txt per category")
+        "present: 'La_Tomatina.csv'); La_Tomatina.csv: did you mean La_Tomatina.txt?"),
+}
 
 
-# ---------------------------------------------------------------- kinetics-tps
-def test_kinetics_misnamed_file_is_the_scorers_error_with_the_hint(tmp_path):
-    slug = "kinetics-tps"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "pred_vid_result.json", "pred_vid_results.json")
-    scored = score_error(slug, res)
-    assert scored == ("submission error: pred_vid_result.json: the submission has no pred_vid_result.json; expected "
-                      "pred_vid_result.json and pred_part_result.json; found pred_part_result.json, "
-                      "pred_vid_results.json")
-    assert validate_error(slug, res) == scored + "; pred_vid_results.json: did you mean pred_vid_result.json?"
-
-
-def test_kinetics_other_files_are_ignored(tmp_path):
-    slug = "kinetics-tps"
-    res = kit_copy(tmp_path, slug)
-    shutil.copyfile(str(res / "pred_vid_result.json"), str(res / "pred_vid_result (1).json"))
-    assert warnings(validate(slug, res)) == [
-        "warning: pred_vid_result (1).json will be ignored: only pred_vid_result.json and pred_part_result.json are "
-        "read"]
-    assert_scored_as_without(slug, res, "pred_vid_result (1).json", tmp_path)
-
-
-# ---------------------------------------------------------------- action-tubes
-def test_tubes_misnamed_detections_are_ignored_with_hint(tmp_path):
-    slug = "action-tubes"
-    res = kit_copy(tmp_path, slug)
-    rename(res, "frame_detections.csv", "frame_detection.csv")
-    notes = validate(slug, res)
-    assert "no frame_detections.csv: frame-AP will be 0" in notes
-    assert warnings(notes) == [
-        "warning: frame_detection.csv will be ignored: only frame_detections.csv and tubes.csv are read "
-        "(did you mean frame_detections.csv?)"]
-    assert_scored_as_without(slug, res, "frame_detection.csv", tmp_path)
-
-
-def test_tubes_nothing_readable_is_the_scorers_error_with_the_hint(tmp_path):
-    slug = "action-tubes"
-    res = kit_copy(tmp_path, slug)
-    os.remove(str(res / "frame_detections.csv"))
-    rename(res, "tubes.csv", "Tubes.csv")
-    scored = score_error(slug, res)
-    assert scored == ("submission error: expected frame_detections.csv and/or tubes.csv in the submission; found "
-                      "Tubes.csv")
-    assert validate_error(slug, res) == scored + "; Tubes.csv: did you mean tubes.csv?"
+@pytest.mark.parametrize("name", sorted(DIFFERENT))
+def test_the_scorers_line_and_validates(tmp_path, name):
+    change, scored_line, validate_line = DIFFERENT[name]
+    res = change.make(tmp_path)
+    assert validate_error(change.slug, res) == validate_line
+    if scored_line is not None and scored_line.endswith("..."):
+        assert score_error(change.slug, res).startswith(scored_line[:-3])
+    elif scored_line is not None:
+        assert score_error(change.slug, res) == scored_line
 
 
 # ---------------------------------------------------------------- command line

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -181,6 +182,55 @@ def kendall_tau(reference, samples):
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + block.shape[0]] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
     return out
+
+
+
+class RankingStatistics(NamedTuple):
+    """How sure one ranking is: S submissions in official order (best first), B bootstrap resamples.
+
+    official       (S,) float64     the official ranking scores
+    boot           (B, S) float64   the ranking scores on the same resamples
+    descending     bool             higher is better
+    official_rank  (S,) int64       the official ranks (ranks(): 1 best, ties the best rank of their group)
+    ranks          (B, S) int64     the ranks on each resample
+    low, high      (S,) float64     the 2.5th and 97.5th percentiles of each submission's resampled scores (NaN
+                                    ignored); the official scores when B is 0
+    rank_median    (S,) float64     the median resampled rank (the official rank when B is 0)
+    rank_low, rank_high  (S,) float64  the 2.5th and 97.5th percentiles of the resampled ranks
+    beats          (S, S) float64   beats(): the share of resamples in which the row's submission scores strictly
+                                    better than the column's
+    tau            (T,) float64     Kendall's tau-b of each resampled ranking against the official one, the finite
+                                    ones only (NaN where a ranking is constant: no order to compare); none for S < 2
+    """
+    official: np.ndarray
+    boot: np.ndarray
+    descending: bool
+    official_rank: np.ndarray
+    ranks: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    rank_median: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    beats: np.ndarray
+    tau: np.ndarray
+
+
+def ranking_statistics(official, boot, descending: bool = True) -> RankingStatistics:
+    """official: (S,) the official ranking scores, in official order; boot: (B, S) (or B * S values) the scores on
+    the resamples -> RankingStatistics."""
+    official = np.asarray(official, dtype=np.float64)
+    boot = np.asarray(boot, dtype=np.float64).reshape(-1, official.size)
+    official_rank = ranks(official[None, :], descending)[0]
+    resampled = ranks(boot, descending)                                 # (B, S)
+    with np.errstate(invalid="ignore"):
+        low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0) if boot.shape[0] else (official, official)
+    rank_median = np.median(resampled, axis=0) if boot.shape[0] else official_rank
+    rank_low, rank_high = (np.percentile(resampled, [2.5, 97.5], axis=0)
+                           if boot.shape[0] else (official_rank, official_rank))
+    tau = kendall_tau(official_rank, resampled) if official.size > 1 else np.zeros(0)
+    return RankingStatistics(official, boot, descending, official_rank, resampled, low, high, rank_median, rank_low,
+                             rank_high, beats(boot, descending), tau[np.isfinite(tau)])
 
 
 # ------------------------------------------------------------------ ranked lists at scale (detection, frame-AP)

@@ -1,9 +1,10 @@
 """detailed_results.html: one self-contained page (inline CSS and SVG, no JavaScript, no URL but '#'), readable in
 Codabench's ~900 px iframe and in a 1280 px browser window.
 
-    headline (the ranking score, large) | scores table at the leaderboard's precision | warnings | notes
-    | per-class bars | the task's sections ("Where the points were lost", ...) | tables | curves (small multiples)
-    | protocol
+    headline (the ranking score, large) | warnings | notes | per-class bars | the task's sections ("Where the
+    points were lost", ...) | every score, folded | tables | curves (small multiples) | protocol
+
+Every number is written at the leaderboard's precision (4 decimals unless a column says otherwise).
 
 render_private writes the organizer's per-item tables (score.py --private-report PATH), never into OUTPUT.
 """
@@ -27,12 +28,15 @@ CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;ma
        "text-align:right;white-space:nowrap}th{background:#eef1f4}td:first-child,th:first-child{text-align:left}"
        ".warn{color:#9a3b00}.note{color:#555;font-size:.92em}"
        ".multiples{display:flex;flex-wrap:wrap;gap:6px}.multiples svg{border:1px solid #eee;background:#fff}"
-       ".fig{margin:.3em 0 1em}")
+       ".fig{margin:.3em 0 1em}details{margin:.8em 0}summary{cursor:pointer;padding:2px 0}")
+
+
+CELL_PRECISION = 4      # the leaderboard's precision: one number format in every table
 
 
 def _cell(v):
     if isinstance(v, float):
-        return format_score(round(v, 6)) if v == v else "n/a"
+        return _fixed(v, CELL_PRECISION) if v == v else "n/a"
     return html.escape(str(v))
 
 
@@ -115,21 +119,26 @@ def _head(title):
             "<style>%s</style></head><body>" % CSS]
 
 
+def _headline(result, keys):
+    if not keys:
+        return []
+    first = keys[0]
+    return ["<div class='headline'><span class='value'>%s</span><span class='label'>%s "
+            "<span class='note'>(leaderboard ranking score)</span></span></div>"
+            % (_fixed(result.scores[first.key], first.precision), html.escape(first.label))]
+
+
 def _scores(result, keys):
+    """Every leaderboard column, folded (the headline and the chart come first)."""
     e = html.escape
-    out = []
-    if keys:
-        first = keys[0]
-        out.append("<div class='headline'><span class='value'>%s</span><span class='label'>%s "
-                   "<span class='note'>(leaderboard ranking score)</span></span></div>"
-                   % (_fixed(result.scores[first.key], first.precision), e(first.label)))
-    out.append("<h2>Scores</h2><div class='scroll'><table><tr><th>leaderboard column</th><th>key</th>"
-               "<th>value</th></tr>")
+    out = ["<details><summary><b>All scores</b> (%d leaderboard column%s)</summary>"
+           % (len(keys), "" if len(keys) == 1 else "s"),
+           "<div class='scroll'><table><tr><th>leaderboard column</th><th>key</th><th>value</th></tr>"]
     for k in keys:
         out.append("<tr><td>%s</td><td>%s</td><td>%s</td></tr>"
                    % (e(k.label), e(k.key), _fixed(result.scores[k.key], k.precision)))
     out.append("</table></div><p class='note'>Shown at the leaderboard's precision; scores.json holds every "
-               "digit.</p>")
+               "digit.</p></details>")
     return out
 
 
@@ -147,8 +156,8 @@ def _lists(warnings, notes):
     return out
 
 
-def _diagnostics(result, keys):
-    """The per-class bars, sections, tables and curves: the full level's diagnostics."""
+def _diagnostics(result, keys, scores=()):
+    """The per-class bars, sections, (the folded scores,) tables and curves: the full level's diagnostics."""
     e = html.escape
     out = []
     bars = result.bars or auto_bars(result, keys)
@@ -160,6 +169,7 @@ def _diagnostics(result, keys):
         if s.intro:
             out.append("<p>%s</p>" % e(s.intro))
         out.extend(_block(b) for b in s.blocks)
+    out.extend(scores)
     if result.tables:
         out.append("<h2>Tables</h2>")
         out.extend(_table(t) for t in result.tables)
@@ -194,15 +204,16 @@ def render(result, keys=None) -> str:
     out = _head(result.title)
     out.append("<p class='note level'>%s</p>" % e(LEVEL_TEXT[result.level]))
     out.append("<h1>%s</h1>" % e(result.title))
-    out.extend(_scores(result, keys))
+    out.extend(_headline(result, keys))
     out.extend(_lists(result.shown_warnings(), result.shown_notes()))
     if result.level == FULL:
-        out.extend(_diagnostics(result, keys))
+        out.extend(_diagnostics(result, keys, _scores(result, keys)))
     else:
         bars = auto_bars(result, keys)
         if bars:
             out.append("<h2>Per class</h2>")
             out.extend(_block(b) for b in bars)
+        out.extend(_scores(result, keys))
         out.append("<p class='note'>%s</p>" % e(WITHHELD + (FROM_SCORES if bars else "")))
     out.extend(_protocol(result))
     out.append("</body></html>\n")

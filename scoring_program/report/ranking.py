@@ -4,7 +4,7 @@ For the organizer: every submission's official score with its 95% bootstrap inte
 distribution as a blob plot (as challengeR draws it: a circle per submission and rank, its area the share of
 resamples at that rank, with the median rank and the 95% rank interval), the significance heat map (the share of
 resamples in which the row's submission beats the column's) and Kendall's tau between the official ranking and each
-resampled one.
+resampled one. The statistics are metrics.bootstrap.ranking_statistics; this module draws them.
 """
 from __future__ import annotations
 
@@ -12,62 +12,41 @@ import csv
 import html
 import io
 
+from typing import List, Sequence, Tuple
+
 import numpy as np
 
-from ..metrics.bootstrap import beats, kendall_tau, ranks
-from .html import CSS
+from ..metrics.bootstrap import RankingStatistics
+from .leaderboard import page_head
 from .result import HeatMap, Histogram
 from .svg import _e, heatmap_svg, histogram_svg
 
 BLUE = "#1d4f85"
 
 
-class Ranking(object):
-    """The bootstrap of one rescore run. names: the scored submissions in official order (best first); official:
-    (S,) their official ranking scores; boot: (B, S) their scores on the same resamples; descending: higher is
-    better."""
-
-    def __init__(self, names, official, boot, descending=True):
-        self.names = list(names)
-        self.official = np.asarray(official, dtype=np.float64)
-        self.boot = np.asarray(boot, dtype=np.float64).reshape(-1, len(self.names))
-        self.descending = descending
-        self.official_rank = ranks(self.official[None, :], descending)[0]
-        self.ranks = ranks(self.boot, descending)                      # (B, S)
-        with np.errstate(invalid="ignore"):
-            self.low, self.high = (np.nanpercentile(self.boot, [2.5, 97.5], axis=0)
-                                   if self.boot.shape[0] else (self.official, self.official))
-        self.rank_median = np.median(self.ranks, axis=0) if self.boot.shape[0] else self.official_rank
-        self.rank_low, self.rank_high = (np.percentile(self.ranks, [2.5, 97.5], axis=0)
-                                         if self.boot.shape[0] else (self.official_rank, self.official_rank))
-        self.beats = beats(self.boot, descending)
-        tau = kendall_tau(self.official_rank, self.ranks) if len(self.names) > 1 else np.zeros(0)
-        self.tau = tau[np.isfinite(tau)]        # NaN where a ranking is constant: no order to compare
-
-
-def bootstrap_csv(ranking):
-    """One row per resample (1..B), one column per submission in official order: its ranking score."""
+def bootstrap_csv(names: List[str], stats: RankingStatistics) -> str:
+    """One row per resample (1..B), one column per submission (names: in official order): its ranking score."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["resample"] + ranking.names)
-    for r, row in enumerate(ranking.boot):
+    w.writerow(["resample"] + names)
+    for r, row in enumerate(stats.boot):
         w.writerow([r + 1] + [repr(float(v)) for v in row])
     return buf.getvalue()
 
 
-def blob_svg(ranking, col=34, row=26):
+def blob_svg(names: List[str], stats: RankingStatistics, col: int = 34, row: int = 26) -> str:
     """x: the submissions in official order; y: rank 1 (top) .. S; circle area: the share of resamples at that rank;
     black line: the 95% rank interval; cross: the median rank."""
-    s = len(ranking.names)
+    s = len(names)
     fs = 10
-    label_h = int(max([len(n) for n in ranking.names] or [4]) * (fs + 1) * 0.6) + 12
+    label_h = int(max([len(n) for n in names] or [4]) * (fs + 1) * 0.6) + 12
     ml, mt, mr = 46, 12, 12
     width, height = ml + s * col + mr, mt + s * row + label_h + 8
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
            'font-family="sans-serif" font-size="%d" role="img">' % (width, height, width, height, fs)]
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="white" stroke="#888"/>'
                % (ml, mt, s * col, s * row))
-    b = max(ranking.ranks.shape[0], 1)
+    b = max(stats.ranks.shape[0], 1)
     for k in range(s):
         y = mt + k * row + row / 2.0
         out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>' % (ml, y, ml + s * col, y))
@@ -77,39 +56,40 @@ def blob_svg(ranking, col=34, row=26):
     rmax = min(col, row) / 2.0 - 1
     for j in range(s):
         x = ml + j * col + col / 2.0
-        share = np.bincount(np.clip(ranking.ranks[:, j], 1, s) - 1, minlength=s) / float(b)
+        share = np.bincount(np.clip(stats.ranks[:, j], 1, s) - 1, minlength=s) / float(b)
         # the official rank, as a grey square behind the circles
-        y0 = mt + (ranking.official_rank[j] - 1) * row
+        y0 = mt + (stats.official_rank[j] - 1) * row
         out.append('<rect x="%.1f" y="%d" width="%d" height="%d" fill="none" stroke="#bbb"/>'
                    % (x - col / 2.0 + 1, y0 + 1, col - 2, row - 2))
         for k in np.flatnonzero(share):
             out.append('<circle cx="%.1f" cy="%.1f" r="%.2f" fill="%s" fill-opacity="0.75"><title>%s: rank %d in '
                        '%.1f%% of resamples</title></circle>'
                        % (x, mt + k * row + row / 2.0, max(rmax * np.sqrt(share[k]), 0.8), BLUE,
-                          _e(ranking.names[j]), k + 1, 100 * share[k]))
-        ya = mt + (ranking.rank_low[j] - 1) * row + row / 2.0
-        yb = mt + (ranking.rank_high[j] - 1) * row + row / 2.0
+                          _e(names[j]), k + 1, 100 * share[k]))
+        ya = mt + (stats.rank_low[j] - 1) * row + row / 2.0
+        yb = mt + (stats.rank_high[j] - 1) * row + row / 2.0
         out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-width="1.5"/>'
                    % (x + col / 2.0 - 4, ya, x + col / 2.0 - 4, yb))
-        ym = mt + (ranking.rank_median[j] - 1) * row + row / 2.0
+        ym = mt + (stats.rank_median[j] - 1) * row + row / 2.0
         out.append('<path d="M%.1f %.1fl6 6M%.1f %.1fl-6 6" stroke="#c0392b" stroke-width="1.6"/>'
                    % (x - 3, ym - 3, x + 3, ym - 3))
         ty = mt + s * row + 6
         out.append('<text x="%.1f" y="%d" font-size="%d" transform="rotate(-90 %.1f %d)" text-anchor="end">%s</text>'
-                   % (x + 4, ty, fs + 1, x + 4, ty, _e(ranking.names[j])))
+                   % (x + 4, ty, fs + 1, x + 4, ty, _e(names[j])))
     out.append("</svg>")
     return "".join(out)
 
 
-def interval_svg(ranking, precision, width=640, row=18):
+def interval_svg(names: List[str], stats: RankingStatistics, precision: int, width: int = 640,
+                 row: int = 18) -> str:
     """One line per submission (official order): the official score as a dot on its 95% bootstrap interval."""
-    s = len(ranking.names)
+    s = len(names)
     fs = 10
-    label_w = int(max([len(n) for n in ranking.names] or [4]) * (fs + 1) * 0.6) + 14
+    label_w = int(max([len(n) for n in names] or [4]) * (fs + 1) * 0.6) + 14
     ml, mr, mt, mb = label_w, 16, 8, 30
     pw = width - ml - mr
     height = mt + s * row + mb
-    vals = np.concatenate([ranking.official, ranking.low, ranking.high])
+    vals = np.concatenate([stats.official, stats.low, stats.high])
     vals = vals[np.isfinite(vals)]
     lo, hi = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
     if hi - lo < 1e-9:
@@ -128,17 +108,17 @@ def interval_svg(ranking, precision, width=640, row=18):
     for v in np.arange(np.ceil(lo / step) * step, hi, step):
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (sx(v), mt, sx(v), mt + s * row))
         out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%.*f</text>'
-                   % (sx(v), mt + s * row + 12, digits, v))
+                   % (sx(v), mt + s * row + 12, digits, round(v, digits) + 0.0))     # + 0.0: never "-0.0"
     out.append('<text x="%.1f" y="%d" text-anchor="middle">score (dot: official; line: 95%% bootstrap interval)'
                '</text>' % (ml + pw / 2.0, height - 4))
     for j in range(s):
         y = mt + j * row + row / 2.0
-        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (ml - 4, y + 3, _e(ranking.names[j])))
-        if np.isfinite(ranking.low[j]) and np.isfinite(ranking.high[j]):
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (ml - 4, y + 3, _e(names[j])))
+        if np.isfinite(stats.low[j]) and np.isfinite(stats.high[j]):
             out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>'
-                       % (sx(ranking.low[j]), y, sx(ranking.high[j]), y, BLUE))
-        if np.isfinite(ranking.official[j]):
-            out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="#c0392b"/>' % (sx(ranking.official[j]), y))
+                       % (sx(stats.low[j]), y, sx(stats.high[j]), y, BLUE))
+        if np.isfinite(stats.official[j]):
+            out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="#c0392b"/>' % (sx(stats.official[j]), y))
     out.append("</svg>")
     return "".join(out)
 
@@ -158,21 +138,22 @@ def _fig(title, svg, note=None):
             % (e(title), "<p class='note'>%s</p>" % e(note) if note else "", svg))
 
 
-def render_ranking(title, ranking, key, unit, n_items, resamples, seed, failed=(), missing=()):
-    """ranking.html. key: the ranking column (report.result.ScoreKey); failed: names not scored; missing: names
-    scored without a bootstrap (and why)."""
+def render_ranking(title: str, names: List[str], stats: RankingStatistics, key, unit: str, n_items: int,
+                   resamples: int, seed: int, failed: Sequence[str] = (),
+                   missing: Sequence[Tuple[str, str]] = ()) -> str:
+    """ranking.html. names: the submissions in official order, stats their RankingStatistics; key: the ranking
+    column (report.result.ScoreKey); failed: names not scored; missing: names scored without a bootstrap (and
+    why)."""
     e = html.escape
     p = key.precision
-    s = len(ranking.names)
-    out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-           "<meta name='viewport' content='width=device-width,initial-scale=1'><title>%s</title>" % e(title),
-           "<style>%s</style></head><body><h1>%s</h1>" % (CSS, e(title))]
+    s = len(names)
+    out = page_head(title)
     out.append("<p>%d submission(s) ranked by %s (%s is better). %d bootstrap resamples (seed %d) of the %d test "
                "%ss, drawn with replacement, the same resamples for every submission; each submission's %s is "
                "recomputed on each resample from its per-%s records.</p>"
-               % (s, e(key.label), "higher" if ranking.descending else "lower", resamples, seed, n_items, e(unit),
+               % (s, e(key.label), "higher" if stats.descending else "lower", resamples, seed, n_items, e(unit),
                   e(key.label), e(unit)))
-    tau = ranking.tau
+    tau = stats.tau
     if s > 1 and tau.size:
         out.append("<div class='headline'><span class='value'>%.3f</span><span class='label'>Kendall's tau "
                    "between the official ranking and the resampled ones: median (5th percentile %.3f)</span>"
@@ -181,24 +162,24 @@ def render_ranking(title, ranking, key, unit, n_items, resamples, seed, failed=(
                "<th>%s</th><th>95%% interval</th><th>median rank</th><th>95%% rank interval</th>"
                "<th>beats the next</th></tr>" % e(key.label))
     for j in range(s):
-        nxt = "%.3f" % ranking.beats[j, j + 1] if j + 1 < s else ""
+        nxt = "%.3f" % stats.beats[j, j + 1] if j + 1 < s else ""
         out.append("<tr><td>%s</td><td>%d</td><td>%.*f</td><td>[%.*f, %.*f]</td><td>%g</td><td>[%g, %g]</td>"
                    "<td>%s</td></tr>"
-                   % (e(ranking.names[j]), ranking.official_rank[j], p, ranking.official[j], p, ranking.low[j], p,
-                      ranking.high[j], ranking.rank_median[j], ranking.rank_low[j], ranking.rank_high[j], nxt))
+                   % (e(names[j]), stats.official_rank[j], p, stats.official[j], p, stats.low[j], p,
+                      stats.high[j], stats.rank_median[j], stats.rank_low[j], stats.rank_high[j], nxt))
     out.append("</table></div><p class='note'>95%% interval: the 2.5th and 97.5th percentiles of the submission's "
                "%s over the resamples. Ranks: 1 is best; ties share the best rank of their group. Beats the next: "
                "the share of resamples in which the submission scores strictly better than the one ranked below it."
                "</p>" % e(key.label))
     if s:
-        out.append(_fig("Scores with their 95% bootstrap intervals", interval_svg(ranking, p)))
-        out.append(_fig("Bootstrap ranks (blob plot)", blob_svg(ranking),
+        out.append(_fig("Scores with their 95% bootstrap intervals", interval_svg(names, stats, p)))
+        out.append(_fig("Bootstrap ranks (blob plot)", blob_svg(names, stats),
                         "One column per submission, in official order. A circle's area is the share of resamples in "
                         "which the submission took that rank (ties take the best rank of the group); the grey "
                         "square marks the official rank, the red cross the median bootstrap rank and the black line "
                         "the 95% rank interval."))
     if s > 1:
-        heat = HeatMap("", ranking.names, ranking.names, ranking.beats, row_title="row", col_title="column")
+        heat = HeatMap("", names, names, stats.beats, row_title="row", col_title="column")
         out.append(_fig("Significance map", heatmap_svg(heat, cell=max(14, min(30, 600 // s))),
                         "Cell (row, column): the percentage of resamples in which the row's submission scores "
                         "strictly better than the column's. A pair is told apart with confidence when the cell is "

@@ -90,8 +90,9 @@ def plot_svg(plot, width=204, height=190):
     mt = 6 + len(title) * (fs + 1) * 1.2 + 4
     ph = height - 44
     legend = plot.series if len(plot.series) > 1 else []
-    legend_lines = [wrap(s.label, fs, width - 18) for s in legend]
-    mb = 30 + sum(len(ls) for ls in legend_lines) * fs * 1.2 + (4 if legend else 0)
+    lfs = fs + 2                # the legend: readable beside the 10 px ticks
+    legend_lines = [wrap(s.label, lfs, width - 20) for s in legend]
+    mb = 30 + sum(len(ls) for ls in legend_lines) * lfs * 1.25 + (6 if legend else 0)
     total_h = mt + ph + mb
     x0, x1 = plot.xlim
     y0, y1 = plot.ylim
@@ -141,12 +142,12 @@ def plot_svg(plot, width=204, height=190):
             out.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>' % (px(x)[0], py(y)[0], color))
         else:
             out.append('<polyline fill="none" stroke="%s" stroke-width="1.4" points="%s"/>' % (color, pts))
-    yy = mt + ph + 30 + fs
+    yy = mt + ph + 30 + lfs
     for k, lines in enumerate(legend_lines):
         color = COLORS[k % len(COLORS)]
-        out.append('<rect x="4" y="%.1f" width="9" height="3" fill="%s"/>' % (yy - 4, color))
-        out.append(_text_lines(lines, 16, yy, fs))
-        yy += len(lines) * fs * 1.2
+        out.append('<rect x="4" y="%.1f" width="12" height="4" fill="%s"/>' % (yy - 5, color))
+        out.append(_text_lines(lines, 20, yy, lfs))
+        yy += len(lines) * lfs * 1.25
     out.append("</svg>")
     return "".join(out)
 
@@ -200,7 +201,11 @@ def bars_svg(bars, width=840):
             out.append('<rect x="%.1f" y="%d" width="3" height="%d" fill="#d62728"/>' % (ex - 1.5, y + 1, row - 2))
         end = px(v) if v == v else ml
         if bars.extra is not None and bars.extra[i] == bars.extra[i]:
-            end = max(end, px(bars.extra[i]) + 2)
+            # the value label goes at the bar's end, beside the bar it belongs to; past the marker only where
+            # the marker would cross it (a label beside the marker reads as the marker's value)
+            ex = px(bars.extra[i])
+            if end - 2 <= ex <= end + 6 + len(texts[r]) * fs * CHAR_WIDTH:
+                end = max(end, ex + 2)
         out.append('<text x="%.1f" y="%d" fill="#222">%s</text>' % (end + 4, y + 13, _e(texts[r])))
     if legend:
         y = top + row * len(idx) + 40

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""A trivial baseline for ChaLearn LAP 2014 Track 1 (multi-limb pose): the same "average pose" boxes for every
-frame, written as valid prediction panoramas. Needs only the standard library and numpy.
+"""A prior baseline for ChaLearn LAP 2014 Track 1 (multi-limb pose), no model: the same "average pose" boxes for
+every frame, written as valid prediction panoramas. Needs only the standard library and numpy.
 
-    python baseline.py FRAMES_DIR OUT_DIR [--height 360]
+    python baseline.py FRAMES_DIR OUT_DIR [--height 360] [--ids-out FILE]
 
-FRAMES_DIR holds the frames to predict, XX_YYYY.jpg (or the ground-truth masks XX_YYYY_W.png of a validation
-set, whose height is then reused). For each frame and each actor W in 1, 2 it writes
-OUT_DIR/XX_YYYY_W_prediction.png: a 6720-pixel-wide panorama of 14 limb masks, 480 columns each (head, torso,
-lhand, rhand, lforearm, rforearm, larm, rarm, lfoot, rfoot, lleg, rleg, lthigh, rthigh), 255 = limb, 0 = not.
-Zip the contents of OUT_DIR and submit.
+FRAMES_DIR (searched with its subfolders) holds the frames to predict, XX_YYYY.jpg; only their names are read, and
+the panoramas get the height --height (360, the challenge's frames). The sample has no frames: its ground-truth
+masks XX_YYYY_W.png stand in for the frame list there, and only their names and heights are read. For each frame
+and each actor W in 1, 2 it writes OUT_DIR/XX_YYYY_W_prediction.png: a 6720-pixel-wide panorama of 14 limb masks,
+480 columns each (head, torso, lhand, rhand, lforearm, rforearm, larm, rarm, lfoot, rfoot, lleg, rleg, lthigh,
+rthigh), 255 = limb, 0 = not, each limb a box at its average place for an actor standing in the left (actor 1) or
+right (actor 2) half of the frame. Replace `panorama` with your model. Zip the contents of OUT_DIR and submit.
+--ids-out FILE also writes the panorama names XX_YYYY_W, one a line (the list `validate --ids` takes).
 """
+import argparse
 import os
 import re
 import struct
@@ -60,32 +64,34 @@ def png_height(path):
     return struct.unpack(">I", head[20:24])[0]
 
 
-def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
-    height = 360
-    if "--height" in argv:
-        height = int(argv[argv.index("--height") + 1])
-        args.remove(str(height))
-    if len(args) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    src, out = args
-    os.makedirs(out, exist_ok=True)
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("frames_dir")
+    ap.add_argument("out_dir")
+    ap.add_argument("--height", type=int, default=360, help="panorama height for .jpg frames (default 360)")
+    ap.add_argument("--ids-out", help="also write the panorama names here, one a line")
+    a = ap.parse_args(argv)
+    os.makedirs(a.out_dir, exist_ok=True)
     frames = {}
-    for name in sorted(os.listdir(src)):
-        m = re.fullmatch(r"([^_]+_[^_.]+)(?:_[12])?\.(?:jpg|jpeg|png)", name, flags=re.IGNORECASE)
-        if m:
-            h = png_height(os.path.join(src, name)) if name.lower().endswith(".png") else None
-            frames[m.group(1)] = h or frames.get(m.group(1)) or height
-    cache = {}
-    for frame, h in frames.items():
+    for folder, _, names in sorted(os.walk(a.frames_dir)):
+        for name in sorted(names):
+            m = re.fullmatch(r"([^_]+_[^_.]+)(?:_[12])?\.(?:jpg|jpeg|png)", name, flags=re.IGNORECASE)
+            if m:
+                h = png_height(os.path.join(folder, name)) if name.lower().endswith(".png") else None
+                frames[m.group(1)] = h or frames.get(m.group(1)) or a.height
+    cache, stems = {}, []
+    for frame, h in sorted(frames.items()):
         for actor in (1, 2):
             if (actor, h) not in cache:
                 cache[actor, h] = panorama(actor, h)
-            write_png(os.path.join(out, "%s_%d_prediction.png" % (frame, actor)), cache[actor, h])
-    print("wrote %d prediction panoramas to %s" % (2 * len(frames), out))
+            stems.append("%s_%d" % (frame, actor))
+            write_png(os.path.join(a.out_dir, stems[-1] + "_prediction.png"), cache[actor, h])
+    if a.ids_out:
+        with open(a.ids_out, "w") as f:
+            f.writelines(stem + "\n" for stem in stems)
+    print("wrote %d prediction panoramas to %s" % (len(stems), a.out_dir))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""A valid (and trivial) VOC2011 action submission.
+"""A chance-level baseline that writes a valid VOC2011 action submission: the same confidence for every person.
 
     python baseline.py VOC2011_DIR OUT_DIR [--set=test] [--comp=9]
 
-Reads the persons (image id, object index) of each action from VOC2011_DIR/ImageSets/Action/<action>_<set>.txt
-and writes OUT_DIR/comp9_action_<set>_<action>.txt with one line per person. Replace `predict` with your
-classifier. Zip the CONTENTS of OUT_DIR to submit.
+Reads the persons (image id, object index) of each action from VOC2011_DIR/ImageSets/Action/<action>_<set>.txt:
+only the first two fields of a line are read (the test set's lists have no label; a list that has one, as the
+sample's, keeps it unread). Writes OUT_DIR/comp9_action_<set>_<action>.txt with one line per person, all with
+confidence 0, which the devkit ranks in list order: chance level. Replace `predict` with your classifier. Zip the
+CONTENTS of OUT_DIR to submit.
 """
 import os
 import sys

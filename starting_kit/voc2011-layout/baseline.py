@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""A trivial baseline that writes a valid VOC2011 person layout submission (comp7_layout_<set>.xml).
+"""A prior baseline that writes a valid VOC2011 person layout submission (comp7_layout_<set>.xml), no model.
 
     python baseline.py VOC2011_DIR OUT_DIR [--set test] [--comp 7|8]
 
 VOC2011_DIR holds ImageSets/Layout/<set>.txt ("<image id> <object index>" per person) and Annotations/<id>.xml
-(the person's bounding box is given in the test annotations). For every listed person it predicts a head box in
-the top middle of the person box and writes one <layout> with a fixed confidence.
-Replace `predict` with your model. Zip the CONTENTS of OUT_DIR (or the folder: both are accepted).
+(the test annotations give each listed person's bounding box; only that box is read). For every listed person it
+predicts the parts where they are in a person standing upright: the head in the top middle of the person box, a
+hand at each side half-way down, a foot under each quarter of the bottom edge; one <layout> each, all with the
+same confidence. Replace `predict` with your model. Zip the CONTENTS of OUT_DIR (or the folder: both are accepted).
 """
 import argparse
 import os
@@ -24,8 +25,14 @@ def person_box(voc_dir, image_id, index):
 def predict(box):
     """Your model goes here: (confidence, [(part class, [xmin, ymin, xmax, ymax]), ...]) for one person."""
     x1, y1, x2, y2 = box
-    w = x2 - x1
-    return 0.5, [("head", [x1 + 0.3 * w, y1, x2 - 0.3 * w, y1 + 0.4 * w])]
+    w, h = x2 - x1, y2 - y1
+    hand, mid = 0.2 * w, y1 + 0.5 * h
+    foot_w, foot_h = 0.27 * w, 0.14 * h
+    return 0.5, [("head", [x1 + 0.3 * w, y1, x2 - 0.3 * w, y1 + 0.4 * w]),
+                 ("hand", [x1, mid - hand / 2, x1 + hand, mid + hand / 2]),
+                 ("hand", [x2 - hand, mid - hand / 2, x2, mid + hand / 2]),
+                 ("foot", [x1 + 0.25 * w - foot_w / 2, y2 - foot_h, x1 + 0.25 * w + foot_w / 2, y2]),
+                 ("foot", [x1 + 0.75 * w - foot_w / 2, y2 - foot_h, x1 + 0.75 * w + foot_w / 2, y2])]
 
 
 def main():

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""A valid (and trivial) VOC2011 segmentation submission: every pixel labelled background.
+"""A prior baseline for VOC2011 segmentation, no model: every pixel labelled background.
 
-    python baseline.py VOC2011_DIR OUT_DIR [--set test] [--comp 5]
+    python baseline.py VOC2011_DIR OUT_DIR [--set=test] [--comp=5]
 
-Reads the image ids from VOC2011_DIR/ImageSets/Segmentation/<set>.txt and each image's size from
-JPEGImages/<id>.jpg (or, failing that, SegmentationClass/<id>.png), and writes OUT_DIR/comp5_<set>_cls/<id>.png:
+Reads the image ids from VOC2011_DIR/ImageSets/Segmentation/<set>.txt and each image's size from the header of
+JPEGImages/<id>.jpg (the sample has no images: there the header of SegmentationClass/<id>.png gives the size, and
+nothing else of it is read), and writes OUT_DIR/comp5_<set>_cls/<id>.png:
 8-bit indexed PNGs with the VOC colour map, written with the standard library only. Replace `predict` with your
 segmenter (it must return height x width class indices 0..20). Zip the CONTENTS of OUT_DIR to submit.
 """

@@ -1,0 +1,66 @@
+"""The bundle's pages: the competition's Markdown pages (competitions/<slug>/pages/), with the Data page rendered
+for the data bundled and the organizer's own pages over them; the legacy bundle's HTML pages rendered from them;
+and the starting kit's README, rendered from the same templates (participant.py) for the same data.
+"""
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from typing import Dict, List, NamedTuple, Optional, Tuple
+
+from .. import participant
+from ..markdown import markdown_to_html
+from ..report.result import ScoreKey
+from ..tasks.base import Reference
+from . import competition_path
+from .competition_yaml import LEGACY_PAGES
+from .reference import GroundTruth
+
+
+def page_files(slug: str) -> List[str]:
+    """The files of competitions/<slug>/pages/, sorted."""
+    return sorted(os.listdir(competition_path(slug, "pages")))
+
+
+def page_names(slug: str) -> List[str]:
+    """The names of the competition's Markdown pages (what organizer.yaml's pages: may replace)."""
+    return [n[:-3] for n in page_files(slug) if n.endswith(".md")]
+
+
+class ParticipantPages(NamedTuple):
+    """The participant's material rendered for the bundled data (the last phase's: the test's)."""
+    data_md: str                            # the Data page, with the figures of that data
+    kit_readme: str                         # the starting kit's README.md
+    sample_reference: Optional[Reference]   # the repository's sample, when every phase scores on it (else None: an
+                                            # organizer's data never goes into the kit)
+
+
+def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int],
+                      columns: List[ScoreKey]) -> ParticipantPages:
+    sample = all(participant.is_sample(slug, t.ref_dir) for t in truths)
+    last = truths[of_phase[-1]].read.reference
+    rendered = participant.pages(slug, last, columns, sample)
+    return ParticipantPages(rendered["data.md"], rendered["kit_README.md"], last if sample else None)
+
+
+def bundle_pages(slug: str, data_md: str, config_pages: Dict[str, bytes]) -> Dict[str, bytes]:
+    """{file name: bytes} of pages/: the competition's files in name order, data.md with the figures of the data
+    bundled (not the sample's), and the organizer's pages over them (config_pages: {page name: Markdown})."""
+    pages = OrderedDict()
+    for name in page_files(slug):
+        with open(competition_path(slug, "pages", name), "rb") as f:
+            pages[name] = f.read()
+    pages["data.md"] = data_md.encode("utf-8")
+    for name, text in config_pages.items():
+        pages[name + ".md"] = text
+    return pages
+
+
+def legacy_pages(pages: Dict[str, bytes]) -> List[Tuple[str, bytes]]:
+    """[(NAME.html, bytes)] for legacy Codalab's fixed pages, rendered from pages' NAME.md (a page the competition
+    lacks is its title alone)."""
+    out = []
+    for name in LEGACY_PAGES:
+        md = pages.get(name + ".md", b"# %s\n" % name.title().encode()).decode("utf-8")
+        out.append(("%s.html" % name, markdown_to_html(md).encode("utf-8")))
+    return out

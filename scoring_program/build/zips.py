@@ -1,0 +1,173 @@
+"""Deterministic zips (fixed timestamps, entries in the caller's order, files at the root): the nested
+scoring_program.zip and starting_kit.zip, the two bundles, and writing them.
+
+Both bundles hold, at the zip root: competition.yaml (first entry: legacy Codalab reads the first .yaml), the logo,
+the pages, then the nested zips: scoring_program.zip (metadata, score.py and a copy of the whole scoring_program/
+package), the reference data zip(s) and starting_kit.zip.
+"""
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from ..report.result import FULL, LEVEL_FILE
+from ..tasks import registry
+from . import ROOT, BundleError, competition_path
+
+if TYPE_CHECKING:
+    from ..tasks.base import Reference
+
+PACKAGE = os.path.join(ROOT, "scoring_program")
+DIST = os.path.join(ROOT, "dist")
+FIXED_TIME = (2011, 1, 1, 0, 0, 0)
+KIT_REQUIREMENTS = b"numpy>=1.17.2\nPillow>=6.1.0\n"   # the oldest the scorer runs on (runtime.py's bounds)
+KIT_SAMPLE_INPUT = "sample_input"
+
+
+class ZipBuilder(object):
+    """Deterministic zip in memory: fixed timestamps, sorted by the caller, files at the root."""
+
+    def __init__(self) -> None:
+        self.buf = io.BytesIO()
+        self.zf = zipfile.ZipFile(self.buf, "w", zipfile.ZIP_DEFLATED)
+
+    def add_bytes(self, name: str, data: bytes) -> None:
+        info = zipfile.ZipInfo(name, FIXED_TIME)
+        info.external_attr = 0o644 << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        self.zf.writestr(info, data)
+
+    def add_file(self, name: str, path: str) -> None:
+        with open(path, "rb") as f:
+            self.add_bytes(name, f.read())
+
+    def add_reference(self, reference: Reference, prefix: str = "") -> None:
+        """The files a reference loader read (Reference.files, '/'-separated, relative to its root), sorted."""
+        for rel in sorted(set(reference.files)):
+            self.add_file(prefix + rel, os.path.join(reference.root, *rel.split("/")))
+
+    def add_tree(self, folder: str, prefix: str = "") -> None:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
+            for f in sorted(filenames):
+                if f.endswith((".pyc", ".tmp")) or f.startswith("."):
+                    continue
+                path = os.path.join(dirpath, f)
+                self.add_file(prefix + os.path.relpath(path, folder).replace(os.sep, "/"), path)
+
+    def close(self) -> bytes:
+        self.zf.close()
+        return self.buf.getvalue()
+
+
+def scoring_program_zip(slug: str) -> bytes:
+    """metadata (the worker's command), score.py and the whole scoring_program/ package."""
+    z = ZipBuilder()
+    for name in ("metadata", "score.py"):
+        z.add_file(name, competition_path(slug, name))
+    z.add_tree(PACKAGE, "scoring_program/")
+    return z.close()
+
+
+def kit_extras(slug: str, reference: Reference) -> Dict[str, bytes]:
+    """Files the sample kit's README commands need beside the sample reference: {kit path: bytes}, from the task's
+    kit_extras hook ({file name under sample_input/: bytes})."""
+    task = registry.get(slug)
+    hook = getattr(task, "kit_extras", None)
+    if hook is not None:
+        extras = hook(reference)
+    else:
+        extras = _kit_extras_fallback(slug, reference)
+    return {KIT_SAMPLE_INPUT + "/" + name: data for name, data in extras.items()}
+
+
+def _kit_extras_fallback(slug: str, reference: Reference) -> Dict[str, bytes]:
+    """Until tasks.base.Task has kit_extras (issue 22, the pipeline's part): the one competition with extras. The
+    classification baseline reads the plain image list, which scoring never reads. Remove with the hook."""
+    if slug == "voc2011-classification":
+        from .. import participant
+        ids = participant.as_text(reference.data[0][0])
+        return {"%s.txt" % reference.set_name: "".join(i + "\n" for i in ids).encode("utf-8")}
+    return {}
+
+
+def starting_kit_zip(slug: str, readme: str, sample_reference: Optional[Reference] = None) -> bytes:
+    """The participant's kit: README.md (rendered for this bundle's reference), requirements.txt, baseline.py,
+    score.py and the package, so they can score and validate locally from the kit's root. With the repository's
+    sample (sample_reference: its Reference), also the sample submissions (of the test and the validation part),
+    the malformed examples and the sample ground truth as sample_input/ref/; never with an organizer's data,
+    against which they would not score as the README says."""
+    kit = os.path.join(ROOT, "starting_kit", slug)
+    z = ZipBuilder()
+    z.add_bytes("README.md", readme.encode("utf-8"))
+    z.add_bytes("requirements.txt", KIT_REQUIREMENTS)
+    z.add_file("baseline.py", os.path.join(kit, "baseline.py"))
+    z.add_file("score.py", competition_path(slug, "score.py"))
+    z.add_tree(PACKAGE, "scoring_program/")
+    if sample_reference is not None:
+        for folder in ("submissions", "validation_submissions", "malformed"):
+            if os.path.isdir(os.path.join(kit, folder)):
+                z.add_tree(os.path.join(kit, folder), folder + "/")
+        z.add_reference(sample_reference, "%s/ref/" % KIT_SAMPLE_INPUT)
+        z.add_bytes("%s/ref/%s" % (KIT_SAMPLE_INPUT, LEVEL_FILE), (FULL + "\n").encode("ascii"))  # public sample data
+        for name, data in sorted(kit_extras(slug, sample_reference).items()):
+            z.add_bytes(name, data)
+    return z.close()
+
+
+def bundle_zip(competition_yaml: str, logo_name: str, logo: bytes, pages: Sequence[Tuple[str, bytes]],
+               nested: Sequence[Tuple[str, bytes]]) -> bytes:
+    """One bundle: competition.yaml first (legacy Codalab reads the first .yaml), the logo, the pages ([(entry name,
+    bytes)]) and the nested zips, in that order."""
+    z = ZipBuilder()
+    z.add_bytes("competition.yaml", competition_yaml.encode("utf-8"))
+    z.add_bytes(logo_name, logo)
+    for name, data in list(pages) + list(nested):
+        z.add_bytes(name, data)
+    return z.close()
+
+
+class Plan(NamedTuple):
+    """One competition's two bundles, in memory, and what the organizer should read before uploading them."""
+    slug: str
+    codabench: bytes        # the Codabench bundle (competition.yaml v2)
+    codalab: bytes          # the legacy Codalab bundle (v1.5)
+    warnings: List[str]     # one line each: the reference data (names, classes without positives)
+    notes: List[str]        # one line each: dropped columns, what the legacy yaml cannot say, ...
+
+
+def in_dist(path: str) -> bool:
+    """True for the project's dist/ folder and anything inside it (make bundles rewrites it)."""
+    real, dist = os.path.realpath(path), os.path.realpath(DIST)
+    return real == dist or real.startswith(dist + os.sep)
+
+
+def bundle_paths(slug: str, out_dir: str) -> Tuple[str, str]:
+    dest = os.path.join(out_dir, slug)
+    return os.path.join(dest, "%s-codabench.zip" % slug), os.path.join(dest, "%s-codalab.zip" % slug)
+
+
+def write(plan: Plan, out_dir: str) -> Tuple[str, str]:
+    """Write both zips under out_dir/<slug>/; outside dist/, an existing file is never replaced (BundleError
+    before anything is written)."""
+    cb, cl = bundle_paths(plan.slug, out_dir)
+    if not in_dist(out_dir):
+        existing = [p for p in (cb, cl) if os.path.lexists(p)]
+        if existing:
+            raise BundleError("%s already exists: remove it first, or choose another --out (nothing was written)"
+                              % existing[0])
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise BundleError("--out %s is a file, not a folder" % out_dir)
+    os.makedirs(os.path.dirname(cb), exist_ok=True)
+    _write(cb, plan.codabench)
+    _write(cl, plan.codalab)
+    return cb, cl
+
+
+def _write(path: str, data: bytes) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
