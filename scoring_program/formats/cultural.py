@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
+from .text import Rule, check_known, check_rules, lookup, parse_table, read_bytes, to_float, to_int
 
 # The 50 events of the seed (challenge description), spaces replaced by '_', spelling and case kept.
 CATEGORIES = (
@@ -76,9 +76,8 @@ def read_labels(path, file):
     err = ReferenceDataError
     rec = parse_table(read_bytes(path, file, err), file, 2, err)
     labels = to_int(rec, 1, "label", err)
-    bad = np.flatnonzero((labels != 1) & (labels != -1))
-    if bad.size:
-        raise err(file, int(rec.lines[bad[0]]), expected="a label 1 or -1", found=str(int(labels[bad[0]])))
+    check_rules([Rule((labels == 1) | (labels == -1), "a label 1 or -1", lambda i: str(int(labels[i])))], rec.lines,
+                file, err)
     ids = rec.cols[0]
     uniq, first = np.unique(ids, return_index=True)
     if uniq.size != ids.size:

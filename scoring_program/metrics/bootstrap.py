@@ -16,6 +16,8 @@ import sys
 
 import numpy as np
 
+from .segments import segment_of
+
 CHUNK = 100          # resamples evaluated at once (a (CHUNK, n) weight block)
 
 
@@ -399,7 +401,7 @@ class SegmentSums(object):
         self.columns = columns[starts[0]:] if starts.size else columns[:0]
         self.nonempty = np.flatnonzero(ends > starts)
         self.starts = starts[self.nonempty] - (starts[0] if starts.size else 0)
-        segment = np.repeat(np.arange(starts.size), ends - starts)
+        segment = segment_of(ends - starts)
         if segment.size:                        # the most times one column occurs in one segment
             pairs = segment.astype(np.int64) * (int(columns.max()) + 1) + self.columns
             self.max_repeat = int(np.unique(pairs, return_counts=True)[1].max())

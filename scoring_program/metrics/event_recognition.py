@@ -13,6 +13,7 @@ import numpy as np
 
 from .ap import ap_voc2010, pr_curve
 from .ranking import stable_descending_order
+from .segments import segment_of
 
 NO_EVENT = -1       # top_scored_events: no file lists the image
 NOT_SINGLE = -1     # true_events: the image is positive for no category or for several
@@ -85,7 +86,7 @@ def weighted_mean_ap(rankings, positives, n_images):
     tp_items = joined(tp_items)
     tp_bounds = np.array(tp_bounds)
     has_tp = np.flatnonzero(np.diff(tp_bounds) > 0)
-    first_tp = np.repeat(tp_bounds[:-1], np.diff(tp_bounds))      # per true positive: its category's first one
+    first_tp = tp_bounds[segment_of(np.diff(tp_bounds))]          # per true positive: its category's first one
     positives = [np.asarray(p, dtype=np.intp) for p in positives]
     positive_sums = SegmentSums(joined(positives), np.cumsum([0] + [p.size for p in positives[:-1]]))
     has_file = np.array([r is not None for r in rankings], dtype=bool)
