@@ -10,9 +10,11 @@ then rewritten the ways participants write text files ("layouts"):
                fields and a trailing space
 For every layout, each checkout is run in turn (OLD, NEW, OLD, NEW, ... `reps` times) in a fresh interpreter:
   reader    the reference load and the submission read (the task module's load_reference / read_submission),
-            seconds of each (the best of the runs) and the process's peak RSS;
-  process   score.py as the worker runs it: seconds and peak RSS (the best of the runs), and the sha256 of
-            scores.json, which must be the same for both checkouts.
+            CPU seconds of each (the best of the runs) and the process's peak RSS;
+  process   score.py as the worker runs it: CPU seconds (user + system) and wall seconds (the best of the runs),
+            peak RSS, and the sha256 of scores.json, which must be the same for both checkouts.
+CPU seconds are shown because the machine may be shared: wall time then measures the neighbours as much as the
+code (both are given for the process).
 """
 import argparse
 import hashlib
@@ -22,8 +24,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
-from bench.run import _in_child, measure
+from bench.run import _in_child
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLUGS = ("voc2011-detection", "voc2011-classification", "chalearn-lap2014-action", "action-tubes",
@@ -39,13 +42,24 @@ from scoring_program.formats.files import Submission
 task = registry.get(slug)
 mod = importlib.import_module(type(task).__module__)
 gc.disable()
-t0 = time.perf_counter()
+t0 = time.process_time()
 ref = task.load_reference(os.path.join(inp, "ref"))
-t1 = time.perf_counter()
+t1 = time.process_time()
 sub = mod.read_submission(Submission(os.path.join(inp, "res")), ref)
-t2 = time.perf_counter()
+t2 = time.process_time()
 print("%.4f %.4f %.1f" % (t1 - t0, t2 - t1, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0))
 """
+
+
+def measure(argv):
+    """Run argv (a scorer: little output): (CPU seconds of the child, wall seconds, peak RSS MiB, exit code, output)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    out = proc.stdout.read() + proc.stderr.read()
+    code = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024.0, code, out.decode("utf-8", "replace")
 
 
 def rewrite(src, dst, layout):
@@ -104,8 +118,9 @@ def main(argv):
     work = a.work or tempfile.mkdtemp(prefix="bench-readers-")
     trees = [("old", os.path.abspath(a.old)), ("new", os.path.abspath(a.new))]
     print("old %s\nnew %s\npython %s\n" % (trees[0][1], trees[1][1], a.python))
-    table = ["| competition | run | layout | reference s old | new | submission s old | new | reader peak MiB old "
-             "| new | process s old | new | process peak MiB old | new | scores.json |", "|" + "---|" * 14]
+    table = ["| competition | run | layout | reference CPU s old | new | submission CPU s old | new | reader peak MiB "
+             "old | new | process CPU s old | new | process wall s old | new | process peak MiB old | new "
+             "| scores.json |", "|" + "---|" * 16]
     for slug in a.slugs:
         for label, inp in inputs_of(slug, work).items():
             for layout in a.layouts:
@@ -120,28 +135,29 @@ def main(argv):
                         if p.returncode:
                             raise SystemExit("%s %s %s: %s" % (name, slug, layout, p.stderr[-2000:]))
                         ref_s, sub_s, mem = (float(x) for x in p.stdout.split()[-3:])
-                        r = best.setdefault(name, {"ref": [], "sub": [], "rmem": [], "proc": [], "pmem": [],
-                                                   "sha": set()})
+                        r = best.setdefault(name, {"ref": [], "sub": [], "rmem": [], "proc": [], "wall": [],
+                                                   "pmem": [], "sha": set()})
                         r["ref"].append(ref_s)
                         r["sub"].append(sub_s)
                         r["rmem"].append(mem)
                         if a.no_process:
                             continue
                         out = os.path.join(work, "out-%s" % name)
-                        dt, pm, rc, tail = measure([a.python, os.path.join(root, "competitions", slug, "score.py"),
-                                                    case, out])
+                        cpu, wall, pm, rc, tail = measure([a.python, os.path.join(root, "competitions", slug,
+                                                                                  "score.py"), case, out])
                         if rc:
                             raise SystemExit("%s %s %s: exit %d: %s" % (name, slug, layout, rc, tail[-2000:]))
-                        r["proc"].append(dt)
+                        r["proc"].append(cpu)
+                        r["wall"].append(wall)
                         r["pmem"].append(pm)
                         r["sha"].add(digest(os.path.join(out, "scores.json")))
                 o, n = best["old"], best["new"]
                 cell = lambda v: "%.2f" % min(v) if v else "-"      # noqa: E731
                 shas = o["sha"] | n["sha"]
-                row = "| %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f | %s | %s | %s | %s | %s |" % (
+                row = "| %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s |" % (
                     slug, label, layout, cell(o["ref"]), cell(n["ref"]), cell(o["sub"]), cell(n["sub"]),
-                    min(o["rmem"]), min(n["rmem"]),
-                    cell(o["proc"]), cell(n["proc"]), cell(o["pmem"]).split(".")[0] if o["pmem"] else "-",
+                    min(o["rmem"]), min(n["rmem"]), cell(o["proc"]), cell(n["proc"]), cell(o["wall"]),
+                    cell(n["wall"]), cell(o["pmem"]).split(".")[0] if o["pmem"] else "-",
                     cell(n["pmem"]).split(".")[0] if n["pmem"] else "-",
                     "-" if a.no_process else ("same" if len(shas) == 1 else "DIFFERENT %s" % sorted(shas)))
                 print(row)

@@ -13,8 +13,8 @@ from typing import Optional
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import SMALL_ROWS, Rule, check_rules, has_content, line_text, number_error, numbers_at_once, parse_table
-from .text import read_bytes
+from .text import SMALL_ROWS, Records, Rule, check_rules, has_content, line_text, number_error, numbers_at_once
+from .text import parse_table, read_bytes
 
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
 ACTORS = (1, 2)
@@ -36,7 +36,7 @@ class Intervals:
         return int(self.lines.size)
 
 
-def _to_ints(rec, names, err):
+def _to_ints(rec: Records, names: tuple, err) -> np.ndarray:
     """All columns as one (ncols, nrows) int64 array; on failure, the first bad field in file order."""
     if len(rec) <= SMALL_ROWS:
         quick = numbers_at_once(rec.table(), integer=True)      # a few rows (every file of the competition)
@@ -50,7 +50,7 @@ def _to_ints(rec, names, err):
     return np.stack([c.values for c in columns])
 
 
-def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
+def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     """Rows of 3 or 4 comma-separated integers; action ids 1..11, actor ids 1..2, start and end frames >= 1.
 
     An end frame <= start frame is accepted and marks nothing (as the original's numpy slice).
@@ -83,11 +83,11 @@ def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
     return Intervals(n, actor, action, start, end, rec.lines, file)
 
 
-def read_intervals(path, file, err=SubmissionError) -> Intervals:
+def read_intervals(path, file: str, err=SubmissionError) -> Intervals:
     return parse_intervals(read_bytes(path, file, err), file, err)
 
 
-def read_frame_count(path, file) -> int:
+def read_frame_count(path, file: str) -> int:
     """SeqXX_data.csv: the number of frames is the first column of the LAST non-blank row (as the original)."""
     raw = read_bytes(path, file, ReferenceDataError)
     data = raw.rstrip()
@@ -96,10 +96,8 @@ def read_frame_count(path, file) -> int:
                                  found="an empty file")
     last = data[data.rfind(b"\n") + 1:]
     first = last.split(b",", 1)[0].strip()
-    try:
-        n = int(first)
-    except ValueError:
-        n = -1
+    number = numbers_at_once(np.array([first]), integer=True)      # the number engine (None: not a number)
+    n = -1 if number is None else int(number.values[0])
     if n < 0:
         raise ReferenceDataError(file, raw.rstrip(b"\n").count(b"\n") + 1,
                                  expected="a number of frames (a non-negative integer) in the first column",

@@ -71,7 +71,7 @@ def reference_categories(ref_dir):
     return [(c, found[c]) for c in cats]
 
 
-def read_labels(path, file):
+def read_labels(path, file: str) -> tuple:
     """`<image id> <1|-1>` lines: returns (ids 'S' array, labels int8 array). Broken -> ReferenceDataError."""
     err = ReferenceDataError
     rec = parse_table(read_bytes(path, file, err), file, 2, err)
@@ -86,7 +86,7 @@ def read_labels(path, file):
     return ids, labels.astype(np.int8)
 
 
-def _first_duplicate(keys, lines):
+def _first_duplicate(keys: np.ndarray, lines: np.ndarray):
     """Line of the first repeated key (the second occurrence), or None."""
     if keys.size < 2:
         return None
@@ -98,7 +98,7 @@ def _first_duplicate(keys, lines):
     return int(lines[order[rep]].min())
 
 
-def parse_confidences(data: bytes, file, universe=None):
+def parse_confidences(data: bytes, file: str, universe=None) -> tuple:
     """`<image id> <confidence>` lines, in file order: returns (ids 'S' array, confidences float64, lines).
 
     Confidences must be finite; an id listed twice is an error naming its second line. universe: the ids the
@@ -115,7 +115,7 @@ def parse_confidences(data: bytes, file, universe=None):
     return ids, conf, rec
 
 
-def read_confidences(path, file, gt_ids):
+def read_confidences(path, file: str, gt_ids: np.ndarray) -> tuple:
     """Parse a submitted category file and map it onto the category's reference ids.
 
     Returns (index into gt_ids of each line, in file order; confidences; number of lines). Unknown ids are an

@@ -29,7 +29,7 @@ PLAIN_MAX = MAX_DIGITS + 2      # the longest plain decimal parse_decimal reads:
 CHUNK_ROWS = 1 << 18            # fields per chunk (gather_fields, parse_numbers): bounded temporaries
 
 
-def gather_words(arr, start, length, nwords):
+def gather_words(arr: np.ndarray, start, length, nwords: int) -> np.ndarray:
     """(nwords, n) '<u8': word k of field i holds bytes start[i] + 8k .. + 8k + 7, zeroed past length[i]."""
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     start = np.asarray(start, dtype=np.int64)
@@ -57,14 +57,14 @@ def gather_words(arr, start, length, nwords):
     return out
 
 
-def words_to_matrix(words, width):
+def words_to_matrix(words: np.ndarray, width: int) -> np.ndarray:
     """(n, width) uint8 bytes of the fields (zero padded), from gather_words()."""
     nw, n = words.shape
     mat = np.ascontiguousarray(words.T).view(np.uint8).reshape(n, 8 * nw)
     return np.ascontiguousarray(mat[:, :width])
 
 
-def gather_fields(arr, start, length, width):
+def gather_fields(arr: np.ndarray, start, length, width: int) -> np.ndarray:
     """The fields (start, length) of the byte array as an 'S<width>' array (longer fields cut), CHUNK_ROWS at a
     time."""
     n = start.size
@@ -79,7 +79,7 @@ def gather_fields(arr, start, length, width):
     return out
 
 
-def by_length(arr, start, length):
+def by_length(arr: np.ndarray, start, length):
     """The fields grouped by length, a group at a time (a loop over distinct lengths): (the fields of the group,
     indices; their distinct texts, a sorted 'S' array exactly as wide as they are; the index of each field's text
     among them). No copy is wider than its fields, whatever one field's length."""
@@ -95,11 +95,11 @@ def by_length(arr, start, length):
         yield members, uniq, inverse.reshape(-1)
 
 
-def _byte(words, j):
+def _byte(words: np.ndarray, j: int) -> np.ndarray:
     return (words[j // 8] >> np.uint64(8 * (j % 8))).astype(np.uint8)
 
 
-def parse_decimal(words, length, integer=False):
+def parse_decimal(words: np.ndarray, length, integer: bool = False) -> tuple:
     """(values float64, ok bool) for fields given as gather_words() output and their lengths.
 
     ok[i]: the token is [+-]?digits[.digits] (or [+-]?digits when integer) with 1..15 digits, and values[i] is
@@ -137,19 +137,7 @@ def parse_decimal(words, length, integer=False):
     return vals, ok
 
 
-def column_words(col):
-    """An 'S' column (tokens left-aligned, NUL-padded) as parse_decimal() input: (words, lengths)."""
-    n = col.shape[0]
-    width = max(col.dtype.itemsize, 1)
-    nwords = (width + 7) // 8
-    mat = np.zeros((n, 8 * nwords), dtype=np.uint8)
-    mat[:, :col.dtype.itemsize] = np.ascontiguousarray(col).view(np.uint8).reshape(n, col.dtype.itemsize)
-    nonzero = mat != 0
-    length = np.where(nonzero.any(axis=1), 8 * nwords - np.argmax(nonzero[:, ::-1], axis=1), 0)
-    return np.ascontiguousarray(mat.view("<u8").T), length
-
-
-def format_integers(values):
+def format_integers(values) -> np.ndarray:
     """int64 values -> 'S' array of their plain decimals, the bytes of str(int(v)) (as values.astype("S"), which
     is several times slower on numpy 1.17). A loop over digit positions, not over values."""
     v = np.asarray(values, dtype=np.int64).ravel()
@@ -194,7 +182,7 @@ class Numbers(NamedTuple):
 NUMPY_REFUSES = (ValueError, OverflowError)     # what numpy's string conversion raises for text that is no number
 
 
-def parse_numbers(arr, start, length, integer=False, finite=False) -> Numbers:
+def parse_numbers(arr: np.ndarray, start, length, integer: bool = False, finite: bool = False) -> Numbers:
     """The fields (start, length: int arrays) of the byte array arr as numbers, CHUNK_ROWS at a time (stopping at
     the chunk of the first bad field): plain decimals by parse_decimal, every other field of at most
     MAX_NUMBER_CHARS by numpy's conversion, a group of one length at a time. Nothing is raised."""
@@ -229,13 +217,13 @@ def parse_numbers(arr, start, length, integer=False, finite=False) -> Numbers:
     return Numbers(values, -1, "")
 
 
-def _first_long(length):
+def _first_long(length: np.ndarray) -> tuple:
     """(the first field over MAX_NUMBER_CHARS, 'long'), or (len(length), '') when there is none."""
     long = (length > MAX_NUMBER_CHARS).nonzero()[0]
     return (int(long[0]), "long") if long.size else (length.size, "")
 
 
-def _convert_others(arr, start, length, rows, out, dtype):
+def _convert_others(arr: np.ndarray, start, length: np.ndarray, rows: np.ndarray, out: np.ndarray, dtype) -> tuple:
     """numpy's conversion of the fields `rows` into out, grouped by length; (the first that fails, why) or
     (len(length), ''). In a group that fails, the fields before its first failure are converted."""
     first_bad, reason = length.size, ""
@@ -256,7 +244,7 @@ def _convert_others(arr, start, length, rows, out, dtype):
     return first_bad, reason
 
 
-def _first_failure(fields, dtype):
+def _first_failure(fields: np.ndarray, dtype) -> int:
     """Index of the first field numpy cannot convert (there is one): halving, about twice the conversions."""
     lo, hi = 0, fields.size
     while hi - lo > 1:
@@ -269,7 +257,7 @@ def _first_failure(fields, dtype):
     return lo
 
 
-def _failure_reason(field, dtype):
+def _failure_reason(field: np.ndarray, dtype) -> str:
     """'range' for an integer beyond 64 bits, else 'syntax' (field: the one failing field, an 'S' array)."""
     try:
         field.astype(dtype)

@@ -46,7 +46,7 @@ _CONTENT = re.compile(rb"[^ \t\r\x0b\x0c\n]")
 _ECHO_BYTES = 4 * ECHO_CHARS + 16   # bytes of a line read for a message (UTF-8: at most 4 bytes a character)
 
 
-def read_bytes(path, file_label, err=SubmissionError) -> bytes:
+def read_bytes(path, file_label: str, err=SubmissionError) -> bytes:
     """The file's bytes, without a UTF-8 byte-order mark (read past it: the bytes are never copied)."""
     try:
         with open(str(path), "rb") as f:
@@ -59,13 +59,13 @@ def read_bytes(path, file_label, err=SubmissionError) -> bytes:
         raise err(file_label, message="cannot read the file (%s)" % e.strerror)
 
 
-def _where(mask):
+def _where(mask: np.ndarray) -> np.ndarray:
     """np.flatnonzero of a 1-D mask, without numpy's function dispatch (several times quicker on numpy 1.17, which
     counts for the many small files of some competitions)."""
     return mask.nonzero()[0]
 
 
-def _as_array(data):
+def _as_array(data: bytes) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(8, dtype=np.uint8)
 
 
@@ -102,7 +102,7 @@ class Codes(NamedTuple):
     values: list
     bases: np.ndarray
 
-    def text(self, code) -> str:
+    def text(self, code: int) -> str:
         """The text of one code (for a message)."""
         b = int(np.searchsorted(self.bases, code, side="right")) - 1
         return self.values[b][code - int(self.bases[b])].decode("utf-8", "replace")
@@ -120,7 +120,7 @@ class Records(object):
     in bounded chunks.
     """
 
-    def __init__(self, cols, lines, file):
+    def __init__(self, cols: list, lines, file: str):
         """Records from 'S' columns (a hand-made table): the fields are copied into one buffer, row by row."""
         lines = np.asarray(lines, dtype=np.int64)
         n = lines.size
@@ -135,12 +135,13 @@ class Records(object):
                   [np.char.str_len(c).astype(np.uint16) for c in cols], lines, file)
 
     @classmethod
-    def from_tokens(cls, data, starts, lengths, lines, file, names=None):
+    def from_tokens(cls, data: bytes, starts: list, lengths: list, lines: np.ndarray, file: str,
+                    names=None) -> "Records":
         rec = cls.__new__(cls)
         rec._set(data, starts, lengths, lines, file, names)
         return rec
 
-    def _set(self, data, starts, lengths, lines, file, names=None):
+    def _set(self, data: bytes, starts: list, lengths: list, lines: np.ndarray, file: str, names=None):
         self.data = data
         self.starts = list(starts)
         self.lengths = list(lengths)
@@ -151,14 +152,14 @@ class Records(object):
         self._stand_ins = {}
         self._table = None
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self.lines.size)
 
-    def col(self, name) -> int:
+    def col(self, name: str) -> int:
         """The index of the column `name` (parse_csv's tables)."""
         return self.names.index(name)
 
-    def take(self, rows) -> "Records":
+    def take(self, rows: np.ndarray) -> "Records":
         """The records `rows` (an ascending index array) as a table of their own: same file, same line numbers."""
         if rows.size == len(self):
             return self
@@ -166,7 +167,7 @@ class Records(object):
                                    [s if s is None else s[rows] for s in self.lengths], self.lines[rows], self.file,
                                    self.names)
 
-    def drop(self, *ks):
+    def drop(self, *ks: int):
         """Forget where the fields of the columns ks are (memory: a column read once is not needed again)."""
         for k in ks:
             self.starts[k] = self.lengths[k] = None
@@ -178,11 +179,11 @@ class Records(object):
         self.drop(*range(self.ncols))
 
     @property
-    def cols(self):
+    def cols(self) -> list:
         """Every column as an 'S' array as wide as its longest field (for small tables such as reference lists)."""
         return [self.column(k) for k in range(self.ncols)]
 
-    def column(self, k, width=None):
+    def column(self, k: int, width=None) -> np.ndarray:
         """Column k as an 'S' array of `width` bytes (its longest field when None; longer fields are cut)."""
         if width is None and len(self) <= SMALL_ROWS:
             return self._small_table()[:, k]
@@ -191,7 +192,7 @@ class Records(object):
             width = int(length.max()) if length.size else 0
         return gather_fields(_as_array(self.data), self.starts[k], np.minimum(length, width), width)
 
-    def _small_table(self):
+    def _small_table(self) -> np.ndarray:
         """Every field of a small table at once (one gather), as an (n, ncols) 'S' array (its columns contiguous)."""
         if self._table is None:
             n = len(self)
@@ -210,20 +211,20 @@ class Records(object):
             self._table = table
         return self._table
 
-    def field(self, i, k) -> bytes:
+    def field(self, i: int, k: int) -> bytes:
         """Field k of record i, as written (without the white space around it)."""
         s = int(self.starts[k][i])
         return self.data[s:s + int(self.lengths[k][i])]
 
-    def text(self, i, k) -> str:
+    def text(self, i: int, k: int) -> str:
         """Field k of record i as text (for a message)."""
         return self.field(i, k).decode("utf-8", "replace")
 
-    def table(self):
+    def table(self) -> np.ndarray:
         """Every field as one (n, ncols) 'S' array, its columns contiguous (for small tables)."""
         return self._small_table()
 
-    def numbers(self, k, integer=False, finite=False) -> Numbers:
+    def numbers(self, k: int, integer: bool = False, finite: bool = False) -> Numbers:
         """Column k read as numbers (fastnum.parse_numbers); nothing is raised: number_error names the bad one."""
         if len(self) <= SMALL_ROWS:
             quick = numbers_at_once(self.column(k), integer, finite)
@@ -231,7 +232,7 @@ class Records(object):
                 return quick
         return parse_numbers(_as_array(self.data), self.starts[k], self.lengths[k], integer, finite)
 
-    def keys(self, k, universe=None):
+    def keys(self, k: int, universe=None) -> np.ndarray:
         """Column k for comparisons with `universe` (an 'S' array, e.g. the evaluated ids), in bounded memory.
 
         A field longer than KEY_WIDTH and than every id of the universe cannot be among them: it is replaced by a
@@ -250,7 +251,7 @@ class Records(object):
             self._stand_ins[k] = long[first]
         return out
 
-    def expand(self, key, k=0) -> str:
+    def expand(self, key: bytes, k: int = 0) -> str:
         """A key of keys(k) (or a key joined from it) as text, its stand-ins replaced by the fields they stand for."""
         table = self._stand_ins.get(k)
 
@@ -260,7 +261,7 @@ class Records(object):
         text = key if table is None else _STAND_IN.sub(field, key)
         return text.decode("utf-8", "replace")
 
-    def find(self, k, universe):
+    def find(self, k: int, universe: np.ndarray) -> np.ndarray:
         """The index in `universe` (unique 'S' array) of every record's field k, -1 if absent; BLOCK_ROWS records
         at a time, fields grouped by length (no copy wider than the fields)."""
         out = np.empty(len(self), dtype=np.int64)
@@ -275,13 +276,13 @@ class Records(object):
                 found[at] = hit[inv]
         return out
 
-    def codes(self, k, rows=None) -> Codes:
+    def codes(self, k: int, rows=None) -> Codes:
         """Column k of the records `rows` (all when None) as Codes."""
         if rows is None:
             return self._codes(self.starts[k], self.lengths[k])
         return self._codes(self.starts[k][rows], self.lengths[k][rows])
 
-    def _codes(self, start, length):
+    def _codes(self, start: np.ndarray, length: np.ndarray) -> Codes:
         code = np.empty(length.size, dtype=np.int64)
         values, bases = [], []
         base = 0
@@ -293,7 +294,7 @@ class Records(object):
         return Codes(code, values, np.array(bases, dtype=np.int64))
 
 
-def numbers_at_once(fields, integer=False, finite=False):
+def numbers_at_once(fields: np.ndarray, integer: bool = False, finite: bool = False):
     """Numbers of a few short fields ('S' array, any shape) by one numpy conversion (quickest for small tables), or
     None when one of them is not a number within MAX_NUMBER_CHARS: parse_numbers then finds and names it."""
     if fields.dtype.itemsize > MAX_NUMBER_CHARS:
@@ -310,7 +311,7 @@ _STAND_IN = re.compile(rb"\n([0-9a-f]{8})")
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 
-def _stand_in(codes):
+def _stand_in(codes: np.ndarray) -> np.ndarray:
     """b'\\n' + 8 hex digits per code, as an 'S9' array."""
     mat = np.empty((codes.size, 9), dtype=np.uint8)
     mat[:, 0] = 10
@@ -333,7 +334,7 @@ class _Scan(object):
     The records are written in place into arrays as long as the file has lines (they stay virtual memory where
     nothing is written: a flood of blank lines costs nothing), so that no part is joined and nothing is copied."""
 
-    def __init__(self, data, sep, allowed, allow_blank, keep, start, line):
+    def __init__(self, data: bytes, sep, allowed: tuple, allow_blank: bool, keep, start: int, line: int):
         self.data = data
         self.sep = sep
         self.allowed = allowed
@@ -351,16 +352,16 @@ class _Scan(object):
         self.in_place = False       # the records are written into arrays of `most` rows (from the second block on)
         self.offset_type = np.int32 if len(data) < (1 << 31) else np.int64     # field starts, lines
 
-    def faulty(self):
+    def faulty(self) -> bool:
         return self.blank is not None or self.bad_count is not None or self.too_long is not None
 
-    def done(self):
+    def done(self) -> bool:
         """Nothing later in the file can change the error."""
         if self.blank is not None:
             return True
         return self.bad_count is not None and self.allow_blank
 
-    def _fields(self, counts):
+    def _fields(self, counts: np.ndarray):
         if self.n is None:
             nonzero = _where(counts)
             if nonzero.size:
@@ -370,7 +371,7 @@ class _Scan(object):
     def _columns(self):
         return range(self.n) if self.keep is None else self.keep
 
-    def _keep(self, start, length, lines, nuls, b0):
+    def _keep(self, start: np.ndarray, length: np.ndarray, lines: np.ndarray, nuls: bool, b0: int):
         """Keep the records of the block (general scan): start, length (rows, kept columns) int64, the fields' byte
         offsets in the block at b0 and their lengths; lines: the records' 0-based lines in the block; nuls: whether
         the block holds a NUL byte. A kept field over the cap (its trailing NULs included) is a fault, and then
@@ -388,7 +389,7 @@ class _Scan(object):
             length = (en - st).reshape(length.shape)
         self._store(start, length, lines, b0, longest)
 
-    def _store(self, start, length, lines, b0, longest):
+    def _store(self, start: np.ndarray, length: np.ndarray, lines: np.ndarray, b0: int, longest: int):
         """Keep the records (fields within the cap): start, length (rows, kept columns) int64, the fields' offsets in
         the block at b0 and their lengths (at most `longest`); lines: 0-based in the block. Lengths are kept as uint8
         while every field of the column is shorter than 256 bytes (memory), else uint16. The first block's arrays
@@ -421,7 +422,7 @@ class _Scan(object):
             self.lengths[k][a:b] = length_t[k]
         self.count = b
 
-    def records(self, file_label):
+    def records(self, file_label: str) -> Records:
         """The Records kept."""
         if self.lines is None:
             n = self.n if self.n is not None else self.allowed[0]
@@ -433,7 +434,7 @@ class _Scan(object):
         return Records.from_tokens(self.data, [x[:c] for x in self.starts], [x[:c] for x in self.lengths],
                                    self.lines[:c], file_label)
 
-    def block(self, b0, b1):
+    def block(self, b0: int, b1: int):
         """A block of whole lines: count, check and keep its records."""
         arr = np.frombuffer(self.data, dtype=np.uint8, count=b1 - b0, offset=b0)
         if self.regular and self.n is not None and not self.faulty():
@@ -442,7 +443,7 @@ class _Scan(object):
                 return
         self._general(arr, b0)
 
-    def _regular(self, arr, b0, b1):
+    def _regular(self, arr: np.ndarray, b0: int, b1: int) -> bool:
         """The common layouts, fastest: every line a record of n fields with one separator byte between them (one
         space, or the separator; in a CSV, white space around a field), CR only before LF, no NUL, every field
         within the cap. Keeps the block's records and returns True, or returns False: the general scan then reads the
@@ -505,7 +506,7 @@ class _Scan(object):
         self.line_base += rows - (not ends_nl)
         return True
 
-    def _general(self, arr, b0):
+    def _general(self, arr: np.ndarray, b0: int):
         """Any block of whole lines: white-space runs, blank lines, every field count."""
         blank = _IS_BLANK[arr]
         newline = arr == 10
@@ -540,7 +541,7 @@ class _Scan(object):
             self._keep(fst, length, _where(nonblank), self.data.find(b"\x00", b0, b0 + arr.size) >= 0, b0)
         self.line_base += nl.size
 
-    def _check(self, counts, nonblank, nl, b0):
+    def _check(self, counts: np.ndarray, nonblank: np.ndarray, nl: np.ndarray, b0: int) -> bool:
         fault = False
         if not self.allow_blank:
             blank = _where(~nonblank)
@@ -557,7 +558,7 @@ class _Scan(object):
                     self.bad_count = (self.line_base + i + 1, int(counts[i]), at)
         return fault
 
-    def long_line(self, a, b):
+    def long_line(self, a: int, b: int):
         """One line longer than a block: its fields counted in sub-blocks, found only when their number is right."""
         end = b - 1 if self.data[b - 1:b] == b"\n" else b
         if self.sep is None:
@@ -576,7 +577,7 @@ class _Scan(object):
         self.line_base += 1
 
 
-def _count_byte(data, byte, start=0):
+def _count_byte(data: bytes, byte: int, start: int = 0) -> int:
     """How many bytes of data[start:] are `byte`, BLOCK_BYTES at a time (numpy counts faster than bytes.count)."""
     if len(data) - start <= BLOCK_BYTES:
         return data.count(bytes([byte]), start)
@@ -584,19 +585,19 @@ def _count_byte(data, byte, start=0):
     return sum(int(np.count_nonzero(arr[a:a + BLOCK_BYTES] == byte)) for a in range(start, len(data), BLOCK_BYTES))
 
 
-def _run_starts(mask):
+def _run_starts(mask: np.ndarray) -> np.ndarray:
     start = mask.copy()
     start[1:] &= ~mask[:-1]
     return _where(start)
 
 
-def _run_ends(mask):
+def _run_ends(mask: np.ndarray) -> np.ndarray:
     end = mask.copy()
     end[:-1] &= ~mask[1:]
     return _where(end) + 1
 
 
-def _strip(arr, start, end):
+def _strip(arr: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple:
     """(start, end) int64 of the fields without the white space around them: a loop over character positions (the
     caller bounds the fields' length), each step over the fields that still begin (end) with white space."""
     start = start.astype(np.int64)
@@ -616,7 +617,7 @@ def _strip(arr, start, end):
     return start, end
 
 
-def _trim_nuls(arr, start, end):
+def _trim_nuls(arr: np.ndarray, start: np.ndarray, end: np.ndarray):
     """end -= the field's trailing NUL bytes (numpy's 'S' arrays drop them), in place (int64 arrays), for fields
     within MAX_FIELD_CHARS: a loop over at most that many positions."""
     i = _where((end > start) & (arr[np.maximum(end - 1, 0)] == 0))
@@ -625,7 +626,8 @@ def _trim_nuls(arr, start, end):
         i = i[(end[i] > start[i]) & (arr[np.maximum(end[i] - 1, 0)] == 0)]
 
 
-def _csv_fields(content, boundary, st, en, nl, nonblank, ends_with_boundary):
+def _csv_fields(content: np.ndarray, boundary: np.ndarray, st: np.ndarray, en: np.ndarray, nl: np.ndarray,
+                nonblank: np.ndarray, ends_with_boundary: bool) -> tuple:
     """The fields of the block's non-blank lines, in order: (start, end) of each field's content (white space
     stripped; an empty field is empty). Fields lie between boundaries (separators and newlines); nothing follows
     the block's last boundary when ends_with_boundary."""
@@ -646,7 +648,7 @@ def _csv_fields(content, boundary, st, en, nl, nonblank, ends_with_boundary):
     return fst[keep], fen[keep]
 
 
-def _count_runs(data, a, b):
+def _count_runs(data: bytes, a: int, b: int) -> int:
     """Number of maximal runs of non-blank bytes (white-space separated fields) in data[a:b], read in blocks."""
     count, prev = 0, False
     for c0 in range(a, b, BLOCK_BYTES):
@@ -662,7 +664,7 @@ _ONE_LINE = np.ones(1, dtype=bool)
 _NO_NEWLINE = np.zeros(0, dtype=np.int64)
 
 
-def line_fields(data, a, b, sep):
+def line_fields(data: bytes, a: int, b: int, sep) -> tuple:
     """(start, end) int64 of the fields of the one line data[a:b] (no LF in it), the white space around them left
     out: runs of non-blank bytes (sep None), or the text between separators (sep a byte). Read in sub-blocks of at
     most BLOCK_BYTES cut between fields (a field longer than a sub-block is found by searching), so that the work is
@@ -700,7 +702,7 @@ def line_fields(data, a, b, sep):
     return np.concatenate(starts), np.concatenate(ends)
 
 
-def _last_cut(data, a, b, sep):
+def _last_cut(data: bytes, a: int, b: int, sep) -> int:
     """1 + the position of the last byte of data[a:b] that ends a field (the separator, or white space when sep is
     None), or -1 when there is none."""
     if sep is not None:
@@ -710,7 +712,7 @@ def _last_cut(data, a, b, sep):
     return a + int(blank[-1]) + 1 if blank.size else -1
 
 
-def _long_field(data, a, b, sep):
+def _long_field(data: bytes, a: int, b: int, sep) -> tuple:
     """(start, end, where the next field starts, whether it is the line's last) of the field that starts at byte a of
     the line data[..:b] and goes on past a whole sub-block, found by searching, not by arrays over its bytes."""
     if sep is None:                     # a begins a run of non-blank bytes
@@ -725,7 +727,7 @@ def _long_field(data, a, b, sep):
     return m.start(), _last_content(data, m.start(), stop), after, p < 0
 
 
-def _last_content(data, a, b):
+def _last_content(data: bytes, a: int, b: int) -> int:
     """1 + the position of the last non-blank byte of data[a:b] (there is one), read backwards in blocks."""
     c1 = b
     while c1 > a:
@@ -737,7 +739,7 @@ def _last_content(data, a, b):
     return a
 
 
-def blocks(data, start=0):
+def blocks(data: bytes, start: int = 0):
     """(start, end, one_line) blocks of whole lines from byte `start` on, at most BLOCK_BYTES unless one line is
     longer (one_line)."""
     n = len(data)
@@ -757,8 +759,8 @@ def blocks(data, start=0):
             b0 = end
 
 
-def parse_table(data: bytes, file_label, ncols, err=SubmissionError, allow_blank=True, sep=None,
-                what="fields", keep=None, start=0, line=1) -> Records:
+def parse_table(data: bytes, file_label: str, ncols, err=SubmissionError, allow_blank: bool = True, sep=None,
+                what: str = "fields", keep=None, start: int = 0, line: int = 1) -> Records:
     """Split `data` (from byte `start`, which begins line `line`) into records of exactly `ncols` fields.
 
     sep=None: fields separated by runs of spaces/tabs (MATLAB textscan's default); sep=b',': CSV-like,
@@ -789,13 +791,13 @@ def parse_table(data: bytes, file_label, ncols, err=SubmissionError, allow_blank
     return scan.records(file_label)
 
 
-def _describe(allowed, what):
+def _describe(allowed: tuple, what: str) -> str:
     if len(allowed) == 1:
         return "%d %s" % (allowed[0], what)
     return " or ".join(str(a) for a in allowed) + " " + what
 
 
-def parse_csv(data: bytes, file_label, columns, err=SubmissionError) -> Records:
+def parse_csv(data: bytes, file_label: str, columns: tuple, err=SubmissionError) -> Records:
     """A headed CSV: the header is the first line that is not blank, its names matched stripped and in lower case;
     `columns` are the names required (extra columns are allowed, and not read). Returns the Records of the required
     columns, in the order of `columns` (Records.col gives a name's index). Blank lines are skipped; a line with
@@ -807,7 +809,7 @@ def parse_csv(data: bytes, file_label, columns, err=SubmissionError) -> Records:
     return rec
 
 
-def _header(data, label, columns, err):
+def _header(data: bytes, label: str, columns: tuple, err) -> tuple:
     """(ncols, column of each required name, the first byte after the header, the header's line)."""
     m = _CONTENT.search(data)
     if m is None:
@@ -844,7 +846,7 @@ def _header(data, label, columns, err):
 # ---------------------------------------------------------------------------------------------------------------
 # Numbers and rules
 
-def number_error(rec: Records, k: int, name: str, nums: Numbers, err=SubmissionError, integer=False):
+def number_error(rec: Records, k: int, name: str, nums: Numbers, err=SubmissionError, integer: bool = False):
     """The SubmissionError for nums.bad: the file, the line, what was expected and the field (shortened)."""
     i = nums.bad
     field = rec.field(i, k)
@@ -861,7 +863,7 @@ def number_error(rec: Records, k: int, name: str, nums: Numbers, err=SubmissionE
     return err(rec.file, int(rec.lines[i]), expected=expected, found=found)
 
 
-def to_float(rec: Records, k: int, name: str, err=SubmissionError, finite=True) -> np.ndarray:
+def to_float(rec: Records, k: int, name: str, err=SubmissionError, finite: bool = True) -> np.ndarray:
     """Column k as float64; the first field that is not a number (or not finite) is an error naming its line."""
     nums = rec.numbers(k, integer=False, finite=finite)
     if nums.bad >= 0:
@@ -886,7 +888,7 @@ class Rule(NamedTuple):
     found: Callable
 
 
-def check_rules(rules, lines, file, err=SubmissionError):
+def check_rules(rules: list, lines: np.ndarray, file: str, err=SubmissionError):
     """Raise for the first record (in file order) that breaks a rule, naming the first rule it breaks: one combined
     predicate over every record, the message built for that one record."""
     if not rules:
@@ -904,7 +906,7 @@ def check_rules(rules, lines, file, err=SubmissionError):
 # ---------------------------------------------------------------------------------------------------------------
 # Ids
 
-def lookup(values: np.ndarray, universe: np.ndarray):
+def lookup(values: np.ndarray, universe: np.ndarray) -> np.ndarray:
     """Index of each value in `universe` (unique 'S' array) or -1, vectorized with a sorted search (in chunks)."""
     out = np.full(values.shape, -1, dtype=np.int64)
     if universe.size == 0:
@@ -922,7 +924,8 @@ def decode(values) -> list:
     return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
 
 
-def check_known(keys: np.ndarray, known_mask: np.ndarray, rec: Records, what: str, err=SubmissionError, k=0):
+def check_known(keys: np.ndarray, known_mask: np.ndarray, rec: Records, what: str, err=SubmissionError,
+                k: int = 0):
     """Raise for ids not in the evaluated set: the first line, the first five distinct ids, a count of the rest.
 
     The message shows only what the participant wrote, never the reference's ids.

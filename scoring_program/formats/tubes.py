@@ -31,12 +31,12 @@ TUBE_COLUMNS = ("video", "tube", "label", "score", "frame", "x1", "y1", "x2", "y
 BOX_COLUMNS = ("x1", "y1", "x2", "y2")
 
 
-def read_csv(path, label, columns, err=SubmissionError) -> Records:
+def read_csv(path, label: str, columns: tuple, err=SubmissionError) -> Records:
     """A headed CSV file: the Records of the required `columns` (text.parse_csv)."""
     return parse_csv(read_bytes(path, label, err), label, columns, err)
 
 
-def _text(t, name, err):
+def _text(t: Records, name: str, err) -> int:
     """The index of the text column `name`; an empty field in it is an error naming its line."""
     k = t.col(name)
     empty = (t.lengths[k] == 0).nonzero()[0]
@@ -45,7 +45,7 @@ def _text(t, name, err):
     return k
 
 
-def number_column(t, name, err=SubmissionError, integer=False, drop=True):
+def number_column(t: Records, name: str, err=SubmissionError, integer: bool = False, drop: bool = True) -> np.ndarray:
     """Column `name` as finite float64 (int64 when integer); the first bad field names its line. drop: forget
     where its fields are once read (memory)."""
     k = t.col(name)
@@ -55,7 +55,7 @@ def number_column(t, name, err=SubmissionError, integer=False, drop=True):
     return values
 
 
-def text_column(t, name, err=SubmissionError):
+def text_column(t: Records, name: str, err=SubmissionError) -> np.ndarray:
     """The text column `name` as an 'S' array as wide as its longest field (the reference's ids and labels)."""
     k = _text(t, name, err)
     return t.column(k, max(int(t.lengths[k].max()) if len(t) else 0, 1))
@@ -72,7 +72,7 @@ class Videos(NamedTuple):
     classes: np.ndarray
 
 
-def read_videos(path, label="ref/videos.csv") -> Videos:
+def read_videos(path, label: str = "ref/videos.csv") -> Videos:
     err = ReferenceDataError
     t = read_csv(path, label, VIDEO_COLUMNS, err)
     ids = text_column(t, "video", err)
@@ -125,7 +125,8 @@ class Boxes(NamedTuple):
     inverted: Optional[InvertedBoxes] = None
 
 
-def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what, tube_name):
+def _group_tubes(t: Records, vid: np.ndarray, tube_id: np.ndarray, frame: np.ndarray, labels: np.ndarray, scores,
+                 err, what: str, tube_name) -> tuple:
     """Sort rows by tube (stable), check consecutive frames and constant label/score per tube. tube_id: int64
     codes (Codes.code), tube_name(code) their text for messages. Of several faults of a kind, the one on the
     first line is named."""
@@ -189,37 +190,37 @@ def _group_tubes(t, vid, tube_id, frame, labels, scores, err, what, tube_name):
     return (order if perm else None), run_start, length, first_line
 
 
-def _reorder(order, *arrays):
+def _reorder(order, *arrays) -> tuple:
     """The arrays in `order` (None: as they are, no copy)."""
     return arrays if order is None else tuple(x[order] for x in arrays)
 
 
-def _check_frames(t, frame, nf_row, err):
+def _check_frames(t: Records, frame: np.ndarray, nf_row: np.ndarray, err):
     """The frame rule: 1 <= frame <= the video's num_frames."""
     check_rules([Rule((frame >= 1) & (frame <= nf_row), lambda i: "a frame in 1..%d (the video's num_frames)" % int(
         nf_row[i]), lambda i: int(frame[i]))], t.lines, t.file, err)
 
 
-def inverted_rows(box):
+def inverted_rows(box: np.ndarray) -> np.ndarray:
     """The rule, in one place: x1 > x2 or y1 > y2 (an error in the reference data, a warning in a submission)."""
     return (box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1])
 
 
-def _boxes(t, err):
+def _boxes(t: Records, err) -> np.ndarray:
     b = np.empty((len(t), 4))
     for k, c in enumerate(BOX_COLUMNS):
         b[:, k] = number_column(t, c, err, drop=False)    # kept for the warning about inverted boxes
     return b
 
 
-def _reference_boxes(t):
+def _reference_boxes(t: Records) -> np.ndarray:
     b = _boxes(t, ReferenceDataError)
     check_rules([Rule(~inverted_rows(b), "x1 <= x2 and y1 <= y2 (inclusive corners)",
                       lambda i: ",".join("%g" % v for v in b[i]))], t.lines, t.file, ReferenceDataError)
     return b
 
 
-def _inverted(t, b, scored):
+def _inverted(t: Records, b: np.ndarray, scored: np.ndarray) -> Optional[InvertedBoxes]:
     """InvertedBoxes of the rows `scored` (bool: rows of test videos), None when there is none (read before the
     box columns are dropped)."""
     bad = np.flatnonzero(inverted_rows(b))
@@ -232,7 +233,7 @@ def _inverted(t, b, scored):
     return InvertedBoxes(int(bad.size), int(t.lines[i]), text if len(text) <= 80 else text[:80] + "...")
 
 
-def read_gt_tubes(path, videos, label="ref/gt_tubes.csv") -> Boxes:
+def read_gt_tubes(path, videos: Videos, label: str = "ref/gt_tubes.csv") -> Boxes:
     err = ReferenceDataError
     t = read_csv(path, label, GT_COLUMNS, err)
     vid = t.find(_text(t, "video", err), videos.ids)
@@ -258,7 +259,7 @@ def read_gt_tubes(path, videos, label="ref/gt_tubes.csv") -> Boxes:
 
 # ----------------------------------------------------------------------------------------------- submission
 
-def _runs(t, names):
+def _runs(t: Records, names: tuple) -> tuple:
     """Runs of consecutive records whose fields are identical in every column of `names`: (the table of each run's
     first record, run lengths, or None when every run is one record). Reading those columns per run gives the
     per-record values by np.repeat, and the first faulty record of a column is always the first record of its run,
@@ -294,12 +295,12 @@ def _runs(t, names):
     return t.take(r), np.diff(np.append(r, n))
 
 
-def _per_record(cnt, *values):
+def _per_record(cnt, *values) -> tuple:
     """Values per run -> per record (np.repeat; as they are when every run is one record, cnt None)."""
     return values if cnt is None else tuple(np.repeat(v, cnt) for v in values)
 
 
-def _check_labels(t, classes):
+def _check_labels(t: Records, classes: np.ndarray) -> np.ndarray:
     """The class index of every record's label; an unknown label is an error naming the first such line, the first
     five distinct unknown labels and their count. Every row is checked, also those of videos outside the test list
     (which the original ignores): a rule applied only where the ground truth has the video would tell which videos
@@ -333,7 +334,7 @@ class FrameDetections(NamedTuple):
     inverted: Optional[InvertedBoxes]
 
 
-def read_frame_detections(path, label, videos) -> FrameDetections:
+def read_frame_detections(path, label: str, videos: Videos) -> FrameDetections:
     """frame_detections.csv -> arrays for the known videos (rows of other videos are dropped and counted)."""
     err = SubmissionError
     t = read_csv(path, label, DET_COLUMNS)
@@ -359,14 +360,14 @@ def read_frame_detections(path, label, videos) -> FrameDetections:
                            ignored=int(len(t) - keep.size), inverted=inverted)
 
 
-def _frame_limits(videos, vid):
+def _frame_limits(videos: Videos, vid: np.ndarray) -> np.ndarray:
     """Each row's num_frames: its video's, the largest int64 for a video outside the test list (vid < 0)."""
     limit = np.take(videos.num_frames, vid, mode="clip")
     limit[vid < 0] = np.iinfo(np.int64).max
     return limit
 
 
-def _check_tubes_per_video_class(file, video, label, line):
+def _check_tubes_per_video_class(file: str, video: np.ndarray, label: np.ndarray, line: np.ndarray):
     """At most limits.MAX_TUBES_PER_VIDEO_CLASS tubes of one (video, label) as written, for every video of the file
     (the 3D NMS compares the tubes of a video and class pairwise): the error names the first line of the first tube,
     in file order, past the cap. video, label: integer keys per tube; line: the first line of each tube."""
@@ -387,7 +388,7 @@ def _check_tubes_per_video_class(file, video, label, line):
                               found="tube %d of its video and class" % (cap + 1))
 
 
-def read_tubes(path, label, videos) -> Boxes:
+def read_tubes(path, label: str, videos: Videos) -> Boxes:
     """tubes.csv -> Boxes of the known videos, tubes in file order of their first row."""
     err = SubmissionError
     t = read_csv(path, label, TUBE_COLUMNS)

@@ -29,19 +29,19 @@ class Detections:
         return int(self.image.size)
 
 
-def id_index(ids):
+def id_index(ids: np.ndarray) -> dict:
     """{id bytes: position} for repeated lookups of result-file ids (faster than a sorted search of strings)."""
     return {k: i for i, k in enumerate(ids.tolist())}
 
 
-def _image_index(keys, ids, index):
+def _image_index(keys: np.ndarray, ids: np.ndarray, index) -> np.ndarray:
     """The index of each key in ids, -1 when it is not there (index: id_index(ids), or None)."""
     if index is None:
         return lookup(keys, ids)
     return np.fromiter(map(index.get, keys.tolist(), repeat(-1)), dtype=np.int64, count=keys.size)
 
 
-def parse_detections(data: bytes, label, ids, index=None) -> Detections:
+def parse_detections(data: bytes, label: str, ids: np.ndarray, index=None) -> Detections:
     """ids: the evaluated image ids ('S' array); index: id_index(ids), optional.
 
     Unknown ids and numbers that are not finite are errors naming the line."""
@@ -59,11 +59,11 @@ def parse_detections(data: bytes, label, ids, index=None) -> Detections:
     return Detections(image, confidence, boxes)
 
 
-def read_detections(path, label, ids, index=None) -> Detections:
+def read_detections(path, label: str, ids: np.ndarray, index=None) -> Detections:
     return parse_detections(read_bytes(path, label), label, ids, index)
 
 
-def check_syntax(path, label, ids=None) -> int:
+def check_syntax(path, label: str, ids=None) -> int:
     """validate(): six fields per line, finite numbers, ids among `ids` when given. Returns the line count."""
     data = read_bytes(path, label)
     rec = parse_table(data, label, 6)

@@ -391,7 +391,7 @@ class SegmentSums(object):
     other weights take float64 (the same sums, in floating point).
     """
 
-    def __init__(self, columns, starts):
+    def __init__(self, columns: np.ndarray, starts: np.ndarray):
         columns = np.asarray(columns, dtype=np.intp)
         starts = np.asarray(starts, dtype=np.intp)
         ends = np.append(starts[1:], columns.size)

@@ -26,7 +26,7 @@ from .ranking import stable_descending_order
 from .segments import offsets, segment_starts
 
 
-def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups):
+def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int) -> tuple:
     """For each detection, the GT index of its first-maximum +1-pixel overlap within its group, and that overlap.
 
     det_group[i], gt_group[j]: integer group (image) of each item, 0 <= g < ngroups. Within a group, GT

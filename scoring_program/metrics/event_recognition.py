@@ -40,7 +40,7 @@ def category_ap(idx, conf, labels):
     return ranked_category_ap(labels[category_ranking(idx, conf)], int(np.count_nonzero(labels > 0)))
 
 
-def weighted_mean_ap(rankings, positives, n_images):
+def weighted_mean_ap(rankings: list, positives: list, n_images: int):
     """The mAP on weighted images, as a function score(weights): weights (b, n_images) -> (b,) float64. An image of
     weight k counts as k copies of itself (in every category's ranking and positives), weight 0 removes it.
 

@@ -153,7 +153,7 @@ def mask_runs(masks):
     return np.flatnonzero(step == 1) + 1, np.flatnonzero(step == -1) + 1
 
 
-def matched_offsets(gt_masks, pr_masks):
+def matched_offsets(gt_masks: np.ndarray, pr_masks: np.ndarray) -> tuple:
     """Start and end offsets of the matched intervals: (row, start_offset, end_offset), one per matched pair.
 
     Intervals are the runs of the metric's masks (mask_runs: after clipping to the sequence, exclusive end, and

@@ -69,7 +69,7 @@ class TideResult(NamedTuple):
     count: np.ndarray
 
 
-def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1 << 18):
+def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 18) -> tuple:
     """The (detection, ground truth) pairs of the same group (image, frame) whose IoU is >= min_iou: (pair_det,
     pair_gt, iou), detection-major, ground truths in index order inside a detection's pairs. iou_of(pair_det,
     pair_gt) -> the metric's IoU of those pairs (a NaN fails the test). Only these pairs can make a detection
@@ -102,7 +102,7 @@ def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1
     return tuple(np.concatenate([o[k] for o in out]) for k in range(3))
 
 
-def _segment_max_first(values, starts):
+def _segment_max_first(values: np.ndarray, starts: np.ndarray) -> tuple:
     """Per segment (consecutive, non-empty, starting at starts): the maximum and the index of its first
     occurrence."""
     top = np.maximum.reduceat(values, starts)

@@ -66,7 +66,7 @@ class Tubes(NamedTuple):
 
 # ----------------------------------------------------------------------------------------------- helpers
 
-def _segment_sums(values, counts):
+def _segment_sums(values: np.ndarray, counts) -> np.ndarray:
     """Sum of each consecutive segment, bit-identical to np.sum of the segment alone.
 
     np.add.reduceat does not use numpy's pairwise summation, np.sum(axis=1) on a C-contiguous (k, L) block
@@ -162,7 +162,7 @@ def degenerate_tubes(box, start, length):
     return cum[start + np.asarray(length, dtype=np.int64)] > cum[start]
 
 
-def pair_frames(a: Tubes, b: Tubes, pa, pb, chunk=250000, union_eps=0.0, columns=None) -> PairFrames:
+def pair_frames(a: Tubes, b: Tubes, pa, pb, chunk: int = 250000, union_eps: float = 0.0, columns=None) -> PairFrames:
     """The frames shared by the pairs of tubes (a[pa[k]], b[pb[k]]) (pa, pb: index arrays). union_eps: see _iou_rows
     (0 for ACT, MATLAB_EPS for Gkioxari's AUC). columns: the _box_columns of a's and b's boxes, when the caller has
     them."""
@@ -187,7 +187,8 @@ def pair_frames(a: Tubes, b: Tubes, pa, pb, chunk=250000, union_eps=0.0, columns
     return PairFrames(L, U, iou_sum)
 
 
-def frame_iou_sums(ca, cb, ra0, rb0, L, chunk=250000, union_eps=0.0):
+def frame_iou_sums(ca: tuple, cb: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray, chunk: int = 250000,
+                   union_eps: float = 0.0) -> np.ndarray:
     """Per pair k: the sum of the frame IoUs (_iou_rows) of the box rows ra0[k] + i and rb0[k] + i, i < L[k],
     summed as ACT's np.mean sums them (_segment_sums); ca, cb: _box_columns of the two box arrays. Frames are
     compared `chunk` at a time."""
@@ -284,17 +285,17 @@ def greedy_consume(pair_det, pair_gt, pair_iou, det_rank, det_group, th, ndet=No
     return GreedyPairs(pair_det, pair_gt, pair_iou, det_rank, det_group, ndet, ngt).match(th)
 
 
-def class_aps(tp_ranked, class_ranked, npos, nclasses):
+def class_aps(tp_ranked: np.ndarray, class_ranked: np.ndarray, npos: np.ndarray, nclasses: int) -> tuple:
     """AP per class from TP flags in rank order (sorted by class, then rank): ACT pr arrays + pr_to_ap.
 
     prec = tp / (tp + fp), rec = tp / npos (ACT's tp / (tp + fn)); a class without ground truth has recall 0
     throughout (ACT writes 0 when tp + fn == 0): AP 0. Returns (aps, curves[(rec, prec)])."""
     counts = np.bincount(class_ranked, minlength=nclasses)
-    ends = np.cumsum(counts)
+    starts = segment_starts(counts)
     aps = np.zeros(nclasses)
     curves = []
     for c in range(nclasses):
-        t = tp_ranked[ends[c] - counts[c]:ends[c]]
+        t = tp_ranked[starts[c]:starts[c] + counts[c]]
         if t.size == 0:
             curves.append((np.zeros(0), np.zeros(0)))
             continue
@@ -331,7 +332,7 @@ class FrameMatch(NamedTuple):
     gt: np.ndarray
 
 
-def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th=0.5):
+def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th: float = 0.5) -> FrameMatch:
     """ACT frameAP's ranking and greedy matching (frame_ap): FrameMatch."""
     det_class = np.asarray(det_class, dtype=np.int64)
     det_key = np.asarray(det_key, dtype=np.int64)
@@ -401,8 +402,8 @@ PAIR_BUDGET = 1 << 18           # tube pairs handled together (nms3d, video_ap):
 NMS_CHUNK = 1 << 13             # tube pairs compared at once (small arrays stay in the processor's cache)
 
 
-def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD, window=NMS_WINDOW,
-          budget=PAIR_BUDGET):
+def nms3d(group, score, first, length, start, box, overlap: float = NMS_THRESHOLD, window: int = NMS_WINDOW,
+          budget: int = PAIR_BUDGET) -> np.ndarray:
     """ACT nms3dt per group: keep the highest score, drop the tubes whose ST-IoU with it is > overlap, repeat.
 
     ACT takes I[-1] of np.argsort(scores) (ascending): among equal scores the tube LATER in the input is kept
@@ -451,7 +452,8 @@ class _NmsTubes(NamedTuple):
     degenerate: Optional[np.ndarray]
 
 
-def _nms_window(tubes, state, kept, gstart, members, rank0, overlap, budget):
+def _nms_window(tubes: _NmsTubes, state: np.ndarray, kept: np.ndarray, gstart: np.ndarray, members: np.ndarray,
+                rank0: int, overlap: float, budget: int):
     """Decide the tubes at `members` (positions of one rank window, ascending): each is compared with the kept
     tubes of its group (`kept`, from earlier windows, ascending) and with the window's earlier tubes of its group,
     in blocks of whole groups of about `budget` pairs (at least one group); state is updated in place."""
@@ -486,7 +488,7 @@ def _nms_window(tubes, state, kept, gstart, members, rank0, overlap, budget):
         at = nxt
 
 
-def _conflicts(tubes, earlier, later, overlap):
+def _conflicts(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, overlap: float) -> np.ndarray:
     """ST-IoU(earlier, later) > overlap or NaN (ACT keeps `ious <= overlap` only), as pair_frames(...).st_iou()
     computes it. ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict, unless their ST-IoU is
     NaN, which needs a frame where one of the two boxes has a +1 area <= 0."""
@@ -509,7 +511,8 @@ def _conflicts(tubes, earlier, later, overlap):
     return _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap)
 
 
-def _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap):
+def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+                  tmin: np.ndarray, tint: np.ndarray, tuni: np.ndarray, overlap: float) -> np.ndarray:
     """_conflicts on pairs that share a frame: the ST-IoU from the frame IoUs."""
     rows_e = tubes.start[earlier] + (tmin - fa)
     rows_l = tubes.start[later] + (tmin - fb)
@@ -539,7 +542,7 @@ def _resolve(state, members, earlier, later):
         earlier, later, local = earlier[live], later[live], local[live]
 
 
-def video_ap(tubes: Tubes, gts: Tubes, nvideos, nclasses, thresholds):
+def video_ap(tubes: Tubes, gts: Tubes, nvideos: int, nclasses: int, thresholds: list) -> tuple:
     """ACT videoAP at several thresholds with one sort and one ST-IoU matrix.
 
     tubes: the submitted Tubes with video, label and score (input order = file order).
@@ -581,7 +584,7 @@ def video_ap(tubes: Tubes, gts: Tubes, nvideos, nclasses, thresholds):
     return aps, curves, kept
 
 
-def _useful_pairs(a, b, first_gt, count, lowest):
+def _useful_pairs(a: Tubes, b: Tubes, first_gt: np.ndarray, count: np.ndarray, lowest: float) -> tuple:
     """The (tube, ground truth) pairs of tube k with ground truths first_gt[k] + i, i < count[k], whose ST-IoU can
     decide a match at a threshold >= lowest: ST-IoU >= lowest, or NaN (GreedyPairs.match never looks at the
     others). Computed PAIR_BUDGET pairs at a time, so that only those pairs are held: (tube, gt, ST-IoU)."""
@@ -607,7 +610,7 @@ def _useful_pairs(a, b, first_gt, count, lowest):
 
 # ----------------------------------------------------------------------------------------------- AUC
 
-def auc_tube_iou(tubes: Tubes, gts: Tubes, pair_tube, pair_gt, num_frames):
+def auc_tube_iou(tubes: Tubes, gts: Tubes, pair_tube, pair_gt, num_frames) -> np.ndarray:
     """Gkioxari's per-tube IoU: mean over frames 1..num_frames of inters_union(gt box, tube box), for the pairs
     (tubes[pair_tube], gts[pair_gt]) of two Tubes (first, length, start, box, as pair_frames).
 
@@ -623,7 +626,8 @@ def auc_tube_iou(tubes: Tubes, gts: Tubes, pair_tube, pair_gt, num_frames):
     return pf.iou_sum / num_frames
 
 
-def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video_label, nclasses, th):
+def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video_label, nclasses: int,
+                 th: float) -> dict:
     """get_ROC_curve_JHMDB.m for one IoU threshold.
 
     video_rank: rank of each video in sorted-id order (MATLAB unique()). tube_iou: mean +1 IoU over frames
@@ -661,11 +665,11 @@ def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video
     corr2 = correct[o2]
     num_gt = np.bincount(video_label, minlength=nclasses)
     counts = np.bincount(lab2, minlength=nclasses)
-    ends = np.cumsum(counts)
+    starts = segment_starts(counts)
     num_neg = np.bincount(lab2[~corr2], minlength=nclasses)
     class_curves, class_auc = [], np.zeros(nclasses)
     for c in range(nclasses):
-        t = corr2[ends[c] - counts[c]:ends[c]]
+        t = corr2[starts[c]:starts[c] + counts[c]]
         if t.size == 0 or num_neg[c] == 0:
             class_curves.append((np.zeros(0), np.zeros(0)))
             continue
