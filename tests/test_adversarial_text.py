@@ -452,6 +452,30 @@ def test_the_fast_path_for_the_common_layout_reads_what_the_general_scan_reads(s
         assert got[0] == got[1], data
 
 
+def test_a_rule_table_names_the_first_record_and_its_first_broken_rule():
+    """text.check_rules: one combined predicate over every record; the message is built for the first record (in
+    file order) that breaks a rule, from the first rule (in the table's order) it breaks."""
+    from scoring_program.errors import SubmissionError
+    from scoring_program.formats import text
+    a = np.array([1, 5, 1, 9])
+    b = np.array([1, 1, -2, -3])
+    built = []
+
+    def found(name, values):
+        return lambda i: built.append((name, i)) or str(values[i])
+
+    rules = [text.Rule(a < 5, "a below 5", found("a", a)), text.Rule(b > 0, lambda i: "b > 0 (row %d)" % i,
+                                                                     found("b", b))]
+    with pytest.raises(SubmissionError) as e:
+        text.check_rules(rules, np.array([3, 4, 6, 7]), "f")
+    assert str(e.value) == "submission error: f, line 4: expected a below 5; found 5"
+    assert built == [("a", 1)]
+    with pytest.raises(SubmissionError) as e:
+        text.check_rules(rules[1:], np.array([3, 4, 6, 7]), "f")
+    assert str(e.value) == "submission error: f, line 6: expected b > 0 (row 2); found -2"
+    text.check_rules([text.Rule(a > 0, "positive", str)], np.arange(4), "f")       # nothing broken, nothing built
+
+
 def test_the_first_bad_field_is_named_whatever_the_chunks(monkeypatch):
     from scoring_program.errors import SubmissionError
     from scoring_program.formats import fastnum, text

@@ -499,9 +499,13 @@ class _Scan(object):
             filled = length > 0
             first = arr[np.where(filled, start, 0)]
             last = arr[np.where(filled, start + length - 1, 0)]
-            if (filled & (_IS_BLANK[first] | _IS_BLANK[last])).any():
-                st, en = _strip(arr, start.ravel(), (start + length).ravel())     # white space around fields
-                before, length, shift = st.reshape(start.shape), (en - st).reshape(start.shape), b0
+            edges = _where((filled & (_IS_BLANK[first] | _IS_BLANK[last])).any(axis=0))
+            if edges.size:              # white space around the fields of these columns
+                for j in edges.tolist():
+                    st, en = _strip(arr, start[:, j], start[:, j] + length[:, j])
+                    start[:, j] = st
+                    length[:, j] = en - st
+                before, shift = start, b0
         self._store(before, length, np.arange(rows), shift, longest)
         self.line_base += rows - (not ends_nl)
         return True

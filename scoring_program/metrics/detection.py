@@ -51,7 +51,8 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int) -> t
     total = int(n_has.sum())
     pair_det = np.repeat(has, n_has)
     seg_start = segment_starts(n_has)
-    pair_gt = gt_order[np.repeat(starts[det_group[has]], n_has) + offsets(n_has)]
+    within = offsets(n_has)
+    pair_gt = gt_order[np.repeat(starts[det_group[has]], n_has) + within]
     ov = iou_pairs_plus1(np.asarray(det_boxes, dtype=np.float64)[pair_det],
                          np.asarray(gt_boxes, dtype=np.float64)[pair_gt], disjoint=-np.inf)
     # MATLAB's `ov>ovmax` never accepts NaN: fmax ignores it the same way

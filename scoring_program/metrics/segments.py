@@ -21,12 +21,11 @@ def segment_of(counts) -> np.ndarray:
 def offsets(counts) -> np.ndarray:
     """(sum(counts),) int64: the position of every element inside its segment, 0 .. counts[k] - 1 for segment k."""
     counts = np.asarray(counts, dtype=np.int64)
-    starts = segment_starts(counts)
-    return np.arange(int(starts[-1] + counts[-1]) if counts.size else 0, dtype=np.int64) - np.repeat(starts, counts)
+    out = np.arange(int(counts.sum()), dtype=np.int64)
+    out -= np.repeat(segment_starts(counts), counts)      # in place: two arrays of the total at most
+    return out
 
 
 def expand(counts):
     """(segment_of(counts), offsets(counts)): the segment of every element and its position inside it."""
-    counts = np.asarray(counts, dtype=np.int64)
-    seg = segment_of(counts)
-    return seg, np.arange(seg.size, dtype=np.int64) - np.repeat(segment_starts(counts), counts)
+    return segment_of(counts), offsets(counts)
