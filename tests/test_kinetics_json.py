@@ -165,8 +165,8 @@ def pred_doc(rng, gt_part, plain):
 # ---------------------------------------------------------------- both paths
 
 def _same(a, b):
-    assert sorted(vars(a)) == sorted(vars(b))
-    for k in vars(a):
+    assert type(a) == type(b) and a._fields == b._fields
+    for k in a._fields:
         x, y = getattr(a, k), getattr(b, k)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
             assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray), k
@@ -271,7 +271,16 @@ def test_random_corruptions_give_the_same_error(tmp_path_factory, rng):
     'ox": [1,2,3,Infinity], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a\\x": {}}}]}}}'
     , '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s\n"}}}]}}}',
     '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s"}}}]}}}',
-    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s", "x": [1]}}}]}}}'])
+    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s", "x": [1]}}}]}}}',
+    # white space the byte pass drops: inside a number or a literal, inside strings (kept), raw tabs in a string
+    '{"v": {"f": {"humans": [{"box": [1 2,3,4], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4 ],'
+    ' "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "n": tr ue, "parts": {}}]}}}',
+    '{"v": {"f": {"humans": [{"box": [1,2,3,-\n4], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4],'
+    ' "parts": {"left arm": {"box": [1,2,3,4], "verb": "step on"}}}]}}}', '{"v": {"f": {"humans": [{"box": '
+    '[1,2,3,4], "parts": {"a\tb": {"box": [1,2,3,4], "verb": "s"}}}]}}}', '{"v": {"f": {"humans": [{"box": '
+    '[1,2,3,4], "parts": {"a{,}": {"box": [1,2,3,4], "verb": "s"}}}]}}}', '\n {"v" :\t{ "f" : {"humans": [ ] } } }'
+    ' \r\n', '{"v": {"f": {"humans": []}}}\x0c', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a\x01": {}}'
+    '}]}}}'])
 def test_hostile_ground_truth_texts_give_the_same_outcome(tmp_path, text):
     _check(*_ground_truth_both(tmp_path, {"v": "c"}, text.encode("utf-8", "surrogatepass")))
 

@@ -232,15 +232,27 @@ def make_validation(val_dir, kit_dir):
     write_submission(os.path.join(subs, "random"), rv, rp)
 
 
-def make_bench(work_dir, n_videos=5000):
+# make_bench's layouts: how participants write JSON. json.dump's defaults put a space after "," and ":"; with indent,
+# a newline and the indent after ",", a space after ":".
+LAYOUTS = {"json.dump defaults": {}, "compact": {"separators": (",", ":")}, "indent=2": {"indent": 2},
+           "indent=4": {"indent": 4}}
+
+
+def make_bench(work_dir, n_videos=5000, layouts=None):
+    """Full-scale data, the same four files in each layout of LAYOUTS (one timed run per layout; bench_baseline
+    times json.load of each layout's files alone)."""
     t0 = time.perf_counter()
     gt_vid, gt_part = make_gt(n_videos, 10, 2, 10, seed=1)
     vid, part = noisy(gt_vid, gt_part, seed=2, proposals=3, p_missing=0.02)
-    inp = os.path.join(work_dir, "input")
-    write_json(os.path.join(inp, "ref", "gt_vid_result.json"), gt_vid)
-    write_json(os.path.join(inp, "ref", "gt_part_result.json"), gt_part)
-    write_submission(os.path.join(inp, "res"), vid, part)
-    return {"input": inp, "what": "%d videos x 10 frames x 2 humans x 10 parts x 3 proposals (made in %.0f s)"
+    inputs = {}
+    for label in layouts or LAYOUTS:
+        inp = os.path.join(work_dir, "input-" + label.replace(" ", "_").replace("=", ""))
+        for rel, obj in (("ref/gt_vid_result.json", gt_vid), ("ref/gt_part_result.json", gt_part),
+                         ("res/pred_vid_result.json", vid), ("res/pred_part_result.json", part)):
+            write_text(os.path.join(inp, rel), json.dumps(obj, **LAYOUTS[label]) + "\n")
+        inputs[label] = inp
+    return {"input": inputs["compact" if "compact" in inputs else label], "inputs": inputs,
+            "what": "%d videos x 10 frames x 2 humans x 10 parts x 3 proposals (made in %.0f s)"
             % (n_videos, time.perf_counter() - t0)}
 
 
