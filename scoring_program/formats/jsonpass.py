@@ -101,35 +101,44 @@ def unescaped_quotes(data: bytes, c: np.ndarray, a: int) -> np.ndarray:
 
 
 class CompactBlock(NamedTuple):
-    """A block of a JSON file as the pass reads it: its bytes without the white space outside strings.
-
-    Offsets into it are local (0 .. len(data) - 1); the carried token of the block before lies at -1."""
-    data: bytes                 # the block's bytes, white space outside strings removed
+    """A block of a JSON file as the pass reads it: its bytes without the white space outside strings, after the
+    token carried from the block before (local offset 0: the closing brace just before the block, or a NUL byte
+    that stands for the start of the file)."""
+    data: bytes                 # the carried token's byte and the block's bytes, white space outside strings removed
     arr: np.ndarray             # (n,) uint8 view of data
     u64: np.ndarray             # formats.jsonnum.word_view(arr)
-    start: int                  # offset of the block in the file
+    start: int                  # file offset of local offset 0 (-1 for the file's start)
     origin: Optional[np.ndarray]    # (n,) int64 offset of each byte from start; None: data is the file's from start
     escapes: bool               # a backslash in the block (strings to decode)
+    ascii: bool                 # no byte over 127 (no UTF-8 to check; a string's bytes are its characters)
+    spaces: int = 0             # spaces left in data, one after each "," and ":" (json.dump's separators)
 
     def file_offset(self, i: int) -> int:
         """The file offset of local offset i."""
         return self.start + (i if self.origin is None else int(self.origin[i]))
 
 
-def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, exact: bool = False) -> CompactBlock:
-    """The bytes [a, b) of a file (arr: its uint8 view) without white space outside strings. exact=False drops every
-    byte up to 32; tokenize then checks that no string lost one (else it asks for exact=True, which keeps the bytes
-    inside strings)."""
+def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, drop: int = 1) -> CompactBlock:
+    """The bytes [a, b) of a file (arr: its uint8 view) without white space outside strings, after the carried token
+    (a is 0, or the offset just after a closing brace). drop=0 keeps a block whose only white space is spaces
+    (block.spaces: tokenize checks that each follows a "," or ":", as json.dump writes them; a block with other
+    white space is compacted as with drop=1); drop=1 drops every
+    byte up to 32 (tokenize checks that no string lost one); drop=2 keeps the bytes inside strings."""
+    first = a == 0                          # the file's start: a NUL byte stands for it
+    if not first:
+        a -= 1                              # the closing brace
     c = arr[a:b]
     escapes = data.find(b"\\", a, b) >= 0
     if c.size == 0 or int(c.min()) > 32:                    # nothing to drop (a compact file)
-        local = data[a:b]
-        return _block(local, a, None, escapes)
+        return _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
     n_ctrl = int(np.count_nonzero(c < 32))
     if n_ctrl and n_ctrl != sum(int(np.count_nonzero(c == w)) for w in _WHITE):
         raise Unexpected("a control character")
+    if drop == 0 and not n_ctrl:
+        block = _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
+        return block._replace(spaces=int(np.count_nonzero(c == 32)))
     keep = c > 32
-    if exact:
+    if drop == 2:
         quotes = unescaped_quotes(data, c, a) - a
         step = np.zeros(c.size + 1, dtype=np.int8)          # +1 at an opening quote, -1 at its closing quote
         step[quotes[0::2]] = 1
@@ -139,26 +148,28 @@ def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, exact: bool = Fa
             raise Unexpected("a control character in a string")    # tab, CR, LF: json.loads's strict mode
         keep |= inside
     kept = np.flatnonzero(keep)
-    return _block(c.take(kept).tobytes(), a, kept, escapes)
+    local = c.take(kept).tobytes()
+    if first:
+        return _block(b"\x00" + local, -1, np.concatenate(([0], kept + 1)), escapes)
+    return _block(local, a, kept, escapes)
 
 
 def _block(local: bytes, start: int, origin: Optional[np.ndarray], escapes: bool) -> CompactBlock:
     arr = np.frombuffer(local, dtype=np.uint8)
-    return CompactBlock(local, arr, word_view(arr), start, origin, escapes)
+    return CompactBlock(local, arr, word_view(arr), start, origin, escapes, not arr.size or int(arr.max()) < 0x80)
 
 
 class Tokens(NamedTuple):
-    """The tokens of a compact block after a carried token (index 0, at local offset -1: the last token of the
-    block before, or START): strings are one token (pos: the opening quote, end: the closing one)."""
+    """The tokens of a compact block, the carried one first (index 0, local offset 0: START or OBJ_CLOSE): strings
+    are one token (pos: the opening quote, end: the closing one)."""
     pos: np.ndarray             # (T,) int32 local offset of each token
     code: np.ndarray            # (T,) uint8 token code (STR; KEY after key_classes)
     end: np.ndarray             # (T,) int32 local offset of its last byte
     gap: np.ndarray             # (T - 1,) int32 bytes of the scalar between token i and token i + 1 (0: none)
 
 
-def tokenize(block: CompactBlock, carried: int, at_end: bool, ascii: bool) -> Tokens:
-    """Tokens of a compact block (see the module's docstring), or Unexpected. at_end: the block ends the file;
-    ascii: the file is ASCII (no UTF-8 to check)."""
+def tokenize(block: CompactBlock, at_end: bool) -> Tokens:
+    """Tokens of a compact block (see the module's docstring), or Unexpected. at_end: the block ends the file."""
     c = block.arr
     n = c.size
     m = c == QUOTE
@@ -173,14 +184,14 @@ def tokenize(block: CompactBlock, carried: int, at_end: bool, ascii: bool) -> To
     if block.origin is not None:            # white space dropped inside a string: keep the block exactly
         origin = block.origin
         if (origin[closes] - origin[opens[:closes.size]] != closes - opens[:closes.size]).any():
-            raise SpacedString()
+            raise Spaced()
     m[closes] = False                       # a string is one token, at its opening quote
     for ch in (44, 58, 91, 93, 123, 125):
         m |= c == ch
-    pos = np.flatnonzero(m)
+    m[0] = True                             # the carried token
+    pos = np.flatnonzero(m).astype(np.int32)
     if quotes.size & 1:                     # the block ends inside a string: only the tokens before it count
         pos = pos[:np.searchsorted(pos, quotes[-1])]
-    pos = pos.astype(np.int32)
     code = _CODE.take(c[pos])
     strings = np.flatnonzero(code == STR)
     after = strings + 1
@@ -199,11 +210,15 @@ def tokenize(block: CompactBlock, carried: int, at_end: bool, ascii: bool) -> To
             raise Unexpected("a string over its cap")
     elif n - 1 - (int(end[-1]) if end.size else -1) > MAX_NUMBER_CHARS:
         raise Unexpected("a scalar over the number cap")
-    if not ascii:
+    if block.spaces:                        # the space after each separator is part of its token
+        sep = np.flatnonzero((code == COMMA) | (code == COLON))
+        after = pos[sep] + 1
+        sep, after = sep[after < n], after[after < n]       # (a separator that ends the block: its space is next)
+        if sep.size != block.spaces or (c[after] != 32).any():
+            raise Spaced()
+        end[sep] += 1
+    if not block.ascii:
         _check_utf8(block, pos, code, end)
-    pos = np.concatenate((np.array([-1], dtype=np.int32), pos))
-    end = np.concatenate((np.array([-1], dtype=np.int32), end))
-    code = np.concatenate((np.array([carried], dtype=np.uint8), code))
     gap = pos[1:] - end[:-1]
     gap -= 1
     if gap.size and int(gap.max()) > MAX_NUMBER_CHARS:
@@ -219,6 +234,7 @@ def _outside_strings(c: np.ndarray, quotes: np.ndarray, n_strings: int) -> Tuple
     for ch in (44, 58, 91, 93, 123, 125):
         m |= c == ch
     m[quotes] = True
+    m[0] = True                             # the carried token
     pos = np.flatnonzero(m).astype(np.int32)
     code = _CODE.take(c[pos])
     quote = np.zeros(pos.size, dtype=bool)
@@ -232,21 +248,22 @@ def _outside_strings(c: np.ndarray, quotes: np.ndarray, n_strings: int) -> Tuple
     return pos, code, strings
 
 
-class SpacedString(Unexpected):
-    """A string of the block holds white space: compact_block(exact=True) keeps it (block_tokens)."""
+class Spaced(Unexpected):
+    """The white space of the block is not what compact_block left it for: block_tokens drops more of it."""
 
 
-def block_tokens(data: bytes, arr: np.ndarray, a: int, b: int, carried: int, ascii: bool
-                 ) -> Tuple[CompactBlock, Tokens]:
-    """The compact block [a, b) of a file and its tokens: compact_block, exactly where a string holds white
-    space."""
+def block_tokens(data: bytes, arr: np.ndarray, a: int, b: int) -> Tuple[CompactBlock, Tokens]:
+    """The compact block [a, b) of a file and its tokens: compact_block, first with the spaces of json.dump's
+    separators left in, else without white space, exactly where a string holds some."""
     at_end = b == arr.size
-    block = compact_block(data, arr, a, b)
-    try:
-        return block, tokenize(block, carried, at_end, ascii)
-    except SpacedString:
-        block = compact_block(data, arr, a, b, exact=True)
-        return block, tokenize(block, carried, at_end, ascii)
+    for drop in (0, 1):
+        try:
+            block = compact_block(data, arr, a, b, drop)
+            return block, tokenize(block, at_end)
+        except Spaced:
+            pass
+    block = compact_block(data, arr, a, b, 2)
+    return block, tokenize(block, at_end)
 
 
 def check_scalars(block: CompactBlock, start: np.ndarray, length: np.ndarray) -> None:
@@ -292,9 +309,9 @@ def check_grammar(code: np.ndarray, scalar: np.ndarray) -> None:
 def depth(code: np.ndarray, carried_depth: int) -> np.ndarray:
     """(T,) int16 depth after each token ({ and [ open a level, } and ] close one), the carried token at its
     own."""
-    out = np.cumsum(DELTA.take(code), dtype=np.int16)
-    out += np.int16(carried_depth) - out[0]
-    return out
+    step = DELTA.take(code)
+    step[0] = carried_depth
+    return np.cumsum(step, dtype=np.int16)
 
 
 def key_classes(block: CompactBlock, tokens: Tokens, words: Sequence[Tuple[bytes, int]], other: int
@@ -302,9 +319,8 @@ def key_classes(block: CompactBlock, tokens: Tokens, words: Sequence[Tuple[bytes
     """(indices, classes) of the keys (strings followed by a colon, whose code becomes KEY): the class of a key is
     that of its word in `words` ((bytes, class) pairs, each at most 8 bytes), else `other`."""
     code, pos, end = tokens.code, tokens.pos, tokens.end
-    key = code[:-1] == STR
-    key &= code[1:] == COLON
-    kidx = np.flatnonzero(key)
+    kidx = np.flatnonzero(code == COLON) - 1
+    kidx = kidx[code[kidx] == STR]
     code[kidx] = KEY
     klen = end[kidx] - pos[kidx] - 1
     kword = first_words(block.arr, block.u64, pos[kidx] + 1, klen)
@@ -344,8 +360,11 @@ def decode(token: bytes) -> str:
 
 
 def texts(block: CompactBlock, start: np.ndarray, end: np.ndarray) -> List[str]:
-    """The str of the string tokens (local opening and closing quotes), escapes resolved: few (object keys)."""
+    """The str of the string tokens (local opening and closing quotes), escapes resolved (object keys)."""
     data = block.data
+    if block.ascii and not block.escapes:   # one decode, then slices of the text
+        text = data.decode("ascii")
+        return [text[s + 1:e] for s, e in zip(start.tolist(), end.tolist())]
     out = []
     for s, e in zip(start.tolist(), end.tolist()):
         raw = data[s + 1:e]

@@ -30,12 +30,12 @@ than MAX_BLOCK, or a repeated video or frame key, sends the whole file to json.l
 from __future__ import annotations
 
 import json
-from typing import Callable, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ..errors import SubmissionError
-from .jsoncaps import check_caps, json_error
+from .jsoncaps import check_caps, json_error, line_of
 from .jsonnum import json_numbers, literal_or_number
 from .jsonpass import (ARR_CLOSE, ARR_OPEN, COMMA, KEY, NCODES, OBJ_CLOSE, START, STR, CompactBlock, Grow, Strings,
                        StringTable, Tokens, Unexpected, block_tokens, check_escapes, check_grammar, check_scalars,
@@ -181,7 +181,6 @@ class _Pass(object):
         self.whole_checked = False      # the caps and the encoding of the whole file (before any json.loads)
         self.by_json_run = 0            # blocks in a row read by _by_json: after 2, the pass tries 1 block in 8
         self.arr = np.frombuffer(data, dtype=np.uint8)
-        self.ascii = data.isascii() if hasattr(data, "isascii") else all(b < 0x80 for b in data)
         self.open_node, self.close_node, self.allowed = _TABLES[pred]
         # carried from block to block: the last token (its code, depth, node bits), just before the next block
         self.prev = _AFTER_FRAME._replace(code=START, depth=0)
@@ -192,7 +191,7 @@ class _Pass(object):
         self.part_nbox, self.part_nverb, self.prop_box = Grow(np.int64), Grow(np.int64), Grow(np.float64, 4)
         self.names, self.verbs = StringTable(), StringTable()
         self.done = False
-        self.shapes = {}                # frame shape (signature bytes) -> _Shape (_learn, _by_shape)
+        self.shapes = _Shapes()         # the frame shapes learnt (_learn, _by_shape)
         self.blocks_by_shape = 0        # blocks read by _by_shape (tests)
         self.fraction = 1.0             # of the file read with the current block (run)
         self.spread = 1.0               # file bytes per byte of the last compact block: blocks of BLOCK compact bytes
@@ -228,6 +227,11 @@ class _Pass(object):
                         self.part_nbox.values(), self.part_nverb.values(),
                         self.prop_box.values() if self.pred else None, None if self.cut is None else tuple(self.cut))
 
+    @property
+    def ascii(self) -> bool:
+        """No byte of the file over 127 (its UTF-8 needs no check; its bytes are its characters)."""
+        return not self.arr.size or int(self.arr.max()) < 0x80
+
     def _mark(self):
         """The lengths of everything a block appends (_rollback undoes a block that failed half way)."""
         grows = (self.frame_video, self.frame_humans, self.human_box, self.human_parts, self.part_box,
@@ -256,7 +260,7 @@ class _Pass(object):
             check_caps(self.data, self.reader.label)
             if not self.ascii:
                 try:
-                    self.data.decode("utf-8", "surrogatepass")
+                    str(self.data, "utf-8", "surrogatepass")
                 except UnicodeDecodeError as e:
                     raise json_error(self.reader.label, e)
             self.whole_checked = True
@@ -331,7 +335,7 @@ class _Pass(object):
     def _line_column(self, a, body, at):
         """The line and column (in characters, as json.loads counts them) of character `at` of body, the text of
         the bytes from offset a."""
-        line = self.data.count(b"\n", 0, a) + body.count("\n", 0, at) + 1
+        line = line_of(self.data, a) + body.count("\n", 0, at)
         nl = body.rfind("\n", 0, at)
         if nl >= 0:
             return line, at - nl
@@ -370,7 +374,7 @@ class _Pass(object):
         """Read the frames that end in [a, b) (all of it for the last block): the file offset after the last of
         them, or None when no frame ends there; Unexpected for anything the pass does not read."""
         pcode, pdepth, pbits = self.prev
-        block, tokens = block_tokens(self.data, self.arr, a, b, pcode, self.ascii)
+        block, tokens = block_tokens(self.data, self.arr, a, b)
         pos, code, end, gap = tokens
         level = depth(code, pdepth)
         if level.max() > MAX_LEVEL:         # deeper than the schema: before the block grows
@@ -384,11 +388,10 @@ class _Pass(object):
         n = code.size
         if n < 2:
             raise Unexpected("empty")
-        if level[1:].min() < (0 if last_block else 1):
-            raise Unexpected("depth")
         if last_block and (level[-1] != 0 or (level[1:-1] == 0).any() or block.arr.size > int(end[-1]) + 1):
             raise Unexpected("not one object")
-        units = np.flatnonzero((level == 2) & (code == OBJ_CLOSE))     # frame ends: units of tokens between them
+        units = np.flatnonzero(code == OBJ_CLOSE)
+        units = units[level[units] == 2]    # frame ends: units of tokens between them
         ends = pos[units[units > 0]]       # (not the carried token)
         _frames_within(a, block.start + (ends if block.origin is None else block.origin[ends]),
                        self.arr.size if last_block else None)
@@ -399,13 +402,15 @@ class _Pass(object):
         check_scalars(block, s_start, gap[scal])
         tokens = Tokens(pos, code, end, gap)
         kidx, kcls = key_classes(block, tokens, _KEY_WORDS, K_OTHER)      # key classes, carried to the colon
-        shaped = not last_block and not block.escapes and self.ascii
+        shaped = not last_block and not block.escapes and block.ascii
         if shaped:
             sig = _signature(code, sc, kidx, kcls)
             if pcode == OBJ_CLOSE and self.shapes and self._by_shape(block, sig, units, pos, end, gap):
                 self.blocks_by_shape += 1
                 self.prev = _AFTER_FRAME
                 return block.file_offset(int(end[-1])) + 1
+        if level[1:].min() < (0 if last_block else 1):
+            raise Unexpected("depth")
         check_grammar(code, sc)
         if block.escapes:
             check_escapes(block, tokens)
@@ -579,12 +584,12 @@ class _Pass(object):
                     return (t - s).astype(np.intp)
                 videos = within(roles["videos"])
                 pred = self.pred
-                self.shapes[key] = _Shape(
+                self.shapes.add(key, _Shape(
                     within(roles["hbox"]), within(roles["num"]), within(roles["ign"]), within(frame_tok), videos,
                     within(roles["names"]), within(roles["verbs"]), np.array([videos.size]), fh[f:f + 1].copy(),
                     roles["human_parts"][h0:h1].copy(),
                     roles["part_nbox"][p0:p1].copy() if pred else None,
-                    roles["part_nverb"][p0:p1].copy() if pred else None)
+                    roles["part_nverb"][p0:p1].copy() if pred else None))
 
     def _by_shape(self, block, sig, units, pos, end, gap):
         """Read a block whose every frame has a shape learnt before: no grammar, depth or schema work, only the
@@ -593,7 +598,7 @@ class _Pass(object):
         if units.size < 2 or units[0] != 0:
             return False
         lens = np.diff(units)
-        groups = []                                 # (unit rows, first tokens, shape)
+        ids = np.empty(lens.size, dtype=np.intp)    # the shape of each frame
         distinct = np.unique(lens)
         for L in distinct.tolist():
             if distinct.size == 1:
@@ -610,34 +615,19 @@ class _Pass(object):
                 inverse = inverse.ravel()
                 kinds = [(rows[inverse == k], uniq[k]) for k in range(uniq.shape[0])]
             for r, row in kinds:
-                shape = self.shapes.get(row.tobytes())
-                if shape is None:
+                k = self.shapes.ids.get(row.tobytes())
+                if k is None:
                     return False
-                groups.append((r, units[r] + 1, shape))
-
-        def merged(field, tokens):
-            """Per frame, file order: the tokens of one role (tokens=True) or a count array of the shape."""
-            if len(groups) == 1:
-                r, first, shape = groups[0]
-                x = getattr(shape, field)
-                return (first[:, None] + x).ravel() if tokens else np.tile(x, r.size)
-            size = np.zeros(lens.size, dtype=np.intp)
-            for r, _, shape in groups:
-                size[r] = getattr(shape, field).size
-            at = np.cumsum(size) - size
-            out = np.empty(int(size.sum()), dtype=np.int64)
-            for r, first, shape in groups:
-                x = getattr(shape, field)
-                if x.size:
-                    out[(at[r][:, None] + np.arange(x.size)).ravel()] = \
-                        (first[:, None] + x).ravel() if tokens else np.tile(x, r.size)
-            return out
+                ids[r] = k
+        first = units[:-1] + 1                      # each frame's first token
 
         def tokens(field):
-            return merged(field, True)
+            """Per frame, file order: the tokens of one role."""
+            return self.shapes.gather(field, ids, first)
 
         def counts(field):
-            return merged(field, False)
+            """Per frame, file order: a count array of the shapes."""
+            return self.shapes.gather(field, ids)
 
         arr, u64 = block.arr, block.u64
 
@@ -709,6 +699,48 @@ def _distinct_names(names, nparts):
         pairs = owner * (int(names.max()) + 1) + names
         if np.unique(pairs).size != pairs.size:
             raise Unexpected("a part name repeated")
+
+
+class _Shapes(object):
+    """The frame shapes learnt from a file, by signature, and per field of _Shape the concatenation of every shape's
+    array: the bank that _by_shape gathers a block's frames from, one pass per field."""
+
+    def __init__(self) -> None:
+        self.ids: Dict[bytes, int] = {}         # signature bytes -> shape id
+        self.shapes: List[_Shape] = []
+        self.bank: Dict[str, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}    # field -> (values, starts, lengths)
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+    def __contains__(self, key: bytes) -> bool:
+        return key in self.ids
+
+    def add(self, key: bytes, shape: "_Shape") -> None:
+        self.ids[key] = len(self.shapes)
+        self.shapes.append(shape)
+        self.bank = {}
+
+    def gather(self, field: str, ids: np.ndarray, first: Optional[np.ndarray] = None) -> np.ndarray:
+        """The arrays `field` of the shapes ids, one after the other (int64); with first, token offsets made
+        absolute (each frame's first token added to its own)."""
+        if field not in self.bank:
+            arrays = [getattr(shape, field) for shape in self.shapes]
+            lengths = np.array([x.size for x in arrays], dtype=np.int64)
+            self.bank[field] = (np.concatenate(arrays).astype(np.int64), np.cumsum(lengths) - lengths, lengths)
+        values, starts, lengths = self.bank[field]
+        n = lengths[ids]
+        out = values[segments(starts[ids], n)]
+        return out if first is None else out + np.repeat(first, n)
+
+
+def segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """int64 indices of the items of segments (segment k: items starts[k] .. starts[k] + lengths[k] - 1), one
+    segment after the other."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
 
 
 class _Shape(NamedTuple):

@@ -34,15 +34,14 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 import numpy as np
 
 from ..errors import ReferenceDataError, ScoringError, SubmissionError, quote_some, shorten
-from .jsoncaps import load_json, no_cycle_collection, parse_json
-from .kinetics_json import BlockReader, PartFile, Strings, read_part_file
+from .jsoncaps import file_bytes, load_json, no_cycle_collection, parse_json
+from .kinetics_json import BlockReader, PartFile, Strings, read_part_file, segments
 from .limits import ECHO_CHARS
-from .text import read_bytes
 
-__all__ = ["GroundTruth", "Predictions", "PredFile", "RULES", "MAX_HUMANS", "MAX_PROPOSALS", "load_json",
-           "no_cycle_collection", "parse_json", "read_ground_truth", "flatten_ground_truth", "read_part_predictions",
-           "flatten_predictions", "flatten_part_file", "read_predictions", "read_predictions_bytes",
-           "check_classes", "read_pred_classes", "count_fault", "cut_box_text"]
+__all__ = ["GroundTruth", "Predictions", "PredFile", "RULES", "MAX_HUMANS", "MAX_PROPOSALS", "file_bytes",
+           "load_json", "no_cycle_collection", "parse_json", "read_ground_truth", "flatten_ground_truth",
+           "read_part_predictions", "flatten_predictions", "flatten_part_file", "read_predictions",
+           "read_predictions_bytes", "check_classes", "read_pred_classes", "count_fault", "cut_box_text"]
 
 MAX_HUMANS = 10
 MAX_PROPOSALS = 5
@@ -411,12 +410,7 @@ def _texts(strings: Strings) -> List[str]:
 def _segments(starts: np.ndarray, lengths: np.ndarray, which: np.ndarray) -> np.ndarray:
     """Indices of the items of the segments `which` (segment k: items starts[k] .. starts[k] + lengths[k] - 1), in
     that order."""
-    n = lengths[which]
-    total = int(n.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.cumsum(n) - n
-    return np.repeat(starts[which] - first, n) + np.arange(total, dtype=np.int64)
+    return segments(starts[which], lengths[which])
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -430,7 +424,7 @@ def read_ground_truth(vid_path, part_path, vid_label: str = "gt_vid_result.json"
     """GroundTruth of the two files: gt_part_result.json straight from its bytes (formats.kinetics_json) when it is
     what that pass handles, else json.loads and flatten_ground_truth (the same arrays, and the messages)."""
     vid = load_json(vid_path, vid_label, ReferenceDataError)
-    data = read_bytes(part_path, part_label, ReferenceDataError)
+    data = file_bytes(part_path, part_label, ReferenceDataError)
     gt = ground_truth_from_bytes(vid, data)
     if gt is None:
         gt = flatten_ground_truth(vid, parse_json(data, part_label, ReferenceDataError), vid_label, part_label)
