@@ -41,7 +41,7 @@ _CODE = np.zeros(256, dtype=np.uint8)
 for _b, _c in ((b"{", OBJ_OPEN), (b"}", OBJ_CLOSE), (b"[", ARR_OPEN), (b"]", ARR_CLOSE), (b":", COLON),
                (b",", COMMA), (b'"', STR)):
     _CODE[ord(_b)] = _c
-DELTA = np.zeros(NCODES, dtype=np.int8)         # depth step of each token
+DELTA = np.zeros(NCODES, dtype=np.int32)        # depth step of each token
 DELTA[[OBJ_OPEN, ARR_OPEN]] = 1
 DELTA[[OBJ_CLOSE, ARR_CLOSE]] = -1
 QUOTE, BACKSLASH = 34, 92
@@ -189,18 +189,16 @@ def tokenize(block: CompactBlock, at_end: bool) -> Tokens:
     for ch in (44, 58, 91, 93, 123, 125):
         m |= c == ch
     m[0] = True                             # the carried token
-    pos = np.flatnonzero(m).astype(np.int32)
+    pos = np.flatnonzero(m)                 # (int64 offsets index faster: int32 once they are only data)
     if quotes.size & 1:                     # the block ends inside a string: only the tokens before it count
         pos = pos[:np.searchsorted(pos, quotes[-1])]
-    code = _CODE.take(c[pos])
+    code = _CODE.take(c.take(pos))
     strings = np.flatnonzero(code == STR)
     after = strings + 1
     if after.size and after[-1] == pos.size:
         after = after[:-1]
     if strings.size != closes.size or (pos[after] < closes[:after.size]).any():
         pos, code, strings = _outside_strings(c, quotes, closes.size)   # a string holds a token's byte
-    end = pos.copy()
-    end[strings] = closes
     # the caps (formats.jsoncaps names the fault): checked before any array is sized by a string, and before a
     # block grows to hold a long string or scalar
     if closes.size and int((closes - opens[:closes.size]).max()) > MAX_FIELD_CHARS + 1:
@@ -208,15 +206,22 @@ def tokenize(block: CompactBlock, at_end: bool) -> Tokens:
     if quotes.size & 1:
         if n - int(quotes[-1]) - 1 > MAX_FIELD_CHARS:
             raise Unexpected("a string over its cap")
-    elif n - 1 - (int(end[-1]) if end.size else -1) > MAX_NUMBER_CHARS:
+    elif n - 1 - (int(closes[-1]) if strings.size and strings[-1] == pos.size - 1 else int(pos[-1])) \
+            > MAX_NUMBER_CHARS:
         raise Unexpected("a scalar over the number cap")
     if block.spaces:                        # the space after each separator is part of its token
-        sep = np.flatnonzero((code == COMMA) | (code == COLON))
-        after = pos[sep] + 1
-        sep, after = sep[after < n], after[after < n]       # (a separator that ends the block: its space is next)
-        if sep.size != block.spaces or (c[after] != 32).any():
+        separator = (code == COMMA) | (code == COLON)
+        end = pos + separator
+        end[strings] = closes
+        spaced = c.take(end, mode="clip") == 32
+        held = bool(end[-1] == n and separator[-1])     # a separator that ends the block: its space is next
+        spaced[-1] |= held
+        if int(np.count_nonzero(separator)) - held != block.spaces or not np.array_equal(spaced, separator):
             raise Spaced()
-        end[sep] += 1
+    else:
+        end = pos.copy()
+        end[strings] = closes
+    pos, end = pos.astype(np.int32), end.astype(np.int32)
     if not block.ascii:
         _check_utf8(block, pos, code, end)
     gap = pos[1:] - end[:-1]
@@ -235,8 +240,8 @@ def _outside_strings(c: np.ndarray, quotes: np.ndarray, n_strings: int) -> Tuple
         m |= c == ch
     m[quotes] = True
     m[0] = True                             # the carried token
-    pos = np.flatnonzero(m).astype(np.int32)
-    code = _CODE.take(c[pos])
+    pos = np.flatnonzero(m)
+    code = _CODE.take(c.take(pos))
     quote = np.zeros(pos.size, dtype=bool)
     quote[np.searchsorted(pos, quotes)] = True
     parity = np.cumsum(quote, dtype=np.uint8) & np.uint8(1)     # 1 from an opening quote to its closing one
@@ -307,17 +312,18 @@ def check_grammar(code: np.ndarray, scalar: np.ndarray) -> None:
 
 
 def depth(code: np.ndarray, carried_depth: int) -> np.ndarray:
-    """(T,) int16 depth after each token ({ and [ open a level, } and ] close one), the carried token at its
+    """(T,) int32 depth after each token ({ and [ open a level, } and ] close one), the carried token at its
     own."""
-    step = DELTA.take(code)
-    step[0] = carried_depth
-    return np.cumsum(step, dtype=np.int16)
+    level = DELTA.take(code)
+    level[0] = carried_depth
+    return np.cumsum(level, out=level)      # (in place, in int32: several times quicker than into int16)
 
 
 def key_classes(block: CompactBlock, tokens: Tokens, words: Sequence[Tuple[bytes, int]], other: int
                 ) -> Tuple[np.ndarray, np.ndarray]:
     """(indices, classes) of the keys (strings followed by a colon, whose code becomes KEY): the class of a key is
-    that of its word in `words` ((bytes, class) pairs, each at most 8 bytes), else `other`."""
+    that of its word in `words` ((bytes, class) pairs, each shorter than 8 bytes: a key's first 8 bytes, zero past
+    its end, equal a word's only when they are the same text, as no string holds a NUL byte), else `other`."""
     code, pos, end = tokens.code, tokens.pos, tokens.end
     kidx = np.flatnonzero(code == COLON) - 1
     kidx = kidx[code[kidx] == STR]
@@ -326,7 +332,7 @@ def key_classes(block: CompactBlock, tokens: Tokens, words: Sequence[Tuple[bytes
     kword = first_words(block.arr, block.u64, pos[kidx] + 1, klen)
     kcls = np.full(kidx.size, other, dtype=np.uint8)
     for text, cls in words:
-        kcls[(kword == np.uint64(int.from_bytes(text, "little"))) & (klen == len(text))] = cls
+        kcls[kword == np.uint64(int.from_bytes(text, "little"))] = cls
     if block.escapes:               # keys written with escapes: decoded one by one
         data, by_text = block.data, dict(words)
         for j, i in enumerate(kidx.tolist()):

@@ -484,23 +484,27 @@ def _ground_truth(vid: dict, scan: PartFile, order: np.ndarray) -> GroundTruth:
     kept = humans > 0
     empty_frames = np.bincount(video_of[~kept], minlength=order.size).astype(np.int64)
     frames, video_of, humans = frames[kept], video_of[kept], humans[kept]
-    human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
+    if frames.size == scan.frame_humans.size and np.array_equal(frames, np.arange(frames.size)):
+        human_sel = part_sel = slice(None)  # every frame, in file order (the usual case): no copies
+    else:
+        human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
+        part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
     nparts = scan.human_parts[human_sel]
-    part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
     names: Dict[str, int] = {}
     verbs: Dict[str, int] = {}
     return GroundTruth(
         videos=list(vid), classes=list(vid.values()), frame_video=video_of,
-        frame_name=[scan.frame_key[k] for k in frames.tolist()], empty_frames=empty_frames,
+        frame_name=list(map(scan.frame_key.__getitem__, frames.tolist())), empty_frames=empty_frames,
         human_frame=np.repeat(np.arange(frames.size, dtype=np.int64), humans), human_box=scan.human_box[human_sel],
-        part_human=np.repeat(np.arange(human_sel.size, dtype=np.int64), nparts), part_name=_recode(
+        part_human=np.repeat(np.arange(nparts.size, dtype=np.int64), nparts), part_name=_recode(
             scan.part_name, part_sel, names), part_box=scan.part_box[part_sel],
         part_verb=_recode(scan.part_verb, part_sel, verbs), names=names, verbs=verbs)
 
 
-def _recode(strings: Strings, sel: np.ndarray, vocab: Dict[str, int]) -> np.ndarray:
-    """Codes of the occurrences sel, dense in order of first appearance among them (as _codes), filling vocab."""
-    if sel.size == strings.codes.size and np.array_equal(sel, np.arange(sel.size)):
+def _recode(strings: Strings, sel, vocab: Dict[str, int]) -> np.ndarray:
+    """Codes of the occurrences sel (an index array, or slice(None): all), dense in order of first appearance
+    among them (as _codes), filling vocab."""
+    if isinstance(sel, slice):
         for t in _texts(strings):           # every occurrence, in file order: the pass's codes already are
             vocab[t] = len(vocab)
         return strings.codes.astype(np.int64)
