@@ -62,7 +62,7 @@ _ANY_KEY = [K_OTHER, K_HUMANS, K_BOX, K_PARTS, K_VERB]
 MAX_LEVEL = 9
 
 
-def _tables(pred):
+def _tables(pred: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """OPEN_NODE[level, is_array, key class], CLOSE_NODE[level, is_array], ALLOWED[container, key class, value]."""
     open_node = np.full((MAX_LEVEL + 2, 2, 6), INVALID, dtype=np.uint8)
     close_node = np.full((MAX_LEVEL + 2, 2), INVALID, dtype=np.uint8)
@@ -139,11 +139,11 @@ class BlockReader(NamedTuple):
     label for the messages, the schema's reader of a parsed block (PartFile, or SubmissionError naming the first
     fault) and the schema's count rules (true when a block's counts break one)."""
     label: str
-    read: object                # parsed document -> PartFile (with .cut), or raises SubmissionError
-    count_fault: object         # (frame_humans, part_nverb, part_nbox) -> bool
+    read: Callable[[object], "PartFile"]        # parsed document -> PartFile (with .cut), or SubmissionError
+    count_fault: Callable[[np.ndarray, np.ndarray, np.ndarray], bool]  # (frame_humans, part_nverb, part_nbox)
 
 
-def read_part_file(data, pred, reader=None):
+def read_part_file(data: bytes, pred: bool, reader: Optional[BlockReader] = None) -> Optional[PartFile]:
     """PartFile of the bytes of a part file, or None when the document is anything but what the pass handles.
 
     With a BlockReader (prediction files), a block the pass does not read itself (a fault, a box of more than 4
@@ -160,7 +160,7 @@ def read_part_file(data, pred, reader=None):
 
 
 class _Carried(NamedTuple):
-    """What a block carries to the next: its last token (the next block's token 0, at local offset -1)."""
+    """What a block carries to the next: its last token (the next block's token 0, its first byte)."""
     code: int                   # its token code
     depth: int                  # the depth after it
     bits: int                   # the node bits after it (_NODE_AT)
@@ -172,7 +172,7 @@ _AFTER_FRAME = _Carried(OBJ_CLOSE, 2, 0)        # a frame's closing brace: where
 class _Pass(object):
     """One structural pass over a part file, block by block (see the module's docstring)."""
 
-    def __init__(self, data, pred, reader=None):
+    def __init__(self, data: bytes, pred: bool, reader: Optional[BlockReader] = None) -> None:
         self.data = data
         self.pred = pred
         self.reader = reader            # a BlockReader: blocks the pass does not read go to _by_json
@@ -197,9 +197,13 @@ class _Pass(object):
         self.spread = 1.0               # file bytes per byte of the last compact block: blocks of BLOCK compact bytes
 
     def run(self) -> PartFile:
-        pos, size, n = 0, BLOCK, self.arr.size
+        pos, size, n, fresh = 0, BLOCK, self.arr.size, True
         while not self.done:
             end = min(n, pos + size)
+            if fresh:       # denser than the block before: a block stays near BLOCK bytes once compact
+                while end - pos > 2 * BLOCK and np.count_nonzero(self.arr[pos:end] > 32) > 2 * BLOCK:
+                    end = pos + (end - pos) // 2
+                size = end - pos
             self.fraction = end / float(n)      # of the file read once the block is (for Grow's estimates)
             mark = self._mark()
             try:
@@ -216,9 +220,9 @@ class _Pass(object):
             if nxt is None:             # no frame ends inside the block: take a larger one
                 if end - pos >= MAX_BLOCK:
                     raise Unexpected("a frame larger than MAX_BLOCK")
-                size *= 2
+                size, fresh = 2 * size, False
                 continue
-            pos, size = nxt, int(BLOCK * self.spread)
+            pos, size, fresh = nxt, int(BLOCK * self.spread), True
         if self.fault is not None:
             raise self.fault
         return PartFile(self.video_key, self.frame_key, self.frame_video.values(), self.frame_humans.values(),
@@ -232,13 +236,13 @@ class _Pass(object):
         """No byte of the file over 127 (its UTF-8 needs no check; its bytes are its characters)."""
         return not self.arr.size or int(self.arr.max()) < 0x80
 
-    def _mark(self):
+    def _mark(self) -> tuple:
         """The lengths of everything a block appends (_rollback undoes a block that failed half way)."""
         grows = (self.frame_video, self.frame_humans, self.human_box, self.human_parts, self.part_box,
                  self.part_nbox, self.part_nverb, self.prop_box, self.names.codes, self.verbs.codes)
         return len(self.video_key), len(self.frame_key), self.n_videos, [(g, g.n) for g in grows]
 
-    def _rollback(self, mark):
+    def _rollback(self, mark: tuple) -> None:
         videos, frames, self.n_videos, grows = mark
         del self.video_key[videos:]
         del self.frame_key[frames:]
@@ -247,7 +251,7 @@ class _Pass(object):
 
     # ------------------------------------------------------------------------------------------- json.loads, one block
 
-    def _by_json(self, a, b, last_block):
+    def _by_json(self, a: int, b: int, last_block: bool) -> Optional[int]:
         """Read the block [a, b), cut after its last frame, with json.loads: the stdlib path for one block, so that
         what it costs (json.loads takes 10 to 90 bytes per byte) is bounded by the block. The block is parsed as a
         document of its own: after a frame the pass stands inside a video object, which a header reopens (the
@@ -302,7 +306,7 @@ class _Pass(object):
         self.prev = _AFTER_FRAME
         return cut
 
-    def _frame_end(self, a, b, last_block):
+    def _frame_end(self, a: int, b: int, last_block: bool) -> Tuple[Optional[int], Optional[int], Optional[int]]:
         """(1 + the offset of the last frame's closing brace in [a, b) (b for the last block), the video keys and
         the frame keys before it), from the brackets and colons outside strings; (None, None, None) when no frame
         ends there."""
@@ -325,14 +329,14 @@ class _Pass(object):
         colon = byte[:k] == 58
         return cut, int(np.count_nonzero(colon & (depth[:k] == 1))), int(np.count_nonzero(colon & (depth[:k] == 2)))
 
-    def _placeholder(self, a, cut):
+    def _placeholder(self, a: int, cut: int) -> str:
         """A frame key that no frame of the block has (the header's placeholder frame)."""
         key = "\x00"
         while self.data.find(json.dumps(key).encode(), a, cut) >= 0:
             key += "\x00"
         return key
 
-    def _line_column(self, a, body, at):
+    def _line_column(self, a: int, body: str, at: int) -> Tuple[int, int]:
         """The line and column (in characters, as json.loads counts them) of character `at` of body, the text of
         the bytes from offset a."""
         line = line_of(self.data, a) + body.count("\n", 0, at)
@@ -345,7 +349,7 @@ class _Pass(object):
             chars -= int(np.count_nonzero((self.arr[start:a] & 0xC0) == 0x80))
         return line, chars + at + 1
 
-    def _append_part(self, part, skip):
+    def _append_part(self, part: PartFile, skip: int) -> None:
         """Append a PartFile read from a block by _by_json; skip 1: its first video is the one the block continues
         (already counted) and its first frame the header's placeholder."""
         self.video_key += part.video_key[skip:]
@@ -472,8 +476,10 @@ class _Pass(object):
 
     # ------------------------------------------------------------------------------------------- arrays
 
-    def _arrays(self, block, code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                scal, s_node, s_start, s_len, sc, learn=False):
+    def _arrays(self, block: CompactBlock, code: np.ndarray, pos: np.ndarray, end: np.ndarray, opens: np.ndarray,
+                o_node: np.ndarray, closes: np.ndarray, c_node: np.ndarray, strs: np.ndarray, gap_node: np.ndarray,
+                key_after: np.ndarray, scal: np.ndarray, s_node: np.ndarray, s_start: np.ndarray, s_len: np.ndarray,
+                sc: np.ndarray, learn: bool = False) -> Optional[dict]:
         """Appends the block's arrays; with learn, returns the tokens of each role and the counts (_learn)."""
 
         def opens_of(node):
@@ -553,7 +559,7 @@ class _Pass(object):
 
     # ------------------------------------------------------------------------------------------- frame shapes
 
-    def _learn(self, sig, units, roles):
+    def _learn(self, sig: np.ndarray, units: np.ndarray, roles: dict) -> None:
         """Remember the shape of every frame of a block that the full pass accepted (a unit of tokens after a
         frame's closing brace up to the next one's), with the offsets of what it holds."""
         if units.size < 2:
@@ -591,7 +597,8 @@ class _Pass(object):
                     roles["part_nbox"][p0:p1].copy() if pred else None,
                     roles["part_nverb"][p0:p1].copy() if pred else None))
 
-    def _by_shape(self, block, sig, units, pos, end, gap):
+    def _by_shape(self, block: CompactBlock, sig: np.ndarray, units: np.ndarray, pos: np.ndarray, end: np.ndarray,
+                  gap: np.ndarray) -> bool:
         """Read a block whose every frame has a shape learnt before: no grammar, depth or schema work, only the
         values (numbers, names, states, keys), with their own checks. False (nothing read) when a frame's shape
         is new: the full pass reads the block."""
@@ -648,8 +655,10 @@ class _Pass(object):
                      tokens("names"), tokens("verbs"))
         return True
 
-    def _append(self, block, pos, end, video_tok, frame_tok, in_video, frame_humans, nparts, human_box, other_box,
-                part_nbox, part_nverb, name_tok, verb_tok):
+    def _append(self, block: CompactBlock, pos: np.ndarray, end: np.ndarray, video_tok: np.ndarray,
+                frame_tok: np.ndarray, in_video: np.ndarray, frame_humans: np.ndarray, nparts: np.ndarray,
+                human_box: np.ndarray, other_box: np.ndarray, part_nbox: Optional[np.ndarray],
+                part_nverb: Optional[np.ndarray], name_tok: np.ndarray, verb_tok: np.ndarray) -> None:
         """Append one block's frames, in file order, to the arrays (both readers of a block end here): the keys of
         the videos it opens and of its frames (Python str, few), the frames' videos (in_video), the counts, the
         human boxes, the part (ground truth) or proposal (prediction) boxes, the part names (unique per human) and
@@ -676,7 +685,7 @@ class _Pass(object):
         self.verbs.add_tokens(block, pos[verb_tok], end[verb_tok], self.fraction)
 
 
-def _signature(code, sc, kidx, kcls):
+def _signature(code: np.ndarray, sc: np.ndarray, kidx: np.ndarray, kcls: np.ndarray) -> np.ndarray:
     """One byte per token: its code, whether a scalar precedes it, and for a key its class. Two runs of tokens that
     start after a frame's end with the same signatures pass every check of the grammar and the schema alike."""
     sig = code.copy()
@@ -685,7 +694,7 @@ def _signature(code, sc, kidx, kcls):
     return sig
 
 
-def _distinct_names(names, nparts):
+def _distinct_names(names: np.ndarray, nparts: np.ndarray) -> None:
     """Unexpected when a human's part names (codes, humans' parts in order) repeat."""
     if names.size == 0:
         return
@@ -769,7 +778,7 @@ def _frames_within(a: int, frame_ends: np.ndarray, stop: Optional[int]) -> None:
         raise Unexpected("a frame larger than MAX_BLOCK")
 
 
-def _last_frame_end(depth, code, tail=4096):
+def _last_frame_end(depth: np.ndarray, code: np.ndarray, tail: int = 4096) -> Optional[int]:
     """1 + the index of the last "}" back at depth 2 (a frame's end), looked for from the end; None if none."""
     n = code.size
     while True:
@@ -782,7 +791,7 @@ def _last_frame_end(depth, code, tail=4096):
         tail *= 4
 
 
-def _boxes(values, o, c, sc):
+def _boxes(values: np.ndarray, o: np.ndarray, c: np.ndarray, sc: np.ndarray) -> np.ndarray:
     """(N, 4) boxes from the numbers of N arrays in order (opening token o, closing token c); each array must hold
     exactly 4 numbers (more or fewer: Unexpected, for the stdlib path). sc: a scalar follows the token."""
     count = np.where(sc[o], c - o, 0)
