@@ -16,7 +16,32 @@ from conftest import ROOT, competition_slugs, run_score
 from test_kit import readme_commands, run_commands
 
 SLUGS = competition_slugs()
-PLACEHOLDERS = ("VOC2011", "TEST_DIR", "DATA_DIR", "FRAMES_DIR", "LABELS_DIR", "VIDEO_LIST_DIR")
+PLACEHOLDERS = ("VOC2011", "TEST_DIR", "DATA_DIR", "FRAMES_DIR", "LABELS_DIR", "VIDEO_LIST_DIR", "TEST_IMAGES")
+
+
+def public_stand_ins(slug, ref, kit, commands):
+    """What a participant holds for the real test set, made from the organizer's data (ids, frame lists and sizes,
+    class names: no label), for the kit README's baseline commands; returns the commands with the class
+    placeholders filled in."""
+    if slug == "action-tubes":
+        with open(str(ref / "videos.csv")) as f:
+            rows = [line.rstrip("\n").split(",") for line in f][1:]
+        (kit / "test_list.csv").write_text("video,num_frames\n" + "".join("%s,%s\n" % (r[0], r[2]) for r in rows))
+        classes = ",".join(sorted(set(r[1] for r in rows)))
+        return [(c.replace("CLASSES", classes), w) for c, w in commands]
+    if slug == "kinetics-tps":
+        from PIL import Image
+        with open(str(ref / "gt_part_result.json")) as f:
+            part = json.load(f)
+        for video, frames in part.items():
+            for frame in frames:        # the ground truth names a frame img_00001.json, the video img_00001.jpg
+                path = kit / "TEST_FRAMES" / video / (os.path.splitext(frame)[0] + ".jpg")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                Image.new("RGB", (340, 256)).save(str(path), format="JPEG")
+        with open(str(ref / "gt_vid_result.json")) as f:
+            first_class = sorted(set(json.load(f).values()))[0]
+        return [(c.replace("CLASS", first_class), w) for c, w in commands]
+    return commands
 ORGANIZER_YAML = """\
 title: Our own test set
 description: Our data, our dates.
@@ -93,5 +118,5 @@ def test_organizer_bundle_dry_run_and_kit_readme(slug, tmp_path):
     assert commands and all(c.startswith("python3 ") for c, _ in commands)
     for name in PLACEHOLDERS:
         os.symlink(str(ref), str(kit / name))
-    run_commands(commands, kit, tmp_path)
+    run_commands(public_stand_ins(slug, ref, kit, commands), kit, tmp_path)
     assert os.path.isfile(str(kit / "my_submission.zip"))
