@@ -1,6 +1,6 @@
 """make bench: full-scale synthetic data per competition, whole-process seconds and peak memory of score.py.
 
-    python -m bench.run [SLUG ...] [--keep] [--stack legacy-py37 | --python PATH]
+    python -m bench.run [SLUG ...] [--keep] [--stack legacy-py37 | --python PATH] [--before CHECKOUT]
 
 score.py runs under the pinned stack (this interpreter) unless --stack names a legacy stack (its virtualenv is
 made by bench.compat) or --python names an interpreter; the data is always generated here, and the baselines run
@@ -9,9 +9,12 @@ under the same interpreter as the scorer.
 Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and optionally
 {"inputs": {label: dir}} for several timed variants. A scorer that splits its time into phases prints a
 "time: ..." line (Result.timings); it is shown under the run. A generator may define bench_baseline(info) ->
-(label, seconds), or a list of them, for comparison workloads (e.g. decoding the same PNGs alone); each ratio is
-printed, and the table at the end lists them with every run's seconds, peak RSS and peak RSS over the input's size. The size of
-each run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does.
+(label, seconds), or a list of them, for comparison workloads (e.g. decoding the same PNGs alone); an entry
+(label, seconds, run label, peak RSS MiB) is compared with that variant's runs only. Each ratio is printed, and the
+table at the end lists them with every run's seconds, peak RSS and peak RSS over the input's size. With --before, the
+same inputs are also scored by another checkout's score.py (e.g. a git worktree of main), run by run, side by side:
+rows "<variant> (before)". The size of each run's detailed_results.html is printed; one over 2 MB fails the run
+(exit 1), as a crash does.
 """
 import argparse
 import hashlib
@@ -79,6 +82,7 @@ def main(argv):
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--stack", help="score under this stack of docker/stacks/ (e.g. legacy-py37)")
     ap.add_argument("--python", help="score under this interpreter")
+    ap.add_argument("--before", help="also score every input with this checkout's score.py (side by side)")
     a = ap.parse_args(argv)
     keep = a.keep
     python = scoring_interpreter(a.stack, a.python)
@@ -98,9 +102,13 @@ def main(argv):
             info = _in_child("make_bench", slug, work)
             gen = time.perf_counter() - t0
             inputs = info.get("inputs") or {"all": info["input"]}
-            for label, inp in inputs.items():
+            runs = [(label, inp, ROOT) for label, inp in inputs.items()]
+            if a.before:
+                runs = [r for label, inp in inputs.items()
+                        for r in ((label + " (before)", inp, os.path.abspath(a.before)), (label, inp, ROOT))]
+            for label, inp, root in runs:
                 out = os.path.join(work, "output-" + label.replace(" ", "_"))
-                dt, mem, rc, tail = measure([python, os.path.join(ROOT, "competitions", slug, "score.py"),
+                dt, mem, rc, tail = measure([python, os.path.join(root, "competitions", slug, "score.py"),
                                              inp, out])
                 first = tail.splitlines()[0] if tail else ""
                 phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split
@@ -121,10 +129,16 @@ def main(argv):
                 sys.stdout.flush()
             if hasattr(mod, "bench_baseline"):
                 got = _in_child("bench_baseline", slug, info)
-                for label, base in (got if isinstance(got[0], list) else [got]):
-                    ratio = rows[-1][2] / base if base else 0
-                    print("%-32s %-14s %7.2f s  (ratio scoring/%s = %.2f)" % (slug, label, base, label, ratio))
-                    baselines.setdefault(slug, []).append((label, ratio))
+                for entry in (got if isinstance(got[0], list) else [got]):
+                    label, base = entry[:2]
+                    run = entry[2] if len(entry) > 2 else None
+                    mine = [r for r in rows if r[0] == slug and (run is None or r[1] in (run, run + " (before)"))]
+                    for r in mine if run is not None else mine[-1:]:
+                        ratio = r[2] / base if base else 0
+                        print("%-32s %-14s %7.2f s%s  (ratio scoring %s/%s = %.2f)" % (
+                            slug, label, base, "" if len(entry) < 4 else "  peak %7.1f MiB" % entry[3], r[1], label,
+                            ratio))
+                        baselines.setdefault(slug, []).append((label, ratio, r[1] if run is not None else None))
         finally:
             if keep:
                 print("    kept %s" % work)
@@ -149,7 +163,7 @@ def summary(rows, sizes, baselines):
            "|---|---|---|---|---|---|---|"]
     for slug, label, dt, mem, rc in rows:
         size = sizes.get((slug, label), 0) / 2.0 ** 20
-        ratios = ", ".join("%.2fx %s" % (r, b) for b, r in baselines.get(slug, []))
+        ratios = ", ".join("%.2fx %s" % (r, b) for b, r, run in baselines.get(slug, []) if run in (None, label))
         out.append("| %s | %s | %.2f%s | %.1f | %.1f | %s | %s |" % (
             slug, label, dt, "" if rc == 0 else " (exit %d)" % rc, mem, size,
             "%.2f" % (mem / size) if size else "-", ratios or "-"))

@@ -246,16 +246,16 @@ def test_nan_st_iou_suppresses_in_nms():
     # ACT keeps `ious <= 0.3` only: S is suppressed although its temporal IoU alone (1/6) could not exceed 0.3
     A = GOOD
     t = tube_set([(1, [A] * 3), (3, [box(11, 0, 0, 9)] + [A] * 3)])
-    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t.first, t.length, t.start, t.box)
     assert kept.tolist() == [0]
     # area -80 instead (union 20, IoU 0): ST-IoU 0 <= 0.3, both kept
     t = tube_set([(1, [A] * 3), (3, [box(9, 0, 0, 9)] + [A] * 3)])
-    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t.first, t.length, t.start, t.box)
     assert kept.tolist() == [0, 1]
     # two boxes of +1 area 0 on a shared frame: 0 / (0 + 0) = NaN as well
     zero = box(1, 0, 0, 9)
     t = tube_set([(1, [A, zero]), (2, [zero, A, A, A, A])])
-    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.9, 0.5]), t.first, t.length, t.start, t.box)
     assert kept.tolist() == [0]
 
 
@@ -440,15 +440,14 @@ def test_inverted_box_in_the_reference_is_still_an_error(tmp_path):
 # ---------------------------------------------------------------------------------------------- ST-IoU, NMS
 
 def tube_set(specs):
-    """specs: (first, [boxes...]) -> dict of first, length, start, box."""
+    """specs: (first, [boxes...]) -> metrics.tubes.Tubes (first, length, start, box)."""
     first, length, start, boxes = [], [], [], []
     for f, bs in specs:
         first.append(f)
         length.append(len(bs))
         start.append(len(boxes))
         boxes += bs
-    return {"first": np.array(first), "length": np.array(length), "start": np.array(start),
-            "box": np.array(boxes, dtype=np.float64).reshape(-1, 4)}
+    return M.Tubes(np.array(first), np.array(length), np.array(start), np.array(boxes, dtype=np.float64).reshape(-1, 4))
 
 
 def st_iou(a_spec, b_spec):
@@ -470,19 +469,19 @@ def test_st_iou_is_temporal_iou_times_mean_frame_iou():
 
 def test_nms_keeps_the_later_of_equal_scores():
     t = tube_set([(1, [GOOD] * 4), (1, [box(0, 0, 9, 8)] * 4)])        # ST-IoU 0.9 > 0.3
-    kept = M.nms3d(np.array([0, 0]), np.array([0.5, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.5, 0.5]), t.first, t.length, t.start, t.box)
     assert kept.tolist() == [1]
-    kept = M.nms3d(np.array([0, 0]), np.array([0.6, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    kept = M.nms3d(np.array([0, 0]), np.array([0.6, 0.5]), t.first, t.length, t.start, t.box)
     assert kept.tolist() == [0]
-    kept = M.nms3d(np.array([0, 1]), np.array([0.5, 0.5]), t["first"], t["length"], t["start"], t["box"])
+    kept = M.nms3d(np.array([0, 1]), np.array([0.5, 0.5]), t.first, t.length, t.start, t.box)
     assert sorted(kept.tolist()) == [0, 1]     # other group (video or class): no suppression
 
 
 def test_nms_threshold_is_strictly_greater_than_0_3():
     # frames 1-3 vs 3-5 identical boxes: ST-IoU = 1/5 <= 0.3 kept; 1-3 vs 2-4: 2/4 = 0.5 > 0.3 dropped
     t = tube_set([(1, [GOOD] * 3), (3, [GOOD] * 3), (2, [GOOD] * 3)])
-    kept = M.nms3d(np.zeros(3, dtype=np.int64), np.array([0.9, 0.8, 0.7]), t["first"], t["length"], t["start"],
-                   t["box"])
+    kept = M.nms3d(np.zeros(3, dtype=np.int64), np.array([0.9, 0.8, 0.7]), t.first, t.length, t.start,
+                   t.box)
     assert kept.tolist() == [0, 1]
 
 
@@ -504,8 +503,8 @@ def test_nms_matches_act_loop(items):
     specs = [(f, [b] * L) for f, L, b, _ in items]
     scores = [s for *_, s in items]
     t = tube_set(specs)
-    kept = M.nms3d(np.zeros(len(items), dtype=np.int64), np.array(scores), t["first"], t["length"], t["start"],
-                   t["box"])
+    kept = M.nms3d(np.zeros(len(items), dtype=np.int64), np.array(scores), t.first, t.length, t.start,
+                   t.box)
     assert kept.tolist() == nms_oracle(scores, specs)
 
 
@@ -514,10 +513,10 @@ def test_nms_matches_act_loop(items):
 def video_ap1(tube_specs, gt_specs, thresholds, nvideos=1, nclasses=1):
     """tube_specs: (video, label, score, first, boxes); gt_specs: (video, label, first, boxes)."""
     t = tube_set([(s[3], s[4]) for s in tube_specs])
-    t.update(video=np.array([s[0] for s in tube_specs]), label=np.array([s[1] for s in tube_specs]),
-             score=np.array([s[2] for s in tube_specs], dtype=np.float64))
+    t = t._replace(video=np.array([s[0] for s in tube_specs]), label=np.array([s[1] for s in tube_specs]),
+                   score=np.array([s[2] for s in tube_specs], dtype=np.float64))
     g = tube_set([(s[2], s[3]) for s in gt_specs])
-    g.update(video=np.array([s[0] for s in gt_specs]), label=np.array([s[1] for s in gt_specs]))
+    g = g._replace(video=np.array([s[0] for s in gt_specs]), label=np.array([s[1] for s in gt_specs]))
     aps, _, kept = M.video_ap(t, g, nvideos, nclasses, thresholds)
     return aps, kept
 
@@ -694,7 +693,7 @@ def test_number_parser_equals_float(tokens):
         f.write(data)
     try:
         t = fmt.read_csv(f.name, "x.csv", ("score",))
-        vals = t.number("score")
+        vals = fmt.number_column(t, "score")
     finally:
         os.unlink(f.name)
     assert vals.tolist() == [float(x) for x in tokens]

@@ -380,14 +380,14 @@ TOKENS = [b"a", b"1", b"0.5", b"-3", b" ", b"  ", b"\t", b"\r", b"\n", b"\n", b"
 @pytest.mark.parametrize("seed", range(4))
 def test_blocks_and_chunks_of_any_size_read_what_split_reads(seed, monkeypatch):
     from scoring_program.errors import SubmissionError
-    from scoring_program.formats import text
+    from scoring_program.formats import fastnum, text
     rng = random.Random(seed)
     for _ in range(400):
         data = b"".join(rng.choice(TOKENS) for _ in range(rng.randint(0, 40)))
         sep = rng.choice([None, b","])
         ncols = rng.choice([1, 2, 3])
         monkeypatch.setattr(text, "BLOCK_BYTES", rng.choice([1, 3, 8, 1 << 20]))
-        monkeypatch.setattr(text, "CHUNK_ROWS", rng.choice([1, 2, 1 << 16]))
+        monkeypatch.setattr(fastnum, "CHUNK_ROWS", rng.choice([1, 2, 1 << 16]))
         monkeypatch.setattr(text, "SMALL_ROWS", rng.choice([0, 4096]))
         expected = reference_table(data, ncols, sep)
         try:
@@ -415,12 +415,73 @@ def test_blocks_and_chunks_of_any_size_read_what_split_reads(seed, monkeypatch):
                 assert [repr(v) for v in got.tolist()] == [repr(v) for v in want.tolist()]
 
 
-def test_the_first_bad_field_is_named_whatever_the_chunks(monkeypatch):
+CELLS = [b"a", b"1", b"0.5", b"-3", b" 7", b"8 ", b" x ", b"", b"x\x00", b"\x00y", b"ab" * 70, b"c" * 257, b"\t2"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fast_path_for_the_common_layout_reads_what_the_general_scan_reads(seed, monkeypatch):
+    """Tables close to the common layout (one separator byte between fields) with the faults it must hand to the
+    general scan: white space around fields, empty fields, trailing NULs, CRLF, fields over the cap, a line of
+    another count, a blank line, no final newline; blocks of a few lines. The records, or the error, are the
+    general scan's."""
     from scoring_program.errors import SubmissionError
     from scoring_program.formats import text
+    rng = random.Random(seed)
+    general = text._Scan._regular
+    for _ in range(300):
+        sep = rng.choice([None, b","])
+        ncols = rng.choice([1, 2, 3, 6])
+        rows = []
+        for _ in range(rng.randint(0, 12)):
+            n = ncols if rng.random() > 0.05 else rng.choice([ncols - 1, ncols + 1])
+            cells = [rng.choice(CELLS) if rng.random() < 0.3 else rng.choice(CELLS[:4]) for _ in range(n)]
+            rows.append((sep or b" ").join(cells) if rng.random() > 0.03 else b"")
+        end = rng.choice([b"\n", b"\r\n", b" \n"])
+        data = end.join(rows) + (end if rng.random() < 0.8 else b"")
+        keep = sorted(rng.sample(range(ncols), rng.randint(1, ncols))) if sep and rng.random() < 0.5 else None
+        monkeypatch.setattr(text, "BLOCK_BYTES", rng.choice([16, 64, 1 << 20]))
+        got = []
+        for regular in (True, False):
+            monkeypatch.setattr(text._Scan, "_regular", general if regular else lambda self, arr, b0, b1: False)
+            try:
+                rec = text.parse_table(data, "f", ncols, sep=sep, keep=keep)
+            except SubmissionError as e:
+                got.append(str(e))
+                continue
+            got.append((rec.lines.tolist(), [[rec.field(i, k) for k in range(rec.ncols)] for i in range(len(rec))]))
+        assert got[0] == got[1], data
+
+
+def test_a_rule_table_names_the_first_record_and_its_first_broken_rule():
+    """text.check_rules: one combined predicate over every record; the message is built for the first record (in
+    file order) that breaks a rule, from the first rule (in the table's order) it breaks."""
+    from scoring_program.errors import SubmissionError
+    from scoring_program.formats import text
+    a = np.array([1, 5, 1, 9])
+    b = np.array([1, 1, -2, -3])
+    built = []
+
+    def found(name, values):
+        return lambda i: built.append((name, i)) or str(values[i])
+
+    rules = [text.Rule(a < 5, "a below 5", found("a", a)), text.Rule(b > 0, lambda i: "b > 0 (row %d)" % i,
+                                                                     found("b", b))]
+    with pytest.raises(SubmissionError) as e:
+        text.check_rules(rules, np.array([3, 4, 6, 7]), "f")
+    assert str(e.value) == "submission error: f, line 4: expected a below 5; found 5"
+    assert built == [("a", 1)]
+    with pytest.raises(SubmissionError) as e:
+        text.check_rules(rules[1:], np.array([3, 4, 6, 7]), "f")
+    assert str(e.value) == "submission error: f, line 6: expected b > 0 (row 2); found -2"
+    text.check_rules([text.Rule(a > 0, "positive", str)], np.arange(4), "f")       # nothing broken, nothing built
+
+
+def test_the_first_bad_field_is_named_whatever_the_chunks(monkeypatch):
+    from scoring_program.errors import SubmissionError
+    from scoring_program.formats import fastnum, text
     data = b"".join(b"%d 0.5\n" % k for k in range(100)) + b"a b\n" + b"".join(b"%d 0.5\n" % k for k in range(9))
     for rows in (1, 7, 1 << 16):
-        monkeypatch.setattr(text, "CHUNK_ROWS", rows)
+        monkeypatch.setattr(fastnum, "CHUNK_ROWS", rows)
         rec = text.parse_table(data, "f", 2)
         with pytest.raises(SubmissionError) as e:
             text.to_float(rec, 0, "confidence")

@@ -150,7 +150,7 @@ def test_hand_checked_nms_is_the_same_in_every_block_shape():
 def unblocked_nms(group, score, first, length, start, box):
     """The greedy NMS from the full ST-IoU matrix of each group (pair_frames on every pair), one tube at a time."""
     order = np.lexsort((-np.arange(group.size), -score, group))
-    t = {"first": first, "length": length, "start": start, "box": box}
+    t = M.Tubes(first, length, start, box)
     keep = []
     for g in np.unique(group).tolist():
         left = [i for i in order.tolist() if group[i] == g]
@@ -195,11 +195,10 @@ def test_video_ap_holds_only_the_pairs_that_can_match_in_any_block_size(monkeypa
             w, h = rng.randint(-2, 25, 2)           # some boxes inverted (NaN or negative IoUs)
             specs.append((int(rng.randint(1, 8)), int(rng.randint(1, 6)), (x, y, x + w, y + h)))
         first, length, start, box = tube_arrays(specs)
-        return {"video": rng.randint(0, nvideos, count), "label": rng.randint(0, nclasses, count), "first": first,
-                "length": length, "start": start, "box": box}
+        return M.Tubes(first, length, start, box, rng.randint(0, nvideos, count), rng.randint(0, nclasses, count))
 
     det, gt = tubes(n), tubes(ngt)
-    det["score"] = rng.choice([0.1, 0.4, 0.7, 0.9], n)
+    det = det._replace(score=rng.choice([0.1, 0.4, 0.7, 0.9], n))
     thresholds = [0.2, 0.5, 0.75] + M.video_thresholds_50_95()
     aps, _, kept = M.video_ap(det, gt, nvideos, nclasses, thresholds)
     assert 0 < np.count_nonzero(aps) and kept.size < n

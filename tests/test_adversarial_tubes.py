@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from adversarial import MIB, assert_bounded, folder_bytes, measured, one_line
 from conftest import ROOT
 from scoring_program.errors import SubmissionError
+from scoring_program.formats import text
 from scoring_program.formats import tubes as fmt
 from scoring_program.formats.limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS
 
@@ -229,12 +230,15 @@ def test_field_cap_in_every_text_column_of_tubes(tmp_path, column):
 @pytest.mark.parametrize("column,value", [("frame", b"1" * 10 ** 5), ("score", b"0." + b"5" * 10 ** 5),
                                           ("x2", b"9" * (MAX_NUMBER_CHARS + 1))], ids=["frame", "score", "x2"])
 def test_numbers_longer_than_the_cap(tmp_path, column, value):
+    """A number over MAX_NUMBER_CHARS names its line; one over MAX_FIELD_CHARS too, as a field of any format (the
+    tokenizer's cap comes first, as in the text formats)."""
     fields = dict(frame=b"5", score=b"0.5", x2=b"9")
     fields[column] = value
     row = VIDEO + b",%s,brush_hair,%s,1,1,%s,9\n" % (fields["frame"], fields["score"], fields["x2"])
+    kind, cap = ("field", MAX_FIELD_CHARS) if len(value) > MAX_FIELD_CHARS else ("number", MAX_NUMBER_CHARS)
     assert error_line(tmp_path, {DET: DET_HEADER + ROW + row}) == (
-        "submission error: %s, line 3: expected a number of at most %d characters; found a number of %d characters"
-        % (DET, MAX_NUMBER_CHARS, len(value)))
+        "submission error: %s, line 3: expected a %s of at most %d characters; found a %s of %d characters"
+        % (DET, kind, cap, kind, len(value)))
 
 
 def test_a_number_of_the_cap_is_read(tmp_path):
@@ -246,7 +250,8 @@ def test_a_number_of_the_cap_is_read(tmp_path):
 def test_an_integer_beyond_int64_names_its_line(tmp_path):
     big = b"9" * 30
     line = error_line(tmp_path, {DET: DET_HEADER + ROW * 3 + VIDEO + b",%s,brush_hair,0.5,1,1,9,9\n" % big})
-    assert line == "submission error: %s, line 5: expected an integer for the frame; found '%s'" % (DET, big.decode())
+    assert line == ("submission error: %s, line 5: expected an integer for the frame within 64 bits (-2**63 to 2**63-1); "
+                    "found '%s'" % (DET, big.decode()))
 
 
 def test_a_header_name_longer_than_the_cap(tmp_path):
@@ -313,28 +318,26 @@ def test_block_scan_equals_a_line_by_line_read(rows, crlf, final_newline, chunk,
     body = [r if isinstance(r, str) else ",".join(r) for r in rows]
     if broken and body:
         body.insert(len(body) // 2, "p,q" if broken == 1 else "p,q,r,s")
-    text = "\n \nname,extra,score" + end + end.join(body) + (end if final_newline else "")
-    data = text.encode()
+    data = ("\n \nname,extra,score" + end + end.join(body) + (end if final_newline else "")).encode()
     expected = line_by_line(data.replace(b"\r\n", b"\n"), ("name", "score"))
-    old = fmt.CHUNK
-    fmt.CHUNK = chunk
-    try:
-        for fast in (True, False):
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(text, "BLOCK_BYTES", chunk)
+        for regular in (True, False):
+            if not regular:             # the general scan only (the fast path for the common layout off)
+                m.setattr(text._Scan, "_regular", lambda self, arr, b0, b1: False)
             if isinstance(expected, int):
                 with pytest.raises(SubmissionError) as e:
-                    fmt._read_csv(data, "x.csv", ("name", "score"), SubmissionError, fast)
+                    text.parse_csv(data, "x.csv", ("name", "score"))
                 assert e.value.line == expected
                 continue
             lines, fields = expected
             if any(not v for v in fields["name"]):
                 continue                # an empty name: an error of its own (covered elsewhere)
-            t = fmt._read_csv(data, "x.csv", ("name", "score"), SubmissionError, fast)
+            t = text.parse_csv(data, "x.csv", ("name", "score"))
             assert t.lines.tolist() == lines
-            assert [t.raw("score", i).encode() for i in range(len(t))] == fields["score"]
-            assert t.text("name").tolist() == fields["name"]
-            codes = t.codes("name")
+            assert [t.field(i, t.col("score")) for i in range(len(t))] == fields["score"]
+            assert fmt.text_column(t, "name").tolist() == fields["name"]
+            codes = t.codes(t.col("name"))
             assert [codes.text(c).encode() for c in codes.code.tolist()] == fields["name"]
-            assert t.find("name", np.array([b"cc", b"b"])).tolist() == [
+            assert t.find(t.col("name"), np.array([b"cc", b"b"])).tolist() == [
                 {b"cc": 0, b"b": 1}.get(v, -1) for v in fields["name"]]
-    finally:
-        fmt.CHUNK = old

@@ -1,7 +1,7 @@
-"""formats.fastnum: the vectorized decimal parser equals float() / int() bit for bit, and the fast readers built
-on it (action-tubes CSV, VOC detection files) give what the general readers give."""
+"""formats.fastnum: the vectorized decimal parser equals float() / int() bit for bit, and the readers built on the
+engines (action-tubes CSV, VOC detection files) give, through the tokenizer's fast path for the common layout, what
+its general scan gives."""
 import math
-import re
 
 import numpy as np
 import pytest
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring_program.errors import SubmissionError
+from scoring_program.formats import text, voc_det
 from scoring_program.formats import tubes as fmt
-from scoring_program.formats import voc_det
 from scoring_program.formats.fastnum import gather_words, parse_decimal, words_to_matrix
 
 
@@ -106,21 +106,32 @@ number = st.one_of(st.integers(-10 ** 6, 10 ** 6).map(str),
                    st.sampled_from(["1e3", " 2.5", "7 ", "+.5", "-0"]))
 
 
+def general_only(monkeypatch):
+    """The tokenizer without its fast path for the common layout (text._Scan._regular): every block by the general
+    scan."""
+    monkeypatch.setattr(text._Scan, "_regular", lambda self, arr, b0, b1: False)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "cc"]), number, st.integers(1, 300)), min_size=1, max_size=40),
-       st.booleans())
-def test_regular_csv_reader_equals_the_general_reader(tmp_path_factory, rows, final_newline):
-    text = "name,score,frame\n" + "\n".join("%s,%s,%d" % r for r in rows) + ("\n" if final_newline else "")
-    p = write(tmp_path_factory.mktemp("csv"), "x.csv", text)
-    data = text.encode()
-    fast = fmt._read_csv(data, "x.csv", ("name", "score", "frame"), SubmissionError)
-    slow = fmt._read_csv(data, "x.csv", ("name", "score", "frame"), SubmissionError, fast=False)
-    t = fmt.read_csv(p, "x.csv", ("name", "score", "frame"))
+       st.booleans(), st.sampled_from([",", ", ", " , "]), st.sampled_from(["\n", " \n", "\r\n"]))
+def test_regular_csv_reader_equals_the_general_reader(tmp_path_factory, rows, final_newline, sep, end):
+    text_ = "name,score,frame" + end + end.join(sep.join(("%s", "%s", "%d")) % r for r in rows) + (
+        end if final_newline else "")
+    p = write(tmp_path_factory.mktemp("csv"), "x.csv", text_)
+    data = text_.encode()
+    columns = ("name", "score", "frame")
+    fast = text.parse_csv(data, "x.csv", columns)
+    with pytest.MonkeyPatch.context() as m:
+        general_only(m)
+        slow = text.parse_csv(data, "x.csv", columns)
+    t = fmt.read_csv(p, "x.csv", columns)
     for a in (fast, t):
         assert a.lines.tolist() == slow.lines.tolist()
-        assert a.text("name").tolist() == slow.text("name").tolist()
-        assert a.integer("frame").tolist() == slow.integer("frame").tolist()
-        assert a.number("score").tolist() == [float(r[1]) for r in rows]
+        assert fmt.text_column(a, "name").tolist() == fmt.text_column(slow, "name").tolist()
+        assert fmt.number_column(a, "frame", integer=True).tolist() == fmt.number_column(
+            slow, "frame", integer=True, drop=False).tolist()
+        assert fmt.number_column(a, "score").tolist() == [float(r[1]) for r in rows]
 
 
 def test_irregular_csv_goes_to_the_general_reader_and_names_the_line(tmp_path):
@@ -135,11 +146,11 @@ def test_number_error_inside_a_long_column_names_its_line(tmp_path):
     p = write(tmp_path, "x.csv", "name,score\n" + rows)
     t = fmt.read_csv(p, "x.csv", ("name", "score"))
     with pytest.raises(SubmissionError) as e:
-        t.number("score")
+        fmt.number_column(t, "score")
     assert e.value.line == 300002
     p = write(tmp_path, "y.csv", "name,score\n" + rows.replace("v,abc\n", ""))
     with pytest.raises(SubmissionError) as e:
-        fmt.read_csv(p, "y.csv", ("name", "score")).number("score")
+        fmt.number_column(fmt.read_csv(p, "y.csv", ("name", "score")), "score")
     assert e.value.line == 300002 and "finite" in str(e.value)
 
 
@@ -160,41 +171,68 @@ def test_tube_rows_read_once_per_run_give_the_per_row_values(tmp_path):
     assert e.value.line == 6
 
 
+def plain_detections(data, ids):
+    """The detection file read line by line in Python (split, float): (image index, values), or None when a line
+    is not six fields of a known id and finite numbers."""
+    index = {k: i for i, k in enumerate(ids.tolist())}
+    image, values = [], []
+    for line in data.split(b"\n"):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 6 or fields[0] not in index:
+            return None
+        try:
+            v = [float(x) for x in fields[1:]]
+        except ValueError:
+            return None
+        if not all(math.isfinite(x) for x in v):
+            return None
+        image.append(index[fields[0]])
+        values.append(v)
+    return image, values
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["2011_000001", "2011_000002", "x"]), number, number, number, number,
-                          number), min_size=1, max_size=30), st.sampled_from([" ", "  ", "\t"]), st.booleans())
-def test_detection_fast_paths_equal_the_line_checking_reader(rows, sep, final_newline):
+                          number), min_size=1, max_size=30), st.sampled_from([" ", "  ", "\t"]), st.booleans(),
+       st.sampled_from(["\n", "\r\n", " \n"]))
+def test_detection_fast_path_equals_the_general_reader_and_split(rows, sep, final_newline, end):
     ids = np.array([b"2011_000001", b"2011_000002", b"x"])
-    data = ("\n".join(sep.join(r) for r in rows) + ("\n" if final_newline else "")).encode()
-    try:
-        idx, vals = voc_det._slow(data, "f", ids)
-    except SubmissionError:
-        with pytest.raises(SubmissionError):
-            voc_det.parse_detections(data, "f", ids)
-        return
-    d = voc_det.parse_detections(data, "f", ids)
-    assert d.image.tolist() == idx.tolist()
-    assert d.confidence.tolist() == vals[:, 0].tolist() and d.boxes.tolist() == vals[:, 1:].tolist()
-    strict = voc_det._strict(data, 12)
-    plain = re.compile(r"^[+-]?[0-9]*\.?[0-9]*$")
-    if sep == " " and all(plain.match(x) and 1 <= sum(c.isdigit() for c in x) <= 15 for r in rows for x in r[1:]):
-        assert strict is not None
-        assert strict[1].tolist() == vals.tolist()
+    data = (end.join(sep.join(r) for r in rows) + (end if final_newline else "")).encode()
+    expected = plain_detections(data, ids)
+    for index in (None, voc_det.id_index(ids)):
+        got = []
+        for regular in (True, False):
+            with pytest.MonkeyPatch.context() as m:
+                if not regular:
+                    general_only(m)
+                try:
+                    d = voc_det.parse_detections(data, "f", ids, index)
+                except SubmissionError as e:
+                    got.append(str(e))
+                    continue
+            got.append((d.image.tolist(), np.column_stack([d.confidence, d.boxes]).tolist()))
+        assert got[0] == got[1]
+        if expected is None:
+            assert isinstance(got[0], str)
+        else:
+            assert got[0] == (expected[0], expected[1])
 
 
 @pytest.mark.parametrize("block", [7, 64, 1 << 18])
 def test_runs_and_numbers_across_blocks_of_different_widths(tmp_path, monkeypatch, block):
-    monkeypatch.setattr(fmt, "BLOCK", block)
+    monkeypatch.setattr(text, "BLOCK_ROWS", block)
     rng = np.random.RandomState(3)
     vids = [["a", "abcdefghijklmnopq", "abcdefghij"][k] for k in rng.randint(0, 3, 500)]
     scores = ["%.*f" % (int(k), v) for k, v in zip(rng.randint(0, 12, 500), rng.uniform(-50, 50, 500))]
-    text = "video,score\n" + "".join("%s,%s\n" % r for r in zip(vids, scores))
-    t = fmt.read_csv(write(tmp_path, "x.csv", text), "x.csv", ("video", "score"))
+    data = "video,score\n" + "".join("%s,%s\n" % r for r in zip(vids, scores))
+    t = fmt.read_csv(write(tmp_path, "x.csv", data), "x.csv", ("video", "score"))
     u, cnt = fmt._runs(t, ("video",))
     starts = [i for i in range(len(vids)) if i == 0 or vids[i] != vids[i - 1]]
     assert u.lines.tolist() == [i + 2 for i in starts]
-    assert np.repeat(u.text("video"), cnt).tolist() == [v.encode() for v in vids]
-    assert t.number("score").tolist() == [float(x) for x in scores]
+    assert np.repeat(fmt.text_column(u, "video"), cnt).tolist() == [v.encode() for v in vids]
+    assert fmt.number_column(t, "score").tolist() == [float(x) for x in scores]
 
 
 @settings(max_examples=300, deadline=None)

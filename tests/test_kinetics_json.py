@@ -165,8 +165,8 @@ def pred_doc(rng, gt_part, plain):
 # ---------------------------------------------------------------- both paths
 
 def _same(a, b):
-    assert sorted(vars(a)) == sorted(vars(b))
-    for k in vars(a):
+    assert type(a) == type(b) and a._fields == b._fields
+    for k in a._fields:
         x, y = getattr(a, k), getattr(b, k)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
             assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray), k
@@ -271,7 +271,16 @@ def test_random_corruptions_give_the_same_error(tmp_path_factory, rng):
     'ox": [1,2,3,Infinity], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a\\x": {}}}]}}}'
     , '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s\n"}}}]}}}',
     '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s"}}}]}}}',
-    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s", "x": [1]}}}]}}}'])
+    '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a": {"box": [1,2,3,4], "verb": "s", "x": [1]}}}]}}}',
+    # white space the byte pass drops: inside a number or a literal, inside strings (kept), raw tabs in a string
+    '{"v": {"f": {"humans": [{"box": [1 2,3,4], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4 ],'
+    ' "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "n": tr ue, "parts": {}}]}}}',
+    '{"v": {"f": {"humans": [{"box": [1,2,3,-\n4], "parts": {}}]}}}', '{"v": {"f": {"humans": [{"box": [1,2,3,4],'
+    ' "parts": {"left arm": {"box": [1,2,3,4], "verb": "step on"}}}]}}}', '{"v": {"f": {"humans": [{"box": '
+    '[1,2,3,4], "parts": {"a\tb": {"box": [1,2,3,4], "verb": "s"}}}]}}}', '{"v": {"f": {"humans": [{"box": '
+    '[1,2,3,4], "parts": {"a{,}": {"box": [1,2,3,4], "verb": "s"}}}]}}}', '\n {"v" :\t{ "f" : {"humans": [ ] } } }'
+    ' \r\n', '{"v": {"f": {"humans": []}}}\x0c', '{"v": {"f": {"humans": [{"box": [1,2,3,4], "parts": {"a\x01": {}}'
+    '}]}}}'])
 def test_hostile_ground_truth_texts_give_the_same_outcome(tmp_path, text):
     _check(*_ground_truth_both(tmp_path, {"v": "c"}, text.encode("utf-8", "surrogatepass")))
 
@@ -435,3 +444,46 @@ def test_frames_of_a_known_shape_give_what_the_stdlib_path_gives(tmp_path_factor
         _check(*_predictions_both(dict(vid), pdata, ktps.flatten_ground_truth(vid, gt_part)))
     finally:
         kinetics_json.BLOCK = old
+
+
+# ---------------------------------------------------------------- white space (formats.jsonpass.compact_block)
+
+def _layouts(obj):
+    """The ways participants write JSON: json.dump's defaults, compact, indented, and a file indented in its first
+    half and compact in the second (blocks of very different density)."""
+    compact = json.dumps(obj, separators=(",", ":"))
+    indented = json.dumps(obj, indent=4)
+    half = len(obj) // 2
+    first = dict(list(obj.items())[:half])
+    mixed = json.dumps(first, indent=4)[:-2] + "," + json.dumps(dict(list(obj.items())[half:]),
+                                                                 separators=(",", ":"))[1:]
+    return {"json.dump": json.dumps(obj), "compact": compact, "indent=2": json.dumps(obj, indent=2),
+            "indent=4": indented, "mixed": mixed}
+
+
+@pytest.mark.parametrize("pred", [False, True])
+def test_every_layout_is_read_by_the_pass_as_the_stdlib_path_reads_it(monkeypatch, pred):
+    monkeypatch.setattr(kinetics_json, "BLOCK", 512)
+    obj = _repetitive(random.Random(5), pred=pred, n_videos=6, n_frames=8)
+    want = None
+    for name, text in _layouts(obj).items():
+        assert json.loads(text) == obj
+        got = read_part_file(text.encode(), pred=pred)
+        assert got is not None, name
+        if want is None:
+            want = got
+        _same_part_file(got, want)
+
+
+def test_a_frame_larger_than_max_block_counts_its_white_space(monkeypatch):
+    """The rule that sends a file to json.loads whole is about the file's bytes, white space included (as before
+    the pass dropped white space): indented frames over MAX_BLOCK bytes, whose compact text is small."""
+    frame = next(iter(next(iter(_repetitive(random.Random(6), pred=False).values())).values()))
+    obj = dict(("v%d" % k, {"img_00001.json": frame}) for k in range(4))        # four frames alike
+    compact, indented = json.dumps(obj, separators=(",", ":")).encode(), json.dumps(obj, indent=4).encode()
+    monkeypatch.setattr(kinetics_json, "MAX_BLOCK", (len(compact) + len(indented)) // 8)  # between the frames
+    monkeypatch.setattr(kinetics_json, "BLOCK", len(compact) // 8)
+    assert read_part_file(compact, pred=False) is not None
+    assert read_part_file(indented, pred=False) is None
+    monkeypatch.setattr(kinetics_json, "MAX_BLOCK", len(indented))
+    assert read_part_file(indented, pred=False) is not None

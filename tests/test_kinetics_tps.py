@@ -1,6 +1,7 @@
 """kinetics-tps: hand-computed scenarios for every rule of issue 5, scipy as the assignment oracle, and a
 loop-by-loop reference (written from the issue's rules) on random data."""
 import json
+import math
 import os
 
 import numpy as np
@@ -539,11 +540,25 @@ number = st.one_of(st.integers(-2 ** 70, 2 ** 70), st.floats(allow_nan=True, all
 anything = st.one_of(number, st.none(), st.text(max_size=3), st.lists(st.integers(0, 3), max_size=4))
 
 
+def _is_box(b, longer=False):
+    """The box rule for one box, written plainly: a list of 4 finite numbers (bool is an int, as in the original's
+    arithmetic); with longer=True also more than 4."""
+    def number(x):
+        try:
+            return isinstance(x, (int, float)) and math.isfinite(x)
+        except OverflowError:
+            return False
+    return isinstance(b, list) and (len(b) == 4 or longer and len(b) > 4) and all(number(x) for x in b)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.one_of(number, number, number, anything), min_size=3, max_size=5), max_size=6))
 def test_fast_box_conversion_agrees_with_the_per_box_rule(boxes):
-    """as_boxes (C passes over the flat numbers) == the per-box rule of the error walk (_is_box, float())."""
-    from scoring_program.formats.kinetics_tps import _is_box, as_boxes, as_predicted_boxes
+    """as_boxes and check_boxes (C passes over the flat numbers) == the box rule written per box (_is_box,
+    float())."""
+    from scoring_program.formats.kinetics_tps import as_boxes, as_predicted_boxes, check_boxes
+    for longer in (False, True):
+        assert check_boxes(boxes, longer)[0].tolist() == [not _is_box(b, longer) for b in boxes]
     got = as_boxes(boxes)
     if all(_is_box(b) for b in boxes):
         want = np.array([[float(x) for x in b] for b in boxes], dtype=np.float64).reshape(-1, 4)

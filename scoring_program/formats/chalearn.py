@@ -7,33 +7,41 @@ Every row of a file has the same layout. Blank lines are errors (the original's 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import has_content, line_text, number_error, numbers, parse_table, read_bytes
+from .text import SMALL_ROWS, Records, Rule, check_rules, has_content, line_text, number_error, numbers_at_once
+from .text import parse_table, read_bytes
 
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
 
 
-class Intervals(object):
-    """Parsed action rows: ncols (3 or 4), actor (None for 3 columns), action, start, end, lines (int64)."""
-
-    def __init__(self, ncols, actor, action, start, end, lines, file):
-        self.ncols = ncols
-        self.actor = actor
-        self.action = action
-        self.start = start
-        self.end = end
-        self.lines = lines
-        self.file = file
+@dataclass
+class Intervals:
+    """Parsed action rows, in file order (N,): actor int64 (None for 3 columns), action int64 (1..11), start and
+    end int64 (frames, 1-based), lines int (the 1-based line of each row); ncols: 3 or 4; file: its label."""
+    ncols: int
+    actor: Optional[np.ndarray]
+    action: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    lines: np.ndarray
+    file: str
 
     def __len__(self):
         return int(self.lines.size)
 
 
-def _to_ints(rec, names, err):
+def _to_ints(rec: Records, names: tuple, err) -> np.ndarray:
     """All columns as one (ncols, nrows) int64 array; on failure, the first bad field in file order."""
-    columns = [numbers(rec, k, integer=True) for k in range(len(names))]
+    if len(rec) <= SMALL_ROWS:
+        quick = numbers_at_once(rec.table(), integer=True)      # a few rows (every file of the competition)
+        if quick is not None:
+            return np.ascontiguousarray(quick.values.T)
+    columns = [rec.numbers(k, integer=True) for k in range(len(names))]
     bad = [(c.bad, k) for k, c in enumerate(columns) if c.bad >= 0]
     if bad:
         i, k = min(bad)
@@ -41,7 +49,7 @@ def _to_ints(rec, names, err):
     return np.stack([c.values for c in columns])
 
 
-def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
+def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     """Rows of 3 or 4 comma-separated integers; action ids 1..11, actor ids 1..2, start and end frames >= 1.
 
     An end frame <= start frame is accepted and marks nothing (as the original's numpy slice).
@@ -62,29 +70,23 @@ def parse_intervals(data: bytes, file, err=SubmissionError) -> Intervals:
     vals = _to_ints(rec, names, err)
     actor = vals[0] if n == 4 else None
     action, start, end = vals[-3], vals[-2], vals[-1]
-    # one combined check on the good path; the first bad row is then explained column by column
-    checks = [(action, (action >= 1) & (action <= len(ACTIONS)), "an action id", "1..%d" % len(ACTIONS)),
-              (start, start >= 1, "a start frame", ">= 1 (frames are 1-based)"),
-              # the original's slice [start-1:end-1] would wrap around for end 0 (frames up to the last but one)
-              (end, end >= 1, "an end frame", ">= 1 (frames are 1-based)")]
+    # the rule table: one combined check, the first bad row explained by the first rule it breaks
+    rules = [Rule((action >= 1) & (action <= len(ACTIONS)), "an action id 1..%d" % len(ACTIONS),
+                  lambda i: str(int(action[i]))),
+             Rule(start >= 1, "a start frame >= 1 (frames are 1-based)", lambda i: str(int(start[i]))),
+             # the original's slice [start-1:end-1] would wrap around for end 0 (frames up to the last but one)
+             Rule(end >= 1, "an end frame >= 1 (frames are 1-based)", lambda i: str(int(end[i])))]
     if actor is not None:
-        checks.insert(0, (actor, (actor == 1) | (actor == 2), "an actor id", "1 or 2"))
-    ok = checks[0][1]
-    for c in checks[1:]:
-        ok = ok & c[1]
-    if not ok.all():
-        i = int(np.flatnonzero(~ok)[0])
-        for values, good, what, allowed in checks:
-            if not good[i]:
-                raise err(file, int(rec.lines[i]), expected="%s %s" % (what, allowed), found=str(int(values[i])))
+        rules.insert(0, Rule((actor == 1) | (actor == 2), "an actor id 1 or 2", lambda i: str(int(actor[i]))))
+    check_rules(rules, rec.lines, file, err)
     return Intervals(n, actor, action, start, end, rec.lines, file)
 
 
-def read_intervals(path, file, err=SubmissionError) -> Intervals:
+def read_intervals(path, file: str, err=SubmissionError) -> Intervals:
     return parse_intervals(read_bytes(path, file, err), file, err)
 
 
-def read_frame_count(path, file) -> int:
+def read_frame_count(path, file: str) -> int:
     """SeqXX_data.csv: the number of frames is the first column of the LAST non-blank row (as the original)."""
     raw = read_bytes(path, file, ReferenceDataError)
     data = raw.rstrip()
@@ -93,10 +95,8 @@ def read_frame_count(path, file) -> int:
                                  found="an empty file")
     last = data[data.rfind(b"\n") + 1:]
     first = last.split(b",", 1)[0].strip()
-    try:
-        n = int(first)
-    except ValueError:
-        n = -1
+    number = numbers_at_once(np.array([first]), integer=True)      # the number engine (None: not a number)
+    n = -1 if number is None else int(number.values[0])
     if n < 0:
         raise ReferenceDataError(file, raw.rstrip(b"\n").count(b"\n") + 1,
                                  expected="a number of frames (a non-negative integer) in the first column",

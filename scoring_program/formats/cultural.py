@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
+from .text import Rule, check_known, check_rules, lookup, parse_table, read_bytes, to_float, to_int
 
 # The 50 events of the seed (challenge description), spaces replaced by '_', spelling and case kept.
 CATEGORIES = (
@@ -71,14 +71,13 @@ def reference_categories(ref_dir):
     return [(c, found[c]) for c in cats]
 
 
-def read_labels(path, file):
+def read_labels(path, file: str) -> tuple:
     """`<image id> <1|-1>` lines: returns (ids 'S' array, labels int8 array). Broken -> ReferenceDataError."""
     err = ReferenceDataError
     rec = parse_table(read_bytes(path, file, err), file, 2, err)
     labels = to_int(rec, 1, "label", err)
-    bad = np.flatnonzero((labels != 1) & (labels != -1))
-    if bad.size:
-        raise err(file, int(rec.lines[bad[0]]), expected="a label 1 or -1", found=str(int(labels[bad[0]])))
+    check_rules([Rule((labels == 1) | (labels == -1), "a label 1 or -1", lambda i: str(int(labels[i])))], rec.lines,
+                file, err)
     ids = rec.cols[0]
     uniq, first = np.unique(ids, return_index=True)
     if uniq.size != ids.size:
@@ -87,7 +86,7 @@ def read_labels(path, file):
     return ids, labels.astype(np.int8)
 
 
-def _first_duplicate(keys, lines):
+def _first_duplicate(keys: np.ndarray, lines: np.ndarray):
     """Line of the first repeated key (the second occurrence), or None."""
     if keys.size < 2:
         return None
@@ -99,7 +98,7 @@ def _first_duplicate(keys, lines):
     return int(lines[order[rep]].min())
 
 
-def parse_confidences(data: bytes, file, universe=None):
+def parse_confidences(data: bytes, file: str, universe=None) -> tuple:
     """`<image id> <confidence>` lines, in file order: returns (ids 'S' array, confidences float64, lines).
 
     Confidences must be finite; an id listed twice is an error naming its second line. universe: the ids the
@@ -116,7 +115,7 @@ def parse_confidences(data: bytes, file, universe=None):
     return ids, conf, rec
 
 
-def read_confidences(path, file, gt_ids):
+def read_confidences(path, file: str, gt_ids: np.ndarray) -> tuple:
     """Parse a submitted category file and map it onto the category's reference ids.
 
     Returns (index into gt_ids of each line, in file order; confidences; number of lines). Unknown ids are an

@@ -1,23 +1,35 @@
-"""Vectorized numeric parsing of text fields (numpy only), bit-identical to Python's float() / int().
+"""The number engine of every text format (numpy only): fields read as numbers, bit-identical to Python's float() /
+int(), within the caps of formats.limits.
 
 Fields are given as byte offsets into one uint8 buffer. gather_words() reads each field as little-endian 64-bit
 words (a field of length L is ceil(L / 8) words, bytes past its end zeroed): one fancy index per word, no copy of
 the buffer. parse_decimal() then decodes plain decimal tokens, [+-]?digits[.digits] with at most 15 digits in
 all: the digits form an integer mantissa M < 10**15 < 2**53 (exact in float64), and M / 10.0**f (f = digits after
 the dot, 10**f exact) is one correctly rounded division (Clinger's fast path), so the value equals float(token)
-bit for bit. Every other token (exponent, more digits, blanks, nan/inf, garbage) is reported as not handled, for
-the caller's own parser.
+bit for bit. Every other token (exponent, more digits, blanks, nan/inf, garbage) is reported as not handled.
+
+parse_numbers() is what the formats call: plain decimals by parse_decimal, every other field of at most
+MAX_NUMBER_CHARS by numpy's own conversion (float() / int(), in C), and the first field that is not a number (in
+file order, whatever the fault) with the reason, so that the caller names its line. One predicate decides: a field
+is good when it is a number of at most MAX_NUMBER_CHARS characters (and finite, when asked); only the message about
+the first bad field is built apart (formats.text.number_error).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+from .limits import MAX_NUMBER_CHARS
 
 MAX_DIGITS = 15
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _POW10 = np.array([10.0 ** k for k in range(MAX_DIGITS + 1)], dtype=np.float64)
+PLAIN_MAX = MAX_DIGITS + 2      # the longest plain decimal parse_decimal reads: sign, 15 digits, point
+CHUNK_ROWS = 1 << 18            # fields per chunk (gather_fields, parse_numbers): bounded temporaries
 
 
-def gather_words(arr, start, length, nwords):
+def gather_words(arr: np.ndarray, start, length, nwords: int) -> np.ndarray:
     """(nwords, n) '<u8': word k of field i holds bytes start[i] + 8k .. + 8k + 7, zeroed past length[i]."""
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     start = np.asarray(start, dtype=np.int64)
@@ -45,18 +57,49 @@ def gather_words(arr, start, length, nwords):
     return out
 
 
-def words_to_matrix(words, width):
+def words_to_matrix(words: np.ndarray, width: int) -> np.ndarray:
     """(n, width) uint8 bytes of the fields (zero padded), from gather_words()."""
     nw, n = words.shape
     mat = np.ascontiguousarray(words.T).view(np.uint8).reshape(n, 8 * nw)
     return np.ascontiguousarray(mat[:, :width])
 
 
-def _byte(words, j):
+def gather_fields(arr: np.ndarray, start, length, width: int) -> np.ndarray:
+    """The fields (start, length) of the byte array as an 'S<width>' array (longer fields cut), CHUNK_ROWS at a
+    time."""
+    n = start.size
+    out = np.zeros(n, dtype="S%d" % max(width, 1))
+    if width == 0:
+        return out
+    nwords = (width + 7) // 8
+    for a in range(0, n, CHUNK_ROWS):
+        b = min(n, a + CHUNK_ROWS)
+        out[a:b] = words_to_matrix(gather_words(arr, start[a:b], length[a:b], nwords), width).view(
+            "S%d" % width).ravel()
+    return out
+
+
+def by_length(arr: np.ndarray, start, length):
+    """The fields grouped by length, a group at a time (a loop over distinct lengths): (the fields of the group,
+    indices; their distinct texts, a sorted 'S' array exactly as wide as they are; the index of each field's text
+    among them). No copy is wider than its fields, whatever one field's length."""
+    length = np.asarray(length, dtype=np.int64)
+    if not length.size:
+        return
+    order = np.argsort(length, kind="stable")
+    cuts = (np.diff(length[order]).nonzero()[0] + 1).tolist()
+    for lo, hi in zip([0] + cuts, cuts + [length.size]):
+        members = order[lo:hi]
+        fields = gather_fields(arr, start[members], length[members], int(length[members[0]]))
+        uniq, inverse = np.unique(fields, return_inverse=True)
+        yield members, uniq, inverse.reshape(-1)
+
+
+def _byte(words: np.ndarray, j: int) -> np.ndarray:
     return (words[j // 8] >> np.uint64(8 * (j % 8))).astype(np.uint8)
 
 
-def parse_decimal(words, length, integer=False):
+def parse_decimal(words: np.ndarray, length, integer: bool = False) -> tuple:
     """(values float64, ok bool) for fields given as gather_words() output and their lengths.
 
     ok[i]: the token is [+-]?digits[.digits] (or [+-]?digits when integer) with 1..15 digits, and values[i] is
@@ -94,19 +137,7 @@ def parse_decimal(words, length, integer=False):
     return vals, ok
 
 
-def column_words(col):
-    """An 'S' column (tokens left-aligned, NUL-padded) as parse_decimal() input: (words, lengths)."""
-    n = col.shape[0]
-    width = max(col.dtype.itemsize, 1)
-    nwords = (width + 7) // 8
-    mat = np.zeros((n, 8 * nwords), dtype=np.uint8)
-    mat[:, :col.dtype.itemsize] = np.ascontiguousarray(col).view(np.uint8).reshape(n, col.dtype.itemsize)
-    nonzero = mat != 0
-    length = np.where(nonzero.any(axis=1), 8 * nwords - np.argmax(nonzero[:, ::-1], axis=1), 0)
-    return np.ascontiguousarray(mat.view("<u8").T), length
-
-
-def format_integers(values):
+def format_integers(values) -> np.ndarray:
     """int64 values -> 'S' array of their plain decimals, the bytes of str(int(v)) (as values.astype("S"), which
     is several times slower on numpy 1.17). A loop over digit positions, not over values."""
     v = np.asarray(values, dtype=np.int64).ravel()
@@ -130,3 +161,108 @@ def format_integers(values):
         out[rows[has], (last - j)[has]] = (rest[has] % ten).astype(np.uint8) + np.uint8(48)
         rest //= ten
     return out.view("S%d" % width).ravel()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fields read as numbers
+
+class Numbers(NamedTuple):
+    """Fields read as numbers.
+
+    values: (n,) float64 (int64 for integers); values[i] is field i's number for every i < bad (all when bad < 0)
+    bad: the first field, in file order, that is not a number within the caps (or not finite, when asked), -1 if none
+    reason: why bad is bad: 'syntax' (not a number), 'long' (over MAX_NUMBER_CHARS), 'range' (an integer beyond 64
+        bits), 'finite' (nan or inf where a finite number is asked); '' when bad < 0
+    """
+    values: np.ndarray
+    bad: int
+    reason: str
+
+
+NUMPY_REFUSES = (ValueError, OverflowError)     # what numpy's string conversion raises for text that is no number
+
+
+def parse_numbers(arr: np.ndarray, start, length, integer: bool = False, finite: bool = False) -> Numbers:
+    """The fields (start, length: int arrays) of the byte array arr as numbers, CHUNK_ROWS at a time (stopping at
+    the chunk of the first bad field): plain decimals by parse_decimal, every other field of at most
+    MAX_NUMBER_CHARS by numpy's conversion, a group of one length at a time. Nothing is raised."""
+    n = start.size
+    dtype = np.int64 if integer else np.float64
+    values = np.empty(n, dtype=dtype)
+    for a in range(0, n, CHUNK_ROWS):
+        b = min(n, a + CHUNK_ROWS)
+        ln = length[a:b].astype(np.int64)
+        longest = int(ln.max())
+        short = np.minimum(ln, PLAIN_MAX) if longest > PLAIN_MAX else ln
+        nwords = (min(longest, PLAIN_MAX) + 7) // 8
+        vals, ok = parse_decimal(gather_words(arr, start[a:b], short, max(nwords, 1)), short, integer)
+        out = values[a:b]
+        out[...] = vals
+        if longest > PLAIN_MAX:
+            ok &= ln <= PLAIN_MAX
+        if ok.all():
+            continue
+        out[~ok] = 0
+        faults = [_first_long(ln)]
+        other = (~ok & (ln <= MAX_NUMBER_CHARS)).nonzero()[0]
+        if other.size:
+            faults.append(_convert_others(arr, start[a:b], ln, other, out, dtype))
+            if finite and not integer:
+                nonfinite = (~np.isfinite(out[other])).nonzero()[0]
+                if nonfinite.size:                  # fields past a chunk's first failure hold 0: finite
+                    faults.append((int(other[nonfinite[0]]), "finite"))
+        bad, reason = min(faults)
+        if bad < b - a:
+            return Numbers(values, a + bad, reason)
+    return Numbers(values, -1, "")
+
+
+def _first_long(length: np.ndarray) -> tuple:
+    """(the first field over MAX_NUMBER_CHARS, 'long'), or (len(length), '') when there is none."""
+    long = (length > MAX_NUMBER_CHARS).nonzero()[0]
+    return (int(long[0]), "long") if long.size else (length.size, "")
+
+
+def _convert_others(arr: np.ndarray, start, length: np.ndarray, rows: np.ndarray, out: np.ndarray, dtype) -> tuple:
+    """numpy's conversion of the fields `rows` into out, grouped by length; (the first that fails, why) or
+    (len(length), ''). In a group that fails, the fields before its first failure are converted."""
+    first_bad, reason = length.size, ""
+    lens = length[rows]
+    for width in np.unique(lens).tolist():          # a loop over distinct lengths (at most MAX_NUMBER_CHARS)
+        members = rows[lens == width]
+        fields = gather_fields(arr, start[members], length[members], width)
+        try:
+            out[members] = fields.astype(dtype)
+            continue
+        except NUMPY_REFUSES:
+            pass
+        i = _first_failure(fields, dtype)
+        out[members[:i]] = fields[:i].astype(dtype)
+        if members[i] < first_bad:
+            first_bad = int(members[i])
+            reason = _failure_reason(fields[i:i + 1], dtype)
+    return first_bad, reason
+
+
+def _first_failure(fields: np.ndarray, dtype) -> int:
+    """Index of the first field numpy cannot convert (there is one): halving, about twice the conversions."""
+    lo, hi = 0, fields.size
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            fields[lo:mid].astype(dtype)
+            lo = mid
+        except NUMPY_REFUSES:
+            hi = mid
+    return lo
+
+
+def _failure_reason(field: np.ndarray, dtype) -> str:
+    """'range' for an integer beyond 64 bits, else 'syntax' (field: the one failing field, an 'S' array)."""
+    try:
+        field.astype(dtype)
+    except OverflowError:
+        return "range"
+    except ValueError:
+        pass
+    return "syntax"

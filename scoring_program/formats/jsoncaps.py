@@ -1,4 +1,5 @@
-"""The caps of a JSON document, read from its bytes before any parser sees it (issue 20: bounded cost).
+"""What a JSON document may cost: its caps, read from its bytes before any parser sees it (issue 20: bounded cost),
+and json.loads within them (parse_json: the stdlib path).
 
 Two caps of formats.limits hold for every JSON file a participant sends, whatever the ground truth holds:
 
@@ -12,15 +13,27 @@ the unescaped quotes pair up into strings (a quote after an odd run of backslash
 a run of the bytes 0-9 + - . e E that starts with a digit or a minus, outside strings. Nothing here converts a
 number or decodes a string, so a crafted file costs one pass over its bytes. check_caps turns the fault into the
 one-line message: the file, the line, the cap, the length found.
+
+parse_json reads a whole document with json.loads: the caps first, then (for a participant's file) what json.loads
+would take in memory (check_json_cost), then json.loads with the cyclic garbage collector paused; its faults are
+one-line messages (json_error).
 """
 from __future__ import annotations
 
+import gc
+import json
+import mmap
+import os
 import re
+from contextlib import contextmanager
+from typing import Iterator, Optional, Type, Union
 
 import numpy as np
 
-from ..errors import SubmissionError
+from ..errors import ScoringError, SubmissionError
+from .jsonpass import unescaped_quotes
 from .limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS, field_too_long, number_too_long
+from .text import read_bytes
 
 BLOCK = 1 << 20                 # bytes per block of vectorized work (a block never ends inside a run of number
                                 # bytes or of backslashes: it is extended to the run's end)
@@ -40,7 +53,26 @@ def check_caps(data, label, err=SubmissionError):
     if fault is not None:
         kind, offset, length = fault
         expected, found = field_too_long(length) if kind == STRING else number_too_long(length)
-        raise err(label, line=data.count(b"\n", 0, offset) + 1, expected=expected, found=found)
+        raise err(label, line=line_of(data, offset), expected=expected, found=found)
+
+
+def line_of(data: Union[bytes, mmap.mmap], offset: int) -> int:
+    """The line (1-based) of byte `offset` of a file's bytes (bytes or a memory map)."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    return 1 + sum(int(np.count_nonzero(arr[a:min(a + BLOCK, offset)] == 10)) for a in range(0, offset, BLOCK))
+
+
+def file_bytes(path, label: str, err: Type[ScoringError] = SubmissionError) -> Union[bytes, mmap.mmap]:
+    """A JSON file's bytes as text.read_bytes reads them (the same errors; a UTF-8 byte-order mark left out), but
+    mapped read-only rather than copied: a file of a GB is not read twice. An empty file, or one that starts with
+    the mark, is read_bytes's copy. The byte pass and the caps read either; json.loads gets a copy (parse_json)."""
+    try:
+        with open(str(path), "rb") as f:
+            if f.read(3) != b"\xef\xbb\xbf" and os.fstat(f.fileno()).st_size > 0:
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        pass                        # read_bytes names the fault
+    return read_bytes(path, label, err)
 
 
 def first_cap_fault(data, block=None):
@@ -91,24 +123,6 @@ def _block_end(data, a, block):
         return n
     m = _ENDS_A_BLOCK.search(data, a + block - 1)
     return n if m is None else m.start() + 1
-
-
-def unescaped_quotes(data, c, a):
-    """Offsets (int64) of the quotes of c (the bytes at offset a) that no odd run of backslashes precedes."""
-    q = np.flatnonzero(c == 34)
-    if q.size == 0 or data.find(b"\\", a, a + c.size) < 0:
-        return q + a
-    cand = q[q > 0]
-    cand = cand[c[cand - 1] == 92]
-    if cand.size == 0:
-        return q + a
-    bs = np.flatnonzero(c == 92)
-    run_first = np.ones(bs.size, dtype=bool)
-    run_first[1:] = bs[1:] != bs[:-1] + 1
-    first_of = np.maximum.accumulate(np.where(run_first, np.arange(bs.size), 0))
-    j = np.searchsorted(bs, cand - 1)
-    escaped = cand[((j - first_of[j]) & 1) == 0]          # a run of j - first + 1 backslashes: odd
-    return np.setdiff1d(q, escaped, assume_unique=True) + a
 
 
 def _long_number(arr, number, a, quotes):
@@ -167,3 +181,52 @@ def check_json_cost(data, label):
         raise SubmissionError(label, expected="a file read frame by frame (no repeated video or frame key, frames of "
                               "at most 1 MiB), or one small enough to read whole (at most %d MiB of values)"
                               % (budget >> 20), found="a file whose values take about %d MiB" % (cost >> 20))
+
+
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector.
+
+    json builds millions of small containers, and each collection while they are alive walks all of them (once
+    per generation, even after the parse): at 5,000 videos that is 4x the parse time. Parsed JSON holds no
+    reference cycles, so pausing loses nothing; reference counting still frees everything.
+    """
+    collect = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collect:
+            gc.enable()
+
+
+def load_json(path, label: str, err: Type[ScoringError] = SubmissionError) -> object:
+    """Parse a JSON file; invalid JSON names the line and column (json.JSONDecodeError's lineno/colno)."""
+    return parse_json(read_bytes(path, label, err), label, err)
+
+
+def parse_json(data: Union[bytes, mmap.mmap], label: str, err: Type[ScoringError] = SubmissionError) -> object:
+    """json.loads of a file's bytes (the stdlib path), with load_json's messages. The caps come first (no string
+    over limits.MAX_FIELD_CHARS, no number over limits.MAX_NUMBER_CHARS), so no integer json.loads converts has more
+    than 64 digits, and the messages are the same on every Python; then, for a participant's file, what json.loads
+    would take in memory (check_json_cost)."""
+    check_caps(data, label, err)
+    if err is SubmissionError:
+        check_json_cost(data, label)
+    try:
+        with no_cycle_collection():
+            return json.loads(data if isinstance(data, bytes) else bytes(data))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise json_error(label, e, err)
+
+
+def json_error(label: str, e: Exception, err: Type[ScoringError] = SubmissionError, line: Optional[int] = None,
+               column: Optional[int] = None) -> ScoringError:
+    """The one-line message of an exception of json.loads (JSONDecodeError with its line and column, unless given;
+    UnicodeDecodeError; RecursionError)."""
+    if isinstance(e, json.JSONDecodeError):
+        return err(label, line=line or e.lineno, message="not valid JSON (%s at column %d)"
+                   % (e.msg, column or e.colno))
+    if isinstance(e, UnicodeDecodeError):
+        return err(label, message="not valid JSON (the file is not UTF-8 text)")
+    return err(label, message="not valid JSON (nested too deeply)")

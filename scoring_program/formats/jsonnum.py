@@ -16,6 +16,8 @@ finite: the caller then leaves the document to the stdlib path, which names the 
 """
 from __future__ import annotations
 
+from typing import NamedTuple, Tuple
+
 import numpy as np
 
 from .fastnum import MAX_DIGITS, gather_words, parse_decimal, words_to_matrix
@@ -54,7 +56,7 @@ LONGEST = 64                              # longer tokens are left to the stdlib
 LITERALS = (b"true", b"false", b"null", b"NaN", b"Infinity", b"-Infinity")
 
 
-def first_words(arr, u64, start, length):
+def first_words(arr: np.ndarray, u64: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """The first 8 bytes of each token as a little-endian uint64, zeroed past its length (length <= 8 assumed
     by the caller where it matters). u64: the unaligned '<u8' view of arr (see word_view)."""
     start = np.asarray(start, dtype=np.int64)
@@ -66,7 +68,7 @@ def first_words(arr, u64, start, length):
     return w & MASKS.take(np.minimum(length, 8))
 
 
-def word_view(arr):
+def word_view(arr: np.ndarray) -> np.ndarray:
     """The '<u8' words starting at every byte offset of arr that has 8 bytes after it (no copy)."""
     nfull = max(arr.size - 7, 0)
     if nfull == 0:
@@ -74,7 +76,8 @@ def word_view(arr):
     return np.ndarray((nfull,), dtype="<u8", buffer=arr, strides=(1,))
 
 
-def json_numbers(arr, u64, start, length):
+def json_numbers(arr: np.ndarray, u64: np.ndarray, start: np.ndarray, length: np.ndarray
+                 ) -> Tuple[np.ndarray, np.ndarray]:
     """(values float64, ok bool) of JSON number tokens; see the module's docstring."""
     start = np.asarray(start, dtype=np.int64)
     length = np.asarray(length, dtype=np.int64)
@@ -98,7 +101,7 @@ def json_numbers(arr, u64, start, length):
 _MASKS32 = np.array([(1 << (8 * k)) - 1 for k in range(5)], dtype=np.uint32)
 
 
-def _four(arr, start, length):
+def _four(arr: np.ndarray, start: np.ndarray, length: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """[-]?digits tokens of at most 4 bytes (the usual pixel coordinate) in 32-bit words."""
     u32 = np.ndarray((arr.size - 3,), dtype="<u4", buffer=arr, strides=(1,))
     w = u32[start]
@@ -125,7 +128,8 @@ def _four(arr, start, length):
     return vals, ok
 
 
-def _eight(arr, u64, start, length):
+def _eight(arr: np.ndarray, u64: np.ndarray, start: np.ndarray, length: np.ndarray
+           ) -> Tuple[np.ndarray, np.ndarray]:
     """[-]?digits tokens of at most 8 bytes in 64-bit words (ok False for the others)."""
     w = first_words(arr, u64, start, length)
     neg = (w & _U(0xFF)) == _U(45)
@@ -148,14 +152,22 @@ def _eight(arr, u64, start, length):
     return vals, plain
 
 
-def _general(arr, start, length):
-    """The automaton, then exact reading, for the tokens the one-word path left."""
-    n = start.size
+class _Scan(NamedTuple):
+    """What the automaton finds in each token (n tokens)."""
+    ok: np.ndarray              # (n,) bool: the token is a JSON number
+    is_float: np.ndarray        # (n,) bool: it has a fraction or an exponent (json.loads makes a float of it)
+    has_exp: np.ndarray         # (n,) bool: it has an exponent
+    ndig: np.ndarray            # (n,) int64 digits
+
+
+def _scan(words: np.ndarray, length: np.ndarray) -> _Scan:
+    """The automaton over tokens given as gather_words() output (words) and their lengths: one step per character
+    position, a loop over positions, not tokens."""
+    n = length.size
     width = int(length.max())
-    nw = (width + 7) // 8
-    words = gather_words(arr, start, length, nw)
     state = np.zeros(n, dtype=np.uint8)
     is_float = np.zeros(n, dtype=bool)
+    has_exp = np.zeros(n, dtype=bool)
     ndig = np.zeros(n, dtype=np.int64)
     for j in range(width + 1):          # one position past the longest token: its end
         if j < width:
@@ -163,15 +175,21 @@ def _general(arr, start, length):
         else:
             c = np.zeros(n, dtype=np.uint8)
         cls = _CLASS[c]
-        is_float |= (cls == _DOT) | (cls == _EXP)
+        exp = cls == _EXP
+        has_exp |= exp
+        is_float |= (cls == _DOT) | exp
         ndig += (cls == _ZERO) | (cls == _DIGIT)
         state = _STEP[state.astype(np.intp) * 8 + cls]
-    ok = state == _ACCEPT
+    return _Scan(state == _ACCEPT, is_float, has_exp, ndig)
+
+
+def _general(arr: np.ndarray, start: np.ndarray, length: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The automaton, then exact reading, for the tokens the one-word path left."""
+    n = start.size
+    width = int(length.max())
+    words = gather_words(arr, start, length, (width + 7) // 8)
+    ok, is_float, has_exp, ndig = _scan(words, length)
     vals = np.zeros(n, dtype=np.float64)
-    has_exp = np.zeros(n, dtype=bool)
-    for j in range(width):
-        c = (words[j // 8] >> _U(8 * (j % 8))).astype(np.uint8)
-        has_exp |= _CLASS[c] == _EXP
     simple = ok & ~has_exp & (ndig <= MAX_DIGITS)
     idx = np.flatnonzero(simple)
     if idx.size:
@@ -187,7 +205,7 @@ def _general(arr, start, length):
     return vals, ok
 
 
-def literal_or_number(arr, u64, start, length):
+def literal_or_number(arr: np.ndarray, u64: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """True where a token is a JSON number or one of the literals json.loads accepts (true, false, null, NaN,
     Infinity, -Infinity): any scalar value the scorer ignores must still be valid JSON."""
     vals, ok = json_numbers(arr, u64, start, length)
@@ -209,18 +227,12 @@ def literal_or_number(arr, u64, start, length):
     return ok
 
 
-def _grammar_only(arr, start, length):
+def _grammar_only(arr: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """The automaton alone (a number too large for a float is still a valid token)."""
     out = np.zeros(start.size, dtype=bool)
     idx = np.flatnonzero((length >= 1) & (length <= LONGEST))
     if idx.size == 0:
         return out
     start, length = start[idx], length[idx]
-    width = int(length.max())
-    words = gather_words(arr, start, length, (width + 7) // 8)
-    state = np.zeros(idx.size, dtype=np.uint8)
-    for j in range(width + 1):
-        c = (words[j // 8] >> _U(8 * (j % 8))).astype(np.uint8) if j < width else np.zeros(idx.size, np.uint8)
-        state = _STEP[state.astype(np.intp) * 8 + _CLASS[c]]
-    out[idx] = state == _ACCEPT
+    out[idx] = _scan(gather_words(arr, start, length, (int(length.max()) + 7) // 8), length).ok
     return out

@@ -1,22 +1,21 @@
-"""Kinetics-TPS part files (gt_part_result.json, pred_part_result.json) straight from bytes to arrays.
+"""The schema of the Kinetics-TPS part files (gt_part_result.json, pred_part_result.json) on the JSON byte pass
+(formats.jsonpass): straight from bytes to arrays, with no Python object per number, string or container.
 
-A vectorized structural pass over the JSON bytes, with no Python object per number, string or container:
+The engine gives a block's tokens without white space, their depth, the grammar and the keys; this module names
+the containers and reads the arrays:
 
-1. Tokens: the offsets of the bytes " , : [ ] { } (and of the first byte of every run of white space, where there is
-   any) in blocks of the file, by numpy comparisons. A quote preceded by an odd run of backslashes is escaped; the
-   parity of the quotes before a token tells whether it lies inside a string (then it is dropped); a string is one
-   token from its opening to its closing quote. A scalar (number, true, ...) is what lies between two tokens.
-2. Depth by a cumulative sum of +1 ({ [) and -1 (} ]). The document's shape (formats.kinetics_tps's docstring) gives each container a
-   node (a video, a frame, the humans list, a human, its box, its parts, a part, the part's boxes, its verbs, a
-   proposal box), found from its depth, its bracket and the key it hangs under. The depth alone names the node
-   except at two levels (a human's box or its parts; a part's boxes or its verbs): there a running sum of two bits
-   (an opening bracket adds its node's bit, a closing one subtracts the bit of the node it must close, which must be
-   the one found before it) completes it. So brackets match, and every token knows the node of its container.
-3. The JSON grammar as a table of allowed neighbours (a key is a string followed by a colon; after a comma an object
-   needs a key, an array a value), and the schema as a table of values allowed per container node and key.
-4. Arrays: the counts of every level from the offsets of the opening and closing brackets (a box [a,b,c,d] holds
-   close - open numbers), numbers by formats.jsonnum, names and states by 64-bit words and a hash, verified
-   byte for byte against one representative.
+1. Nodes. The document's shape (formats.kinetics_tps's docstring) gives each container a node (a video, a frame, the
+   humans list, a human, its box, its parts, a part, the part's boxes, its verbs, a proposal box), found from its
+   depth, its bracket and the key it hangs under. The depth alone names the node except at two levels (a human's
+   box or its parts; a part's boxes or its verbs): there a running sum of two bits (an opening bracket adds its
+   node's bit, a closing one subtracts the bit of the node it must close, which must be the one found before it)
+   completes it. So brackets match, and every token knows the node of its container.
+2. The schema as a table of values allowed per container node and key (_tables), and one child per container
+   where the schema has one (a frame's humans, a human's box and parts, a part's box and verbs).
+3. Arrays: the counts of every level from the offsets of the opening and closing brackets (a box [a,b,c,d] holds
+   close - open numbers), numbers by formats.jsonnum, names and states by the engine's StringTable.
+4. Frame shapes: a frame whose tokens repeat those of a frame read before (the same keys, counts and places of
+   scalars: _signature) is read from the offsets remembered for that shape, without the grammar and schema work.
 
 The pass only accepts what it fully understands: a valid JSON document of exactly this shape, every box and state
 where the metric needs it, keys not repeated, no string or scalar over the caps of formats.limits. Anything else
@@ -31,49 +30,25 @@ than MAX_BLOCK, or a repeated video or frame key, sends the whole file to json.l
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ..errors import SubmissionError
-from .fastnum import gather_words
-from .jsoncaps import check_caps, unescaped_quotes
-from .jsonnum import first_words, json_numbers, literal_or_number, word_view
-from .limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS
+from .jsoncaps import check_caps, json_error, line_of
+from .jsonnum import json_numbers, literal_or_number
+from .jsonpass import (ARR_CLOSE, ARR_OPEN, COMMA, KEY, NCODES, OBJ_CLOSE, START, STR, CompactBlock, Grow, Strings,
+                       StringTable, Tokens, Unexpected, block_tokens, check_escapes, check_grammar, check_scalars,
+                       depth, key_classes, texts, unescaped_quotes)
 
-BLOCK = 1 << 19                 # bytes per block of vectorized work (grown when one frame is larger)
-MAX_BLOCK = 1 << 20             # a frame larger than this is left to json.loads of the whole file: what a block costs
+BLOCK = 1 << 19                 # bytes per block of vectorized work, white space outside strings left out (grown
+                                # when one frame is larger)
+MAX_BLOCK = 1 << 20             # a frame larger than this (in the file, white space included: from the end of the frame
+                                # before to its own) is left to json.loads of the whole file: what a block costs
                                 # (about 20 bytes per byte here, up to 90 in json.loads) stays bounded; a frame of the
                                 # schema takes kilobytes
+MAX_SPREAD = 16                 # a block spans at most BLOCK * MAX_SPREAD bytes of the file (white space)
 MAX_SHAPES = 4096               # frame shapes remembered per file (_learn)
-
-# token codes
-START, OBJ_OPEN, OBJ_CLOSE, ARR_OPEN, ARR_CLOSE, COLON, COMMA, STR, WS, KEY = range(10)
-NCODES = 10
-_CODE = np.zeros(256, dtype=np.uint8)
-for _b, _c in ((b"{", OBJ_OPEN), (b"}", OBJ_CLOSE), (b"[", ARR_OPEN), (b"]", ARR_CLOSE), (b":", COLON),
-               (b",", COMMA), (b'"', STR), (b" ", WS), (b"\t", WS), (b"\n", WS), (b"\r", WS)):
-    _CODE[ord(_b)] = _c
-_DELTA = np.zeros(NCODES, dtype=np.int8)
-_DELTA[[OBJ_OPEN, ARR_OPEN]] = 1
-_DELTA[[OBJ_CLOSE, ARR_CLOSE]] = -1
-
-# which token may follow which: ALLOW[previous, a scalar between them, next]
-_ALLOW = np.zeros((NCODES, 2, NCODES), dtype=bool)
-_VALUE = [STR, OBJ_OPEN, ARR_OPEN]
-_AFTER_VALUE = [COMMA, OBJ_CLOSE, ARR_CLOSE]
-_ALLOW[START, 0, OBJ_OPEN] = True                       # the document is an object
-_ALLOW[OBJ_OPEN, 0, [KEY, OBJ_CLOSE]] = True
-_ALLOW[ARR_OPEN, 0, _VALUE + [ARR_CLOSE]] = True
-_ALLOW[ARR_OPEN, 1, [COMMA, ARR_CLOSE]] = True
-_ALLOW[COLON, 0, _VALUE] = True
-_ALLOW[COLON, 1, [COMMA, OBJ_CLOSE]] = True
-_ALLOW[COMMA, 0, _VALUE + [KEY]] = True
-_ALLOW[COMMA, 1, [COMMA, ARR_CLOSE]] = True
-_ALLOW[KEY, 0, COLON] = True
-for _p in (STR, OBJ_CLOSE, ARR_CLOSE):
-    _ALLOW[_p, 0, _AFTER_VALUE] = True
-_ALLOW = _ALLOW.ravel()
 
 # schema nodes (4 bits) and the keys the schema names
 (NONE, ROOT, VIDEO, FRAME, HUMANS, HUMAN, HBOX, PARTS, PART, PBOX, VERBS, PROP) = range(12)
@@ -87,7 +62,7 @@ _ANY_KEY = [K_OTHER, K_HUMANS, K_BOX, K_PARTS, K_VERB]
 MAX_LEVEL = 9
 
 
-def _tables(pred):
+def _tables(pred: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """OPEN_NODE[level, is_array, key class], CLOSE_NODE[level, is_array], ALLOWED[container, key class, value]."""
     open_node = np.full((MAX_LEVEL + 2, 2, 6), INVALID, dtype=np.uint8)
     close_node = np.full((MAX_LEVEL + 2, 2), INVALID, dtype=np.uint8)
@@ -139,17 +114,6 @@ _BIT[PARTS], _BIT[VERBS] = 1, 2
 _MINUS_BIT = (np.uint8(0) - _BIT).astype(np.uint8)
 
 
-class Unexpected(Exception):
-    """Something the structural pass does not handle: the caller falls back to json.loads (internal to this
-    module: read_part_file returns None)."""
-
-
-class Strings(NamedTuple):
-    """Distinct strings of a kind (part names, states) in order of first appearance, and a code per occurrence."""
-    texts: list                 # canonical UTF-8 bytes (escapes resolved)
-    codes: np.ndarray           # int64, one per occurrence
-
-
 class PartFile(NamedTuple):
     """A part file as arrays, everything in file order.
 
@@ -175,11 +139,11 @@ class BlockReader(NamedTuple):
     label for the messages, the schema's reader of a parsed block (PartFile, or SubmissionError naming the first
     fault) and the schema's count rules (true when a block's counts break one)."""
     label: str
-    read: object                # parsed document -> PartFile (with .cut), or raises SubmissionError
-    count_fault: object         # (frame_humans, part_nverb, part_nbox) -> bool
+    read: Callable[[object], "PartFile"]        # parsed document -> PartFile (with .cut), or SubmissionError
+    count_fault: Callable[[np.ndarray, np.ndarray, np.ndarray], bool]  # (frame_humans, part_nverb, part_nbox)
 
 
-def read_part_file(data, pred, reader=None):
+def read_part_file(data: bytes, pred: bool, reader: Optional[BlockReader] = None) -> Optional[PartFile]:
     """PartFile of the bytes of a part file, or None when the document is anything but what the pass handles.
 
     With a BlockReader (prediction files), a block the pass does not read itself (a fault, a box of more than 4
@@ -195,144 +159,20 @@ def read_part_file(data, pred, reader=None):
         return None
 
 
-def json_error(label, e, err=SubmissionError, line=None, column=None):
-    """The one-line message of an exception of json.loads (JSONDecodeError with its line and column, unless given;
-    UnicodeDecodeError; RecursionError)."""
-    if isinstance(e, json.JSONDecodeError):
-        return err(label, line=line or e.lineno, message="not valid JSON (%s at column %d)"
-                   % (e.msg, column or e.colno))
-    if isinstance(e, UnicodeDecodeError):
-        return err(label, message="not valid JSON (the file is not UTF-8 text)")
-    return err(label, message="not valid JSON (nested too deeply)")
+class _Carried(NamedTuple):
+    """What a block carries to the next: its last token (the next block's token 0, its first byte)."""
+    code: int                   # its token code
+    depth: int                  # the depth after it
+    bits: int                   # the node bits after it (_NODE_AT)
 
 
-class _Strings(object):
-    """Collects strings (offsets into the data) block by block, codes them by first appearance.
-
-    Each string is read as 64-bit words and hashed; a hash already seen gives its code (a few known strings: a
-    binary search), a new one is added in order of first appearance. Every string is then compared word for word
-    with the first string of its code, so a hash collision is found (and left to the stdlib path), never
-    trusted."""
-
-    def __init__(self):
-        self.vocab = {}                                 # canonical bytes -> code
-        self.known = np.zeros(0, dtype=np.uint64)       # sorted hashes
-        self.known_code = np.zeros(0, dtype=np.int64)
-        self.rep_words = np.zeros((1, 0), dtype=np.uint64)  # (words, code) of each code's first string
-        self.rep_length = np.zeros(0, dtype=np.int64)
-        self.codes = _Grow(np.int64)
-        self.last = None
-
-    def add(self, arr, data, start, length, escaped, fraction):
-        """start, length: the strings' contents (inside the quotes); escaped: bool, contents to decode."""
-        n = start.size
-        if n == 0:
-            self.last = np.zeros(0, dtype=np.int64)
-            return
-        length = length.astype(np.int64)
-        canon = {}
-        if escaped.any():
-            for i in np.flatnonzero(escaped).tolist():
-                s, ln = int(start[i]), int(length[i])
-                canon[i] = _decode(data[s - 1:s + ln + 1]).encode("utf-8", "surrogatepass")
-                length[i] = len(canon[i])
-        nw = max((int(length.max()) + 7) // 8, 1)
-        words = gather_words(arr, start, np.where(escaped, 0, length), nw)
-        for i, b in canon.items():
-            words[:, i] = np.frombuffer(b + b"\x00" * (8 * nw - len(b)), dtype="<u8")
-        h = _hash(words, length)
-        at = np.minimum(np.searchsorted(self.known, h), max(self.known.size - 1, 0))
-        hit = self.known[at] == h if self.known.size else np.zeros(n, dtype=bool)
-        if not hit.all():
-            miss = np.flatnonzero(~hit)
-            _, first = np.unique(h[miss], return_index=True)
-            for i in miss[np.sort(first)].tolist():             # new strings in order of first appearance
-                text = canon[i] if i in canon else data[int(start[i]):int(start[i]) + int(length[i])]
-                if text in self.vocab:
-                    raise Unexpected("hash collision")
-                self._learn(text, h[i], words[:, i], length[i])
-            at = np.searchsorted(self.known, h)
-        codes = self.known_code[at]
-        if self.rep_words.shape[0] < nw:
-            pad = np.zeros((nw - self.rep_words.shape[0], self.rep_words.shape[1]), dtype=np.uint64)
-            self.rep_words = np.concatenate((self.rep_words, pad))
-        same = self.rep_length[codes] == length
-        for k in range(self.rep_words.shape[0]):
-            same &= self.rep_words[k, codes] == (words[k] if k < nw else 0)
-        if not same.all():
-            raise Unexpected("hash collision")
-        self.codes.append(codes, fraction)
-        self.last = codes
-
-    def add_texts(self, strings, fraction):
-        """Add the occurrences of a Strings (distinct UTF-8 texts and a code per occurrence, from json.loads: a block
-        read by _Pass._by_json), coded as add codes them."""
-        mapping = np.zeros(len(strings.texts), dtype=np.int64)
-        new = [i for i, t in enumerate(strings.texts) if t not in self.vocab]
-        if new:
-            length = np.array([len(strings.texts[i]) for i in new], dtype=np.int64)
-            nw = max((int(length.max()) + 7) // 8, 1)
-            words = np.zeros((nw, len(new)), dtype="<u8")
-            for j, i in enumerate(new):
-                t = strings.texts[i]
-                words[:, j] = np.frombuffer(t + b"\x00" * (8 * nw - len(t)), dtype="<u8")
-            h = _hash(words, length)
-            for j, i in enumerate(new):
-                if np.any(self.known == h[j]):
-                    raise Unexpected("hash collision")
-                self._learn(strings.texts[i], h[j], words[:, j], length[j])
-        for i, t in enumerate(strings.texts):
-            mapping[i] = self.vocab[t]
-        self.last = mapping[strings.codes]
-        self.codes.append(self.last, fraction)
-
-    def _learn(self, text, h, words, length):
-        code = len(self.vocab)
-        self.vocab[text] = code
-        at = int(np.searchsorted(self.known, h))
-        self.known = np.insert(self.known, at, h)
-        self.known_code = np.insert(self.known_code, at, code)
-        rows = max(self.rep_words.shape[0], words.size)
-        rep = np.zeros((rows, code + 1), dtype=np.uint64)
-        rep[:self.rep_words.shape[0], :code] = self.rep_words
-        rep[:words.size, code] = words
-        self.rep_words = rep
-        self.rep_length = np.append(self.rep_length, length)
-
-    def result(self):
-        texts = [None] * len(self.vocab)
-        for t, c in self.vocab.items():
-            texts[c] = t
-        return Strings(texts, self.codes.values())
-
-
-def _hash(words, length):
-    """A 64-bit hash per string from its words (nw, n) and lengths: it mixes the string's own words only, so it does
-    not depend on the longest string of the block."""
-    h = length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for k in range(words.shape[0]):
-        g = h ^ words[k]
-        g *= np.uint64(0xBF58476D1CE4E5B9)
-        g ^= g >> np.uint64(29)
-        h = g if k == 0 else np.where(length > 8 * k, g, h)
-    return h
-
-
-def _decode(token):
-    """A quoted JSON string token (bytes) -> str, as json.loads reads it; Unexpected when it is not valid."""
-    try:
-        s = json.loads(token)
-    except (ValueError, UnicodeDecodeError):
-        raise Unexpected("string")
-    if not isinstance(s, str):
-        raise Unexpected("string")
-    return s
+_AFTER_FRAME = _Carried(OBJ_CLOSE, 2, 0)        # a frame's closing brace: where every block but the first starts
 
 
 class _Pass(object):
     """One structural pass over a part file, block by block (see the module's docstring)."""
 
-    def __init__(self, data, pred, reader=None):
+    def __init__(self, data: bytes, pred: bool, reader: Optional[BlockReader] = None) -> None:
         self.data = data
         self.pred = pred
         self.reader = reader            # a BlockReader: blocks the pass does not read go to _by_json
@@ -341,27 +181,30 @@ class _Pass(object):
         self.whole_checked = False      # the caps and the encoding of the whole file (before any json.loads)
         self.by_json_run = 0            # blocks in a row read by _by_json: after 2, the pass tries 1 block in 8
         self.arr = np.frombuffer(data, dtype=np.uint8)
-        self.u64 = word_view(self.arr)
-        self.ascii = data.isascii() if hasattr(data, "isascii") else all(b < 0x80 for b in data)
         self.open_node, self.close_node, self.allowed = _TABLES[pred]
-        # carried from block to block: the last token (its code, end offset, depth, node bits)
-        self.prev = (START, -1, 0, 0)
-        self.idx = np.int32 if self.arr.size < 2 ** 31 - 8 else np.int64
+        # carried from block to block: the last token (its code, depth, node bits), just before the next block
+        self.prev = _AFTER_FRAME._replace(code=START, depth=0)
         self.n_videos = 0
         self.video_key, self.frame_key = [], []
-        self.frame_video, self.frame_humans = _Grow(np.int64), _Grow(np.int64)
-        self.human_box, self.human_parts, self.part_box = _Grow(np.float64, 4), _Grow(np.int64), _Grow(np.float64, 4)
-        self.part_nbox, self.part_nverb, self.prop_box = _Grow(np.int64), _Grow(np.int64), _Grow(np.float64, 4)
-        self.names, self.verbs = _Strings(), _Strings()
+        self.frame_video, self.frame_humans = Grow(np.int64), Grow(np.int64)
+        self.human_box, self.human_parts, self.part_box = Grow(np.float64, 4), Grow(np.int64), Grow(np.float64, 4)
+        self.part_nbox, self.part_nverb, self.prop_box = Grow(np.int64), Grow(np.int64), Grow(np.float64, 4)
+        self.names, self.verbs = StringTable(), StringTable()
         self.done = False
-        self.shapes = {}                # frame shape (signature bytes) -> _Shape (_learn, _by_shape)
+        self.shapes = _Shapes()         # the frame shapes learnt (_learn, _by_shape)
         self.blocks_by_shape = 0        # blocks read by _by_shape (tests)
-        self.fraction = 1e-3            # of the file read so far (for _Grow's estimates)
+        self.fraction = 1.0             # of the file read with the current block (run)
+        self.spread = 1.0               # file bytes per byte of the last compact block: blocks of BLOCK compact bytes
 
-    def run(self):
-        pos, size, n = 0, BLOCK, self.arr.size
+    def run(self) -> PartFile:
+        pos, size, n, fresh = 0, BLOCK, self.arr.size, True
         while not self.done:
             end = min(n, pos + size)
+            if fresh:       # denser than the block before: a block stays near BLOCK bytes once compact
+                while end - pos > 2 * BLOCK and np.count_nonzero(self.arr[pos:end] > 32) > 2 * BLOCK:
+                    end = pos + (end - pos) // 2
+                size = end - pos
+            self.fraction = end / float(n)      # of the file read once the block is (for Grow's estimates)
             mark = self._mark()
             try:
                 if self.by_json_run >= 2 and self.by_json_run % 8:
@@ -375,12 +218,11 @@ class _Pass(object):
                 nxt = self._by_json(pos, end, end == n)
                 self.by_json_run += nxt is not None
             if nxt is None:             # no frame ends inside the block: take a larger one
-                size *= 2
-                if size > MAX_BLOCK:
+                if end - pos >= MAX_BLOCK:
                     raise Unexpected("a frame larger than MAX_BLOCK")
+                size, fresh = 2 * size, False
                 continue
-            pos, size = nxt, BLOCK
-            self.fraction = max(pos / float(n), 1e-3)
+            pos, size, fresh = nxt, int(BLOCK * self.spread), True
         if self.fault is not None:
             raise self.fault
         return PartFile(self.video_key, self.frame_key, self.frame_video.values(), self.frame_humans.values(),
@@ -389,13 +231,18 @@ class _Pass(object):
                         self.part_nbox.values(), self.part_nverb.values(),
                         self.prop_box.values() if self.pred else None, None if self.cut is None else tuple(self.cut))
 
-    def _mark(self):
+    @property
+    def ascii(self) -> bool:
+        """No byte of the file over 127 (its UTF-8 needs no check; its bytes are its characters)."""
+        return not self.arr.size or int(self.arr.max()) < 0x80
+
+    def _mark(self) -> tuple:
         """The lengths of everything a block appends (_rollback undoes a block that failed half way)."""
         grows = (self.frame_video, self.frame_humans, self.human_box, self.human_parts, self.part_box,
                  self.part_nbox, self.part_nverb, self.prop_box, self.names.codes, self.verbs.codes)
         return len(self.video_key), len(self.frame_key), self.n_videos, [(g, g.n) for g in grows]
 
-    def _rollback(self, mark):
+    def _rollback(self, mark: tuple) -> None:
         videos, frames, self.n_videos, grows = mark
         del self.video_key[videos:]
         del self.frame_key[frames:]
@@ -404,7 +251,7 @@ class _Pass(object):
 
     # ------------------------------------------------------------------------------------------- json.loads, one block
 
-    def _by_json(self, a, b, last_block):
+    def _by_json(self, a: int, b: int, last_block: bool) -> Optional[int]:
         """Read the block [a, b), cut after its last frame, with json.loads: the stdlib path for one block, so that
         what it costs (json.loads takes 10 to 90 bytes per byte) is bounded by the block. The block is parsed as a
         document of its own: after a frame the pass stands inside a video object, which a header reopens (the
@@ -417,7 +264,7 @@ class _Pass(object):
             check_caps(self.data, self.reader.label)
             if not self.ascii:
                 try:
-                    self.data.decode("utf-8", "surrogatepass")
+                    str(self.data, "utf-8", "surrogatepass")
                 except UnicodeDecodeError as e:
                     raise json_error(self.reader.label, e)
             self.whole_checked = True
@@ -456,10 +303,10 @@ class _Pass(object):
         if last_block:
             self.done = True
             return self.arr.size
-        self.prev = (OBJ_CLOSE, cut - 1, 2, 0)
+        self.prev = _AFTER_FRAME
         return cut
 
-    def _frame_end(self, a, b, last_block):
+    def _frame_end(self, a: int, b: int, last_block: bool) -> Tuple[Optional[int], Optional[int], Optional[int]]:
         """(1 + the offset of the last frame's closing brace in [a, b) (b for the last block), the video keys and
         the frame keys before it), from the brackets and colons outside strings; (None, None, None) when no frame
         ends there."""
@@ -469,29 +316,30 @@ class _Pass(object):
         marks = marks[(np.searchsorted(quotes, marks) & 1) == 0]        # outside strings
         byte = c[marks]
         step = np.where((byte == 123) | (byte == 91), 1, np.where(byte == 58, 0, -1)).astype(np.int64)
-        depth = np.cumsum(step) + self.prev[2]          # after each mark
+        depth = np.cumsum(step) + self.prev.depth       # after each mark
+        ends = np.flatnonzero((byte == 125) & (depth == 2))
         if last_block:
             k, cut = marks.size, b
         else:
-            ends = np.flatnonzero((byte == 125) & (depth == 2))
             if ends.size == 0:
                 return None, None, None
             k = int(ends[-1])
             cut = a + int(marks[k]) + 1
+        _frames_within(a, a + marks[ends], b if last_block else None)
         colon = byte[:k] == 58
         return cut, int(np.count_nonzero(colon & (depth[:k] == 1))), int(np.count_nonzero(colon & (depth[:k] == 2)))
 
-    def _placeholder(self, a, cut):
+    def _placeholder(self, a: int, cut: int) -> str:
         """A frame key that no frame of the block has (the header's placeholder frame)."""
         key = "\x00"
         while self.data.find(json.dumps(key).encode(), a, cut) >= 0:
             key += "\x00"
         return key
 
-    def _line_column(self, a, body, at):
+    def _line_column(self, a: int, body: str, at: int) -> Tuple[int, int]:
         """The line and column (in characters, as json.loads counts them) of character `at` of body, the text of
         the bytes from offset a."""
-        line = self.data.count(b"\n", 0, a) + body.count("\n", 0, at) + 1
+        line = line_of(self.data, a) + body.count("\n", 0, at)
         nl = body.rfind("\n", 0, at)
         if nl >= 0:
             return line, at - nl
@@ -501,7 +349,7 @@ class _Pass(object):
             chars -= int(np.count_nonzero((self.arr[start:a] & 0xC0) == 0x80))
         return line, chars + at + 1
 
-    def _append_part(self, part, skip):
+    def _append_part(self, part: PartFile, skip: int) -> None:
         """Append a PartFile read from a block by _by_json; skip 1: its first video is the one the block continues
         (already counted) and its first frame the header's placeholder."""
         self.video_key += part.video_key[skip:]
@@ -514,8 +362,8 @@ class _Pass(object):
         self.prop_box.append(part.prop_box, self.fraction)
         self.part_nbox.append(part.part_nbox, self.fraction)
         self.part_nverb.append(part.part_nverb, self.fraction)
-        self.names.add_texts(part.part_name, self.fraction)
-        self.verbs.add_texts(part.part_verb, self.fraction)
+        self.names.add_strings(part.part_name, self.fraction)
+        self.verbs.add_strings(part.part_verb, self.fraction)
         if part.cut is not None:
             if self.cut is None:
                 self.cut = list(part.cut)
@@ -524,192 +372,63 @@ class _Pass(object):
 
     # ------------------------------------------------------------------------------------------- tokens
 
-    def _tokens(self, a, b):
-        """(offsets, codes, end offsets, white space seen) of the tokens in [a, b): a string is one token (end: its
-        closing quote), a run of white space one token (end: its last byte)."""
-        arr, data = self.arr, self.data
-        c = arr[a:b]
-        m = c == 34
-        for ch in (44, 58, 91, 93, 123, 125):
-            m |= c == ch
-        spaced = c.size and int(c.min()) <= 32
-        if spaced:
-            ws = c == 32
-            for ch in (9, 10, 13):
-                ws |= c == ch
-            if int(np.count_nonzero(c < 32)) != int(np.count_nonzero(ws)) - int(np.count_nonzero(c == 32)):
-                raise Unexpected("control character")
-            run_start = ws.copy()
-            run_start[1:] &= ~ws[:-1]
-            run_end = ws.copy()
-            run_end[:-1] &= ~ws[1:]
-            m |= run_start
-        pos = np.flatnonzero(m).astype(self.idx)
-        code = _CODE.take(c[pos])
-        pos += a
-        if data.find(b"\\", a, b) >= 0:
-            pos, code = self._unescape(a, b, pos, code)
-        qi = np.flatnonzero(code == STR)
-        qpos = pos[qi]
-        first, second = qi[0::2], qi[1::2]
-        if (second == first[:second.size] + 1).all() and (first.size == second.size or first[-1] == code.size - 1):
-            # no token inside a string (the usual case): drop the closing quotes
-            keep = np.ones(code.size, dtype=bool)
-            keep[second] = False
-        else:
-            quote = code == STR
-            parity = np.cumsum(quote, dtype=np.uint8) & np.uint8(1)   # 1 from an opening quote to its closing
-            keep = (quote.view(np.uint8) ^ parity) == 0             # opening quotes and tokens outside strings
-        if qpos.size & 1 and b == arr.size:
-            raise Unexpected("unterminated string")
-        if spaced:
-            # tab, CR, LF inside a string is invalid JSON (json.loads's strict mode)
-            ctrl = np.flatnonzero(ws & (c != 32)) + a
-            if ctrl.size and (np.searchsorted(qpos, ctrl) & 1).any():
-                raise Unexpected("control character in a string")
-        pos, code = pos[keep], code[keep]
-        end = pos.copy()
-        is_str = code == STR
-        nstr = int(np.count_nonzero(is_str))
-        closes = qpos[1::2]
-        if closes.size < nstr:          # the block ends inside a string: only its tokens before it count
-            pos, code, end, is_str = pos[:-1], code[:-1], end[:-1], is_str[:-1]
-            nstr -= 1
-        end[is_str] = closes[:nstr]
-        if spaced:
-            runs = (np.flatnonzero(run_end) + a).astype(self.idx)
-            is_ws = code == WS
-            starts_kept = np.searchsorted((np.flatnonzero(run_start) + a).astype(self.idx), pos[is_ws])
-            end[is_ws] = runs[np.minimum(starts_kept, runs.size - 1)]
-        # the caps (formats.jsoncaps names the fault): checked before any array is sized by a string, and before
-        # a block grows to hold a long string or scalar
-        if nstr and int((closes[:nstr] - pos[is_str]).max()) > MAX_FIELD_CHARS + 1:
-            raise Unexpected("a string over its cap")
-        if qpos.size & 1:
-            if b - int(qpos[-1]) - 1 > MAX_FIELD_CHARS:
-                raise Unexpected("a string over its cap")
-        elif b - 1 - (int(end[-1]) if end.size else a - 1) > MAX_NUMBER_CHARS:
-            raise Unexpected("a scalar over the number cap")
-        if not self.ascii:
-            self._check_utf8(a, b, pos, code, end)
-        return pos, code, end, spaced
-
-    def _unescape(self, a, b, pos, code):
-        """Drop the quotes that a backslash escapes (an odd run of backslashes before them)."""
-        arr = self.arr
-        q = np.flatnonzero((code == STR) & (pos > 0))
-        cand = q[arr[pos[q] - 1] == 92]
-        if cand.size == 0:
-            return pos, code
-        bs = np.flatnonzero(arr[a:b] == 92) + a
-        run_first = np.ones(bs.size, dtype=bool)
-        run_first[1:] = bs[1:] != bs[:-1] + 1
-        first_of = np.maximum.accumulate(np.where(run_first, np.arange(bs.size), 0))
-        j = np.searchsorted(bs, pos[cand] - 1)
-        escaped = cand[((j - first_of[j]) & 1) == 0]          # run length j - first + 1 is odd
-        keep = np.ones(pos.size, dtype=bool)
-        keep[escaped] = False
-        return pos[keep], code[keep]
-
-    def _check_utf8(self, a, b, pos, code, end):
-        """Bytes >= 0x80 are allowed only inside strings, as valid UTF-8 (surrogates pass, as json.loads)."""
-        high = np.flatnonzero(self.arr[a:b] >= 0x80) + a
-        if high.size == 0:
-            return
-        s = np.flatnonzero(code == STR)
-        k = np.searchsorted(pos[s], high, side="right") - 1
-        if (k < 0).any():
-            raise Unexpected("non-ASCII outside strings")
-        inside = end[s[k]] > high
-        # a byte past the block's last complete token belongs to the next block
-        last = end[-1] if end.size else a
-        if not inside[high < last].all():
-            raise Unexpected("non-ASCII outside strings")
-        for i in np.unique(s[k[inside]]).tolist():
-            try:
-                self.data[int(pos[i]) + 1:int(end[i])].decode("utf-8", "surrogatepass")
-            except UnicodeDecodeError:
-                raise Unexpected("not UTF-8")
-
     # ------------------------------------------------------------------------------------------- one block
 
-    def _block(self, a, b, last_block):
-        pos, code, end, spaced = self._tokens(a, b)
-        pcode, pend, pdepth, pbits = self.prev
-        idx = self.idx
-        # prepend the carried token (index 0)
-        pos = np.concatenate((np.array([pend], dtype=idx), pos))
-        end = np.concatenate((np.array([pend], dtype=idx), end))
-        code = np.concatenate((np.array([pcode], dtype=np.uint8), code))
-        gap = pos[1:] - end[:-1]
-        gap -= 1
-        if gap.size and int(gap.max()) > MAX_NUMBER_CHARS:
-            raise Unexpected("a scalar over the number cap")
-        sc_start = None
-        if spaced:
-            pos, code, end, sc_start, gap = self._fold_spaces(pos, code, end, gap)
-        delta = _DELTA.take(code)
-        depth = np.cumsum(delta, dtype=np.int16)
-        depth += pdepth - depth[0]
-        if depth.max() > MAX_LEVEL:         # deeper than the schema: before the block grows
+    def _block(self, a: int, b: int, last_block: bool) -> Optional[int]:
+        """Read the frames that end in [a, b) (all of it for the last block): the file offset after the last of
+        them, or None when no frame ends there; Unexpected for anything the pass does not read."""
+        pcode, pdepth, pbits = self.prev
+        block, tokens = block_tokens(self.data, self.arr, a, b)
+        pos, code, end, gap = tokens
+        level = depth(code, pdepth)
+        if level.max() > MAX_LEVEL:         # deeper than the schema: before the block grows
             raise Unexpected("depth")
         if not last_block:
             # end the block after the last frame that closes in it: "}" back at depth 2
-            k = _last_frame_end(depth, code)
+            k = _last_frame_end(level, code)
             if k is None:
                 return None
-            pos, code, end, depth, delta = pos[:k], code[:k], end[:k], depth[:k], delta[:k]
-            gap = gap[:k - 1]
-            if sc_start is not None:
-                sc_start = sc_start[:k - 1]
+            pos, code, end, level, gap = pos[:k], code[:k], end[:k], level[:k], gap[:k - 1]
         n = code.size
         if n < 2:
             raise Unexpected("empty")
-        if depth[1:].min() < (0 if last_block else 1) or depth.max() > MAX_LEVEL:
-            raise Unexpected("depth")
-        if last_block:
-            tail = self.data[int(end[-1]) + 1:]
-            if depth[-1] != 0 or (depth[1:-1] == 0).any() or tail.strip(b" \t\n\r"):
-                raise Unexpected("not one object")
-        # keys: strings followed by a colon
-        key = (code[:-1] == STR)
-        key &= code[1:] == COLON
-        kidx = np.flatnonzero(key)
-        code[kidx] = KEY
-        sc = gap > 0
-        # key classes, carried to the colon after the key
-        klen = end[kidx] - pos[kidx] - 1
-        kword = first_words(self.arr, self.u64, pos[kidx] + 1, klen)
-        kcls = np.full(kidx.size, K_OTHER, dtype=np.uint8)
-        for text, cls in _KEY_WORDS:
-            kcls[(kword == np.uint64(int.from_bytes(text, "little"))) & (klen == len(text))] = cls
-        escaped = self.data.find(b"\\", a, b) >= 0
-        shaped = not last_block and not escaped and self.ascii
+        if last_block and (level[-1] != 0 or (level[1:-1] == 0).any() or block.arr.size > int(end[-1]) + 1):
+            raise Unexpected("not one object")
+        units = np.flatnonzero(code == OBJ_CLOSE)
+        units = units[level[units] == 2]    # frame ends: units of tokens between them
+        ends = pos[units[units > 0]]       # (not the carried token)
+        _frames_within(a, block.start + (ends if block.origin is None else block.origin[ends]),
+                       self.arr.size if last_block else None)
+        self.spread = min(max((b - a) / float(max(block.arr.size, 1)), 1.0), MAX_SPREAD)
+        sc = gap > 0                        # a scalar after token i
+        scal = np.flatnonzero(sc)
+        s_start = end[scal] + 1
+        check_scalars(block, s_start, gap[scal])
+        tokens = Tokens(pos, code, end, gap)
+        kidx, kcls = key_classes(block, tokens, _KEY_WORDS, K_OTHER)      # key classes, carried to the colon
+        shaped = not last_block and not block.escapes and block.ascii
         if shaped:
             sig = _signature(code, sc, kidx, kcls)
-            units = np.flatnonzero((depth == 2) & (code == OBJ_CLOSE))     # frame ends: units between them
-            if pcode == OBJ_CLOSE and self.shapes and self._by_shape(sig, units, pos, end, gap, sc_start):
+            if pcode == OBJ_CLOSE and self.shapes and self._by_shape(block, sig, units, pos, end, gap):
                 self.blocks_by_shape += 1
-                self.prev = (OBJ_CLOSE, int(end[-1]), 2, 0)
-                return int(end[-1]) + 1
-        pair = code[:-1] * np.uint8(2 * NCODES)
-        pair += code[1:]
-        pair += sc.view(np.uint8) * np.uint8(NCODES)
-        if not _ALLOW.take(pair).all():
-            raise Unexpected("grammar")
-        if escaped:
-            self._check_escapes(a, b, pos, code, end)
-            self._escaped_key_classes(kidx, kcls, pos, end)
+                self.prev = _AFTER_FRAME
+                return block.file_offset(int(end[-1])) + 1
+        if level[1:].min() < (0 if last_block else 1):
+            raise Unexpected("depth")
+        check_grammar(code, sc)
+        if block.escapes:
+            check_escapes(block, tokens)
+        delta = np.diff(level, prepend=np.int16(pdepth))
         key_after = np.zeros(n, dtype=np.uint8)     # at a colon: the class of its key
         key_after[kidx + 1] = kcls
         # containers: the node of each opening bracket from its level, bracket and key
         opens = np.flatnonzero(delta[1:] > 0) + 1
         closes = np.flatnonzero(delta[1:] < 0) + 1
-        o_level = depth[opens].astype(np.intp)
+        o_level = level[opens].astype(np.intp)
         o_node = self.open_node[(o_level * 2 + (code[opens] == ARR_OPEN)) * 6 + key_after[opens - 1]]
         if (o_node == INVALID).any():
             raise Unexpected("a container the schema does not have")
-        c_level = depth[closes].astype(np.intp) + 1
+        c_level = level[closes].astype(np.intp) + 1
         c_node = self.close_node[c_level * 2 + (code[closes] == ARR_CLOSE)]
         if self.pred:       # at level 8, an array of strings is the verbs, one of arrays the boxes
             c_node[(c_level == 8) & (code[closes - 1] == STR)] = VERBS
@@ -725,7 +444,7 @@ class _Pass(object):
         weight[opens] = _BIT.take(o_node)
         weight[closes] = _MINUS_BIT.take(c_node)
         bits = np.cumsum(weight, dtype=np.uint8)
-        where = depth.astype(np.uint8) * np.uint8(4)
+        where = level.astype(np.uint8) * np.uint8(4)
         where += bits
         gap_node = _NODE_AT.take(where)
         if not (_NODE_AT[(c_level * 4 + bits[closes - 1])] == c_node).all():
@@ -741,72 +460,27 @@ class _Pass(object):
         strs = np.flatnonzero(code[1:] == STR) + 1
         if not allowed[(gap_node[strs - 1] * 6 + key_after[strs - 1]).astype(np.intp) * 16 + S_VALUE].all():
             raise Unexpected("schema")
-        scal = np.flatnonzero(sc)           # a scalar after token i
         s_node = gap_node[scal]
         if not allowed[(s_node * 6 + key_after[scal]).astype(np.intp) * 16 + SCALAR].all():
             raise Unexpected("schema")
-        s_start = end[scal] + 1 if sc_start is None else sc_start[scal]
         learn = shaped and len(self.shapes) < MAX_SHAPES
-        roles = self._arrays(code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                             scal, s_node, s_start, gap[scal], sc, escaped, learn)
+        roles = self._arrays(block, code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
+                             scal, s_node, s_start, gap[scal], sc, learn)
         if learn:
             self._learn(sig, units, roles)
-        self.prev = (int(code[-1]), int(end[-1]), int(depth[-1]), int(bits[-1]))
+        self.prev = _Carried(int(code[-1]), int(level[-1]), int(bits[-1]))
         if last_block:
             self.done = True
             return self.arr.size
-        return int(end[-1]) + 1
-
-    def _fold_spaces(self, pos, code, end, gap):
-        """Drop the white-space tokens; each remaining token keeps the scalar (if any) before the next one, with
-        its offset. Two scalars between the same two tokens ("1 2") are invalid JSON."""
-        is_ws = code == WS
-        is_ws[0] = False
-        sc_start = end[:-1] + 1
-        if not is_ws.any():
-            return pos, code, end, sc_start, gap
-        keep = np.flatnonzero(~is_ws)
-        owner = np.cumsum(~is_ws) - 1          # the last token that is not white space, at or before i
-        sc = np.flatnonzero(gap > 0)
-        own = owner[sc]
-        if own.size > 1 and (own[1:] == own[:-1]).any():
-            raise Unexpected("two scalars in a row")
-        m = keep.size
-        new_gap = np.zeros(max(m - 1, 0), dtype=gap.dtype)
-        new_start = np.zeros_like(new_gap)
-        inside = own < m - 1                    # (a scalar after the last one is past the block's cut)
-        new_gap[own[inside]] = gap[sc[inside]]
-        new_start[own[inside]] = sc_start[sc[inside]]
-        return pos[keep], code[keep], end[keep], new_start, new_gap
-
-    def _check_escapes(self, a, b, pos, code, end):
-        """Every string holding a backslash must be valid for json.loads (an escape it knows)."""
-        strings = np.flatnonzero((code == STR) | (code == KEY))
-        bs = np.flatnonzero(self.arr[a:b] == 92) + a
-        k = np.searchsorted(pos[strings], bs, side="right") - 1
-        k = k[k >= 0]
-        for i in np.unique(k).tolist():
-            t = strings[i]
-            s, e = int(pos[t]), int(end[t])
-            if self.data.find(b"\\", s, e) >= 0:
-                _decode(self.data[s:e + 1])
-
-    def _escaped_key_classes(self, kidx, kcls, pos, end):
-        """Key classes of keys written with escapes (or non-ASCII): decoded one by one."""
-        for j, i in enumerate(kidx.tolist()):
-            s, e = int(pos[i]), int(end[i])
-            raw = self.data[s + 1:e]
-            if b"\\" in raw:
-                text = _decode(self.data[s:e + 1]).encode("utf-8", "surrogatepass")
-                kcls[j] = dict(_KEY_WORDS).get(text, K_OTHER)
+        return block.file_offset(int(end[-1])) + 1
 
     # ------------------------------------------------------------------------------------------- arrays
 
-    def _arrays(self, code, pos, end, opens, o_node, closes, c_node, strs, gap_node, key_after,
-                scal, s_node, s_start, s_len, sc, escapes, learn=False):
-        """Appends the block's arrays (escapes: a backslash in the block); with learn, returns the tokens of each
-        role and the counts (_learn)."""
-        arr = self.arr
+    def _arrays(self, block: CompactBlock, code: np.ndarray, pos: np.ndarray, end: np.ndarray, opens: np.ndarray,
+                o_node: np.ndarray, closes: np.ndarray, c_node: np.ndarray, strs: np.ndarray, gap_node: np.ndarray,
+                key_after: np.ndarray, scal: np.ndarray, s_node: np.ndarray, s_start: np.ndarray, s_len: np.ndarray,
+                sc: np.ndarray, learn: bool = False) -> Optional[dict]:
+        """Appends the block's arrays; with learn, returns the tokens of each role and the counts (_learn)."""
 
         def opens_of(node):
             return opens[o_node == node]
@@ -852,11 +526,11 @@ class _Pass(object):
                      "frame_humans": frame_humans, "human_parts": nparts}
         if not is_num.all():
             other = np.flatnonzero(~is_num)
-            if not literal_or_number(arr, self.u64, s_start[other], s_len[other]).all():
+            if not literal_or_number(block.arr, block.u64, s_start[other], s_len[other]).all():
                 raise Unexpected("scalar")
             in_hbox = in_hbox[is_num]
             s_start, s_len = s_start[is_num], s_len[is_num]
-        values, ok = json_numbers(arr, self.u64, s_start, s_len)
+        values, ok = json_numbers(block.arr, block.u64, s_start, s_len)
         if not ok.all():
             raise Unexpected("a box holds something else than finite numbers")
         human_box = _boxes(values[in_hbox], hbox_o, hbox_c, sc)
@@ -876,7 +550,7 @@ class _Pass(object):
             verb_tok = strs[(gap_node[strs - 1] == PART) & (key_after[strs - 1] == K_VERB)]
             exactly_one(verb_tok, part)
         # keys of videos and frames, part names (keys of parts), states
-        self._append(pos, end, escapes, video - 2, frame - 2, in_video, frame_humans, nparts, human_box, other_box,
+        self._append(block, pos, end, video - 2, frame - 2, in_video, frame_humans, nparts, human_box, other_box,
                      part_nbox, part_nverb, part - 2, verb_tok)
         if learn:
             roles["verbs"] = verb_tok
@@ -885,7 +559,7 @@ class _Pass(object):
 
     # ------------------------------------------------------------------------------------------- frame shapes
 
-    def _learn(self, sig, units, roles):
+    def _learn(self, sig: np.ndarray, units: np.ndarray, roles: dict) -> None:
         """Remember the shape of every frame of a block that the full pass accepted (a unit of tokens after a
         frame's closing brace up to the next one's), with the offsets of what it holds."""
         if units.size < 2:
@@ -916,21 +590,22 @@ class _Pass(object):
                     return (t - s).astype(np.intp)
                 videos = within(roles["videos"])
                 pred = self.pred
-                self.shapes[key] = _Shape(
+                self.shapes.add(key, _Shape(
                     within(roles["hbox"]), within(roles["num"]), within(roles["ign"]), within(frame_tok), videos,
                     within(roles["names"]), within(roles["verbs"]), np.array([videos.size]), fh[f:f + 1].copy(),
                     roles["human_parts"][h0:h1].copy(),
                     roles["part_nbox"][p0:p1].copy() if pred else None,
-                    roles["part_nverb"][p0:p1].copy() if pred else None)
+                    roles["part_nverb"][p0:p1].copy() if pred else None))
 
-    def _by_shape(self, sig, units, pos, end, gap, sc_start):
+    def _by_shape(self, block: CompactBlock, sig: np.ndarray, units: np.ndarray, pos: np.ndarray, end: np.ndarray,
+                  gap: np.ndarray) -> bool:
         """Read a block whose every frame has a shape learnt before: no grammar, depth or schema work, only the
         values (numbers, names, states, keys), with their own checks. False (nothing read) when a frame's shape
         is new: the full pass reads the block."""
         if units.size < 2 or units[0] != 0:
             return False
         lens = np.diff(units)
-        groups = []                                 # (unit rows, first tokens, shape)
+        ids = np.empty(lens.size, dtype=np.intp)    # the shape of each frame
         distinct = np.unique(lens)
         for L in distinct.tolist():
             if distinct.size == 1:
@@ -947,39 +622,24 @@ class _Pass(object):
                 inverse = inverse.ravel()
                 kinds = [(rows[inverse == k], uniq[k]) for k in range(uniq.shape[0])]
             for r, row in kinds:
-                shape = self.shapes.get(row.tobytes())
-                if shape is None:
+                k = self.shapes.ids.get(row.tobytes())
+                if k is None:
                     return False
-                groups.append((r, units[r] + 1, shape))
-
-        def merged(field, tokens):
-            """Per frame, file order: the tokens of one role (tokens=True) or a count array of the shape."""
-            if len(groups) == 1:
-                r, first, shape = groups[0]
-                x = getattr(shape, field)
-                return (first[:, None] + x).ravel() if tokens else np.tile(x, r.size)
-            size = np.zeros(lens.size, dtype=np.intp)
-            for r, _, shape in groups:
-                size[r] = getattr(shape, field).size
-            at = np.cumsum(size) - size
-            out = np.empty(int(size.sum()), dtype=np.int64)
-            for r, first, shape in groups:
-                x = getattr(shape, field)
-                if x.size:
-                    out[(at[r][:, None] + np.arange(x.size)).ravel()] = \
-                        (first[:, None] + x).ravel() if tokens else np.tile(x, r.size)
-            return out
+                ids[r] = k
+        first = units[:-1] + 1                      # each frame's first token
 
         def tokens(field):
-            return merged(field, True)
+            """Per frame, file order: the tokens of one role."""
+            return self.shapes.gather(field, ids, first)
 
         def counts(field):
-            return merged(field, False)
+            """Per frame, file order: a count array of the shapes."""
+            return self.shapes.gather(field, ids)
 
-        arr, u64 = self.arr, self.u64
+        arr, u64 = block.arr, block.u64
 
         def scalars(t):
-            return (end[t] + 1 if sc_start is None else sc_start[t]), gap[t]
+            return end[t] + 1, gap[t]
 
         ign = tokens("ign")
         if ign.size and not literal_or_number(arr, u64, *scalars(ign)).all():
@@ -989,24 +649,26 @@ class _Pass(object):
         if not (ok.all() and ok2.all()):
             raise Unexpected("a box holds something else than finite numbers")
         in_video = np.cumsum(counts("nvideos")) + (self.n_videos - 1)
-        self._append(pos, end, False, tokens("videos"), tokens("frame"), in_video, counts("frame_humans"),
+        self._append(block, pos, end, tokens("videos"), tokens("frame"), in_video, counts("frame_humans"),
                      counts("human_parts"), hvals.reshape(-1, 4), nvals.reshape(-1, 4),
                      counts("part_nbox") if self.pred else None, counts("part_nverb") if self.pred else None,
                      tokens("names"), tokens("verbs"))
         return True
 
-    def _append(self, pos, end, escapes, video_tok, frame_tok, in_video, frame_humans, nparts, human_box, other_box,
-                part_nbox, part_nverb, name_tok, verb_tok):
+    def _append(self, block: CompactBlock, pos: np.ndarray, end: np.ndarray, video_tok: np.ndarray,
+                frame_tok: np.ndarray, in_video: np.ndarray, frame_humans: np.ndarray, nparts: np.ndarray,
+                human_box: np.ndarray, other_box: np.ndarray, part_nbox: Optional[np.ndarray],
+                part_nverb: Optional[np.ndarray], name_tok: np.ndarray, verb_tok: np.ndarray) -> None:
         """Append one block's frames, in file order, to the arrays (both readers of a block end here): the keys of
         the videos it opens and of its frames (Python str, few), the frames' videos (in_video), the counts, the
         human boxes, the part (ground truth) or proposal (prediction) boxes, the part names (unique per human) and
-        the states. escapes: a string of the block may hold a backslash."""
+        the states (string tokens of the block)."""
         if in_video.size and in_video.min() < 0:
             raise Unexpected("frame outside a video")
         if self.reader is not None and self.reader.count_fault(frame_humans, part_nverb, part_nbox):
             raise Unexpected("a count rule")        # _by_json names it
-        self.video_key += self._texts(pos[video_tok], end[video_tok], escapes)
-        self.frame_key += self._texts(pos[frame_tok], end[frame_tok], escapes)
+        self.video_key += texts(block, pos[video_tok], end[video_tok])
+        self.frame_key += texts(block, pos[frame_tok], end[frame_tok])
         self.n_videos += video_tok.size
         self.frame_video.append(in_video, self.fraction)
         self.frame_humans.append(frame_humans, self.fraction)
@@ -1018,36 +680,12 @@ class _Pass(object):
             self.part_nverb.append(part_nverb, self.fraction)
         else:
             self.part_box.append(other_box, self.fraction)
-        self._strings(self.names, pos[name_tok], end[name_tok], escapes)
+        self.names.add_tokens(block, pos[name_tok], end[name_tok], self.fraction)
         _distinct_names(self.names.last, nparts)
-        self._strings(self.verbs, pos[verb_tok], end[verb_tok], escapes)
-
-    def _texts(self, start, end, escapes):
-        data = self.data
-        out = []
-        for s, e in zip(start.tolist(), end.tolist()):
-            raw = data[s + 1:e]
-            if escapes and b"\\" in raw:
-                out.append(_decode(data[s:e + 1]))
-            else:
-                try:
-                    out.append(raw.decode("utf-8", "surrogatepass"))
-                except UnicodeDecodeError:
-                    raise Unexpected("not UTF-8")
-        return out
-
-    def _strings(self, into, start, end, escapes):
-        length = end - start - 1
-        esc = np.zeros(start.size, dtype=bool)
-        if escapes and start.size:
-            data = self.data
-            for i in range(start.size):
-                if b"\\" in data[int(start[i]) + 1:int(end[i])]:
-                    esc[i] = True
-        into.add(self.arr, self.data, start + 1, length, esc, self.fraction)
+        self.verbs.add_tokens(block, pos[verb_tok], end[verb_tok], self.fraction)
 
 
-def _signature(code, sc, kidx, kcls):
+def _signature(code: np.ndarray, sc: np.ndarray, kidx: np.ndarray, kcls: np.ndarray) -> np.ndarray:
     """One byte per token: its code, whether a scalar precedes it, and for a key its class. Two runs of tokens that
     start after a frame's end with the same signatures pass every check of the grammar and the schema alike."""
     sig = code.copy()
@@ -1056,7 +694,7 @@ def _signature(code, sc, kidx, kcls):
     return sig
 
 
-def _distinct_names(names, nparts):
+def _distinct_names(names: np.ndarray, nparts: np.ndarray) -> None:
     """Unexpected when a human's part names (codes, humans' parts in order) repeat."""
     if names.size == 0:
         return
@@ -1070,6 +708,48 @@ def _distinct_names(names, nparts):
         pairs = owner * (int(names.max()) + 1) + names
         if np.unique(pairs).size != pairs.size:
             raise Unexpected("a part name repeated")
+
+
+class _Shapes(object):
+    """The frame shapes learnt from a file, by signature, and per field of _Shape the concatenation of every shape's
+    array: the bank that _by_shape gathers a block's frames from, one pass per field."""
+
+    def __init__(self) -> None:
+        self.ids: Dict[bytes, int] = {}         # signature bytes -> shape id
+        self.shapes: List[_Shape] = []
+        self.bank: Dict[str, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}    # field -> (values, starts, lengths)
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+    def __contains__(self, key: bytes) -> bool:
+        return key in self.ids
+
+    def add(self, key: bytes, shape: "_Shape") -> None:
+        self.ids[key] = len(self.shapes)
+        self.shapes.append(shape)
+        self.bank = {}
+
+    def gather(self, field: str, ids: np.ndarray, first: Optional[np.ndarray] = None) -> np.ndarray:
+        """The arrays `field` of the shapes ids, one after the other (int64); with first, token offsets made
+        absolute (each frame's first token added to its own)."""
+        if field not in self.bank:
+            arrays = [getattr(shape, field) for shape in self.shapes]
+            lengths = np.array([x.size for x in arrays], dtype=np.int64)
+            self.bank[field] = (np.concatenate(arrays).astype(np.int64), np.cumsum(lengths) - lengths, lengths)
+        values, starts, lengths = self.bank[field]
+        n = lengths[ids]
+        out = values[segments(starts[ids], n)]
+        return out if first is None else out + np.repeat(first, n)
+
+
+def segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """int64 indices of the items of segments (segment k: items starts[k] .. starts[k] + lengths[k] - 1), one
+    segment after the other."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
 
 
 class _Shape(NamedTuple):
@@ -1089,7 +769,16 @@ class _Shape(NamedTuple):
     part_nverb: np.ndarray      # prediction: verbs per part
 
 
-def _last_frame_end(depth, code, tail=4096):
+def _frames_within(a: int, frame_ends: np.ndarray, stop: Optional[int]) -> None:
+    """Unexpected when a frame spans more than MAX_BLOCK bytes of the file, from the end of the frame before (or the
+    block's start a) to its closing brace (frame_ends: their file offsets); stop: the end of the file when the
+    block is its last (the tail after the last frame counts as well)."""
+    bounds = np.concatenate(([a], frame_ends + 1, [stop] if stop is not None else []))
+    if bounds.size > 1 and int(np.diff(bounds).max()) > MAX_BLOCK:
+        raise Unexpected("a frame larger than MAX_BLOCK")
+
+
+def _last_frame_end(depth: np.ndarray, code: np.ndarray, tail: int = 4096) -> Optional[int]:
     """1 + the index of the last "}" back at depth 2 (a frame's end), looked for from the end; None if none."""
     n = code.size
     while True:
@@ -1102,33 +791,10 @@ def _last_frame_end(depth, code, tail=4096):
         tail *= 4
 
 
-def _boxes(values, o, c, sc):
+def _boxes(values: np.ndarray, o: np.ndarray, c: np.ndarray, sc: np.ndarray) -> np.ndarray:
     """(N, 4) boxes from the numbers of N arrays in order (opening token o, closing token c); each array must hold
     exactly 4 numbers (more or fewer: Unexpected, for the stdlib path). sc: a scalar follows the token."""
     count = np.where(sc[o], c - o, 0)
     if values.size != 4 * o.size or (count != 4).any():
         raise Unexpected("a box of other than 4 numbers")
     return values.reshape(-1, 4)
-
-
-class _Grow(object):
-    """An array filled block by block, without a final concatenation: when full it is reallocated to what the
-    share of the file read so far predicts for the whole (np.empty: pages are touched only as they are written)."""
-
-    def __init__(self, dtype, width=None):
-        self.shape = () if width is None else (width,)
-        self.buf = np.empty((0,) + self.shape, dtype=dtype)
-        self.n = 0
-
-    def append(self, x, fraction):
-        k = len(x)
-        if self.n + k > len(self.buf):
-            want = max(2 * len(self.buf), int((self.n + k) / fraction * 1.05) + 16)
-            new = np.empty((want,) + self.shape, dtype=self.buf.dtype)
-            new[:self.n] = self.buf[:self.n]
-            self.buf = new
-        self.buf[self.n:self.n + k] = x
-        self.n += k
-
-    def values(self):
-        return self.buf[:self.n]

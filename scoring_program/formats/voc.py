@@ -1,18 +1,20 @@
 """PASCAL VOC devkit text files: image-set lists and per-class result files."""
 from __future__ import annotations
 
+from typing import NamedTuple, Optional
+
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
 from .fastnum import format_integers
-from .text import check_known, lookup, parse_table, read_bytes, to_float, to_int
+from .text import Records, Rule, check_known, check_rules, lookup, parse_table, read_bytes, to_float, to_int
 
 VOC_CLASSES = ("aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
                "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train",
                "tvmonitor")
 
 
-def join_keys(cols):
+def join_keys(cols: list) -> np.ndarray:
     """Composite key (e.g. image id + object index) as one 'S' array, for vectorized lookups.
 
     Fields are joined with a space, which no whitespace-separated field can contain, so keys never collide and
@@ -24,7 +26,7 @@ def join_keys(cols):
     return out
 
 
-def key_columns(rec, nkey, int_keys, err, universe=None):
+def key_columns(rec: Records, nkey: int, int_keys, err, universe=None) -> np.ndarray:
     """The first nkey columns as one key; columns listed in int_keys are compared as NUMBERS, as MATLAB's %d
     reading does ('01' is 1): they are canonicalized to plain decimal before joining. universe: the keys these
     will be looked up in (a submission's ids are then read with Records.keys, in bounded memory)."""
@@ -34,14 +36,12 @@ def key_columns(rec, nkey, int_keys, err, universe=None):
     return join_keys(cols)
 
 
-def read_gt_labels(path, label, nkey=1, int_keys=()):
+def read_gt_labels(path, label: str, nkey: int = 1, int_keys=()) -> tuple:
     """`<id> [<object>] <label>` with label in {1, -1, 0}: returns (keys 'S' array, labels int8)."""
     rec = parse_table(read_bytes(path, label, ReferenceDataError), label, nkey + 1, ReferenceDataError)
     labels = to_int(rec, nkey, "label", ReferenceDataError)
-    bad = np.flatnonzero((labels != 1) & (labels != -1) & (labels != 0))
-    if bad.size:
-        raise ReferenceDataError(label, int(rec.lines[bad[0]]), expected="a label 1, -1 or 0",
-                                 found=str(labels[bad[0]]))
+    check_rules([Rule((labels == 1) | (labels == -1) | (labels == 0), "a label 1, -1 or 0", lambda i: str(labels[i]))],
+                rec.lines, label, ReferenceDataError)
     keys = key_columns(rec, nkey, int_keys, ReferenceDataError)
     uniq, first = np.unique(keys, return_index=True)
     if uniq.size != keys.size:
@@ -50,21 +50,21 @@ def read_gt_labels(path, label, nkey=1, int_keys=()):
     return keys, labels.astype(np.int8), rec
 
 
-class ConfidenceFile(object):
+class ConfidenceFile(NamedTuple):
     """A parsed `<id> [<object>] <confidence>` result file mapped onto a GT list.
 
-    confidence[i] is the confidence of GT item i (-inf when absent); when an id appears twice the LAST line
-    wins (out(j)=confidence(i) in a loop over lines), and duplicates are counted for the report.
+    confidence: (G,) float64, the confidence of GT item i (-inf when absent); when an id appears twice the LAST
+    line wins (out(j)=confidence(i) in a loop over lines), and duplicates are counted for the report: nlines, the
+    lines read; nduplicates, the lines that repeat an id; first_duplicate_line, the first of them (None: none).
     """
-
-    def __init__(self, confidence, nlines, nduplicates, first_duplicate_line):
-        self.confidence = confidence
-        self.nlines = nlines
-        self.nduplicates = nduplicates
-        self.first_duplicate_line = first_duplicate_line
+    confidence: np.ndarray
+    nlines: int
+    nduplicates: int
+    first_duplicate_line: Optional[int]
 
 
-def read_confidences(path, label, gt_keys, nkey=1, what="image id", int_keys=()) -> ConfidenceFile:
+def read_confidences(path, label: str, gt_keys: np.ndarray, nkey: int = 1, what: str = "image id",
+                     int_keys=()) -> ConfidenceFile:
     rec = parse_table(read_bytes(path, label), label, nkey + 1)
     conf = to_float(rec, nkey, "confidence")
     keys = key_columns(rec, nkey, int_keys, SubmissionError, gt_keys)

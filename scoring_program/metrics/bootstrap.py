@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .segments import segment_of
+
 CHUNK = 100          # resamples evaluated at once (a (CHUNK, n) weight block)
 
 
@@ -439,7 +441,7 @@ class SegmentSums(object):
     other weights take float64 (the same sums, in floating point).
     """
 
-    def __init__(self, columns, starts):
+    def __init__(self, columns: np.ndarray, starts: np.ndarray):
         columns = np.asarray(columns, dtype=np.intp)
         starts = np.asarray(starts, dtype=np.intp)
         ends = np.append(starts[1:], columns.size)
@@ -449,7 +451,7 @@ class SegmentSums(object):
         self.columns = columns[starts[0]:] if starts.size else columns[:0]
         self.nonempty = np.flatnonzero(ends > starts)
         self.starts = starts[self.nonempty] - (starts[0] if starts.size else 0)
-        segment = np.repeat(np.arange(starts.size), ends - starts)
+        segment = segment_of(ends - starts)
         if segment.size:                        # the most times one column occurs in one segment
             pairs = segment.astype(np.int64) * (int(columns.max()) + 1) + self.columns
             self.max_repeat = int(np.unique(pairs, return_counts=True)[1].max())

@@ -23,9 +23,10 @@ import numpy as np
 from .ap import ap_voc2010, pr_curve
 from .overlap import iou_pairs_plus1
 from .ranking import stable_descending_order
+from .segments import offsets, segment_starts
 
 
-def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups):
+def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int) -> tuple:
     """For each detection, the GT index of its first-maximum +1-pixel overlap within its group, and that overlap.
 
     det_group[i], gt_group[j]: integer group (image) of each item, 0 <= g < ngroups. Within a group, GT
@@ -41,7 +42,7 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups):
         return cand, ovmax
     gt_order = np.argsort(gt_group, kind="stable")          # group-major, XML order inside a group
     counts = np.bincount(gt_group, minlength=ngroups)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    starts = segment_starts(counts)
     n = counts[det_group]                                      # GT objects facing each detection
     has = np.flatnonzero(n)
     if has.size == 0:
@@ -49,8 +50,8 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups):
     n_has = n[has]
     total = int(n_has.sum())
     pair_det = np.repeat(has, n_has)
-    seg_start = np.concatenate(([0], np.cumsum(n_has)[:-1]))
-    within = np.arange(total, dtype=np.int64) - np.repeat(seg_start, n_has)
+    seg_start = segment_starts(n_has)
+    within = offsets(n_has)
     pair_gt = gt_order[np.repeat(starts[det_group[has]], n_has) + within]
     ov = iou_pairs_plus1(np.asarray(det_boxes, dtype=np.float64)[pair_det],
                          np.asarray(gt_boxes, dtype=np.float64)[pair_gt], disjoint=-np.inf)

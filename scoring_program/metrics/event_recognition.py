@@ -13,6 +13,7 @@ import numpy as np
 
 from .ap import ap_voc2010, pr_curve
 from .ranking import stable_descending_order
+from .segments import segment_of
 
 NO_EVENT = -1       # top_scored_events: no file lists the image
 NOT_SINGLE = -1     # true_events: the image is positive for no category or for several
@@ -39,7 +40,7 @@ def category_ap(idx, conf, labels):
     return ranked_category_ap(labels[category_ranking(idx, conf)], int(np.count_nonzero(labels > 0)))
 
 
-def weighted_mean_ap(rankings, positives, n_images):
+def weighted_mean_ap(rankings: list, positives: list, n_images: int):
     """The mAP on weighted images, as a function score(weights): weights (b, n_images) -> (b,) float64. An image of
     weight k counts as k copies of itself (in every category's ranking and positives), weight 0 removes it.
 
@@ -85,7 +86,7 @@ def weighted_mean_ap(rankings, positives, n_images):
     tp_items = joined(tp_items)
     tp_bounds = np.array(tp_bounds)
     has_tp = np.flatnonzero(np.diff(tp_bounds) > 0)
-    first_tp = np.repeat(tp_bounds[:-1], np.diff(tp_bounds))      # per true positive: its category's first one
+    first_tp = tp_bounds[segment_of(np.diff(tp_bounds))]          # per true positive: its category's first one
     positives = [np.asarray(p, dtype=np.intp) for p in positives]
     positive_sums = SegmentSums(joined(positives), np.cumsum([0] + [p.size for p in positives[:-1]]))
     has_file = np.array([r is not None for r in rankings], dtype=bool)

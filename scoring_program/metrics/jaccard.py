@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .segments import expand
+
 
 def frame_masks(rows, starts, ends, nrows, nframes) -> np.ndarray:
     """Boolean (nrows, nframes) masks: interval i marks frames starts[i] .. ends[i]-1 (1-based) of row rows[i].
@@ -151,7 +153,7 @@ def mask_runs(masks):
     return np.flatnonzero(step == 1) + 1, np.flatnonzero(step == -1) + 1
 
 
-def matched_offsets(gt_masks, pr_masks):
+def matched_offsets(gt_masks: np.ndarray, pr_masks: np.ndarray) -> tuple:
     """Start and end offsets of the matched intervals: (row, start_offset, end_offset), one per matched pair.
 
     Intervals are the runs of the metric's masks (mask_runs: after clipping to the sequence, exclusive end, and
@@ -169,9 +171,8 @@ def matched_offsets(gt_masks, pr_masks):
     lo = np.searchsorted(pe, gs, side="right")
     hi = np.searchsorted(ps, ge, side="left")
     count = np.maximum(hi - lo, 0)
-    g = np.repeat(np.arange(gs.size), count)
-    first = np.cumsum(count) - count
-    p = lo[g] + np.arange(g.size) - first[g]
+    g, within = expand(count)
+    p = lo[g] + within
     return gs[g] // width, ps[p] - gs[g], pe[p] - ge[g]
 
 

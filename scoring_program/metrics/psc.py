@@ -181,9 +181,10 @@ def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_hum
         j = max(int(np.searchsorted(end, end[i] - nb[i] + block, side="right")), i + 1)     # stays bounded
         owner = np.repeat(gp[i:j], nb[i:j])                     # GT part of each proposal pair
         prop = np.arange(owner.size) + np.repeat(first[i:j] - _starts(nb[i:j]), nb[i:j])
+        same = prop_verb[prop] == part_verb[owner]              # only these pairs can make the part correct
+        owner, prop = owner[same], prop[same]
         iou = iou_columns_plus1(*[a[owner, k] for k in range(4)], *[b[prop, k] for k in range(4)], disjoint=-1.0)
-        ok = (iou >= thresh) & (prop_verb[prop] == part_verb[owner])
-        correct[owner[ok]] = True
+        correct[owner[iou >= thresh]] = True
         i = j
     nverb = np.asarray(pp_nverb, dtype=np.int64)[np.maximum(q, 0)]
     with np.errstate(divide="ignore"):

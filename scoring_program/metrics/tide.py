@@ -42,6 +42,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .segments import expand, segment_of, segment_starts
+
 LOC, CLS, BOTH, DUPE, BKG, MISSED = range(6)
 ERROR_TYPES = ("localization", "class", "both", "duplicate", "background", "missed")
 NO_ERROR = -1
@@ -67,7 +69,7 @@ class TideResult(NamedTuple):
     count: np.ndarray
 
 
-def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1 << 18):
+def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 18) -> tuple:
     """The (detection, ground truth) pairs of the same group (image, frame) whose IoU is >= min_iou: (pair_det,
     pair_gt, iou), detection-major, ground truths in index order inside a detection's pairs. iou_of(pair_det,
     pair_gt) -> the metric's IoU of those pairs (a NaN fails the test). Only these pairs can make a detection
@@ -81,7 +83,7 @@ def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1
     ngroups = int(max(det_group.max(), gt_group.max())) + 1
     gt_order = np.argsort(gt_group, kind="stable")
     per_group = np.bincount(gt_group, minlength=ngroups)
-    first = np.cumsum(per_group) - per_group
+    first = segment_starts(per_group)
     counts = per_group[det_group]
     ends = np.cumsum(counts)
     out = []
@@ -89,8 +91,8 @@ def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1
     while lo < det_group.size:
         hi = max(int(np.searchsorted(ends, ends[lo] - counts[lo] + chunk, side="right")), lo + 1)
         n = counts[lo:hi]
-        pair_det = np.repeat(np.arange(lo, hi, dtype=np.int64), n)
-        offset = np.arange(pair_det.size, dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+        pair_det, offset = expand(n)
+        pair_det += lo
         pair_gt = gt_order[first[det_group[pair_det]] + offset]
         iou = np.asarray(iou_of(pair_det, pair_gt), dtype=np.float64)
         with np.errstate(invalid="ignore"):
@@ -100,11 +102,11 @@ def overlapping_pairs(det_group, gt_group, iou_of, min_iou=BG_THRESHOLD, chunk=1
     return tuple(np.concatenate([o[k] for o in out]) for k in range(3))
 
 
-def _segment_max_first(values, starts):
+def _segment_max_first(values: np.ndarray, starts: np.ndarray) -> tuple:
     """Per segment (consecutive, non-empty, starting at starts): the maximum and the index of its first
     occurrence."""
     top = np.maximum.reduceat(values, starts)
-    seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
+    seg = segment_of(np.diff(np.append(starts, values.size)))
     idx = np.where(values == top[seg], np.arange(values.size), values.size)
     return top, np.minimum.reduceat(idx, starts)
 

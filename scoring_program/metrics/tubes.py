@@ -27,12 +27,13 @@ NaN, each a failed comparison, never a NaN in a score:
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
 from .ap import ap_trapezoid_raw
 from .ranking import class_then_descending_order
+from .segments import expand, segment_starts
 from .tide import classify_errors, overlapping_pairs, tide_delta_ap
 
 NMS_THRESHOLD = 0.3
@@ -47,24 +48,32 @@ def video_thresholds_50_95():
     return [0.5 + 0.05 * i for i in range(10)]
 
 
+class Tubes(NamedTuple):
+    """T tubes, in list order, and their boxes (video_ap, pair_frames, auc_tube_iou).
+
+    first (T,) int64: the first frame of each tube; length (T,) int64: its frames; start (T,) int64: the row of its
+    first box in `box`; box (R, 4) float64: x1 y1 x2 y2 per row, a tube's rows consecutive frames (rows of other
+    tubes may lie between tubes). video, label (T,) int64: the tube's video and class (video_ap: its groups; None
+    where unused); score (T,) float64: the tubes video_ap ranks (None for ground truth)."""
+    first: np.ndarray
+    length: np.ndarray
+    start: np.ndarray
+    box: np.ndarray
+    video: Optional[np.ndarray] = None
+    label: Optional[np.ndarray] = None
+    score: Optional[np.ndarray] = None
+
+
 # ----------------------------------------------------------------------------------------------- helpers
 
-def _expand(counts):
-    """For segments of the given lengths: (segment index, offset inside the segment) of every element."""
-    counts = np.asarray(counts, dtype=np.int64)
-    seg = np.repeat(np.arange(counts.size), counts)
-    off = np.arange(seg.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return seg, off
-
-
-def _segment_sums(values, counts):
+def _segment_sums(values: np.ndarray, counts) -> np.ndarray:
     """Sum of each consecutive segment, bit-identical to np.sum of the segment alone.
 
     np.add.reduceat does not use numpy's pairwise summation, np.sum(axis=1) on a C-contiguous (k, L) block
     does; so segments are summed in blocks of equal length (a loop over distinct lengths, not over segments)."""
     counts = np.asarray(counts, dtype=np.int64)
     out = np.zeros(counts.size)
-    starts = np.cumsum(counts) - counts
+    starts = segment_starts(counts)
     filled = counts[counts > 0]
     lengths = [int(filled[0])] if filled.size and filled.min() == filled.max() else np.unique(filled).tolist()
     for L in lengths:
@@ -153,32 +162,33 @@ def degenerate_tubes(box, start, length):
     return cum[start + np.asarray(length, dtype=np.int64)] > cum[start]
 
 
-def pair_frames(a, b, pa, pb, chunk=250000, union_eps=0.0, columns=None):
-    """a, b: dicts with first, length, start (row of first box), box (rows x 4). pa, pb: pair indices.
-    union_eps: see _iou_rows (0 for ACT, MATLAB_EPS for Gkioxari's AUC). columns: the _box_columns of a's and b's
-    boxes, when the caller has them."""
+def pair_frames(a: Tubes, b: Tubes, pa, pb, chunk: int = 250000, union_eps: float = 0.0, columns=None) -> PairFrames:
+    """The frames shared by the pairs of tubes (a[pa[k]], b[pb[k]]) (pa, pb: index arrays). union_eps: see _iou_rows
+    (0 for ACT, MATLAB_EPS for Gkioxari's AUC). columns: the _box_columns of a's and b's boxes, when the caller has
+    them."""
     pa = np.asarray(pa, dtype=np.int64)
     pb = np.asarray(pb, dtype=np.int64)
-    fa = a["first"][pa]
-    fb = b["first"][pb]
-    la = fa + a["length"][pa] - 1
-    lb = fb + b["length"][pb] - 1
+    fa = a.first[pa]
+    fb = b.first[pb]
+    la = fa + a.length[pa] - 1
+    lb = fb + b.length[pb] - 1
     tmin = np.maximum(fa, fb)
     tmax = np.minimum(la, lb)
     L = np.maximum(tmax - tmin + 1, 0)
     U = np.maximum(la, lb) - np.minimum(fa, fb) + 1
-    ra0 = a["start"][pa] + (tmin - fa)
-    rb0 = b["start"][pb] + (tmin - fb)
+    ra0 = a.start[pa] + (tmin - fa)
+    rb0 = b.start[pb] + (tmin - fb)
     if not np.any(L):
         return PairFrames(L, U, np.zeros(pa.size, dtype=np.float64))
     if columns is None:
-        ca = _box_columns(a["box"])
-        columns = ca, (ca if b["box"] is a["box"] else _box_columns(b["box"]))
+        ca = _box_columns(a.box)
+        columns = ca, (ca if b.box is a.box else _box_columns(b.box))
     iou_sum = frame_iou_sums(columns[0], columns[1], ra0, rb0, L, chunk, union_eps)
     return PairFrames(L, U, iou_sum)
 
 
-def frame_iou_sums(ca, cb, ra0, rb0, L, chunk=250000, union_eps=0.0):
+def frame_iou_sums(ca: tuple, cb: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray, chunk: int = 250000,
+                   union_eps: float = 0.0) -> np.ndarray:
     """Per pair k: the sum of the frame IoUs (_iou_rows) of the box rows ra0[k] + i and rb0[k] + i, i < L[k],
     summed as ACT's np.mean sums them (_segment_sums); ca, cb: _box_columns of the two box arrays. Frames are
     compared `chunk` at a time."""
@@ -192,10 +202,10 @@ def frame_iou_sums(ca, cb, ra0, rb0, L, chunk=250000, union_eps=0.0):
         j = min(max(j, i + 1), n)
         idx = np.arange(i, j)
         cnt = L[idx]
-        if cnt.min() == 1 and cnt.max() == 1:       # one common frame each: the rows _expand would give
+        if cnt.min() == 1 and cnt.max() == 1:       # one common frame each: the rows expand would give
             rows_a, rows_b = ra0[idx], rb0[idx]
         else:
-            seg, off = _expand(cnt)
+            seg, off = expand(cnt)
             rows_a, rows_b = ra0[idx[seg]] + off, rb0[idx[seg]] + off
         if rows_a.size:
             iou_sum[idx] = _segment_sums(_iou_rows(ca, cb, rows_a, rows_b, union_eps), cnt)
@@ -275,17 +285,17 @@ def greedy_consume(pair_det, pair_gt, pair_iou, det_rank, det_group, th, ndet=No
     return GreedyPairs(pair_det, pair_gt, pair_iou, det_rank, det_group, ndet, ngt).match(th)
 
 
-def class_aps(tp_ranked, class_ranked, npos, nclasses):
+def class_aps(tp_ranked: np.ndarray, class_ranked: np.ndarray, npos: np.ndarray, nclasses: int) -> tuple:
     """AP per class from TP flags in rank order (sorted by class, then rank): ACT pr arrays + pr_to_ap.
 
     prec = tp / (tp + fp), rec = tp / npos (ACT's tp / (tp + fn)); a class without ground truth has recall 0
     throughout (ACT writes 0 when tp + fn == 0): AP 0. Returns (aps, curves[(rec, prec)])."""
     counts = np.bincount(class_ranked, minlength=nclasses)
-    ends = np.cumsum(counts)
+    starts = segment_starts(counts)
     aps = np.zeros(nclasses)
     curves = []
     for c in range(nclasses):
-        t = tp_ranked[ends[c] - counts[c]:ends[c]]
+        t = tp_ranked[starts[c]:starts[c] + counts[c]]
         if t.size == 0:
             curves.append((np.zeros(0), np.zeros(0)))
             continue
@@ -322,7 +332,7 @@ class FrameMatch(NamedTuple):
     gt: np.ndarray
 
 
-def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th=0.5):
+def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th: float = 0.5) -> FrameMatch:
     """ACT frameAP's ranking and greedy matching (frame_ap): FrameMatch."""
     det_class = np.asarray(det_class, dtype=np.int64)
     det_key = np.asarray(det_key, dtype=np.int64)
@@ -340,7 +350,7 @@ def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box
     gs = ggrp[go]
     lo = np.searchsorted(gs, dgrp, side="left")
     hi = np.searchsorted(gs, dgrp, side="right")
-    pd, off = _expand(hi - lo)
+    pd, off = expand(hi - lo)
     pg = lo[pd] + off
     ious = _iou_rows(_box_columns(det_box), _box_columns(np.asarray(gt_box)[go]), pd, pg)
     tp, took = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size).match(th, with_gt=True)
@@ -392,8 +402,8 @@ PAIR_BUDGET = 1 << 18           # tube pairs handled together (nms3d, video_ap):
 NMS_CHUNK = 1 << 13             # tube pairs compared at once (small arrays stay in the processor's cache)
 
 
-def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD, window=NMS_WINDOW,
-          budget=PAIR_BUDGET):
+def nms3d(group, score, first, length, start, box, overlap: float = NMS_THRESHOLD, window: int = NMS_WINDOW,
+          budget: int = PAIR_BUDGET) -> np.ndarray:
     """ACT nms3dt per group: keep the highest score, drop the tubes whose ST-IoU with it is > overlap, repeat.
 
     ACT takes I[-1] of np.argsort(scores) (ascending): among equal scores the tube LATER in the input is kept
@@ -416,12 +426,11 @@ def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD, window
     g = group[order]
     gstart = np.searchsorted(g, g, side="left")
     rank = np.arange(n) - gstart
-    tubes = {"first": np.asarray(first, dtype=np.int64)[order], "start": np.asarray(start, dtype=np.int64)[order],
-             "columns": _box_columns(box)}
+    first = np.asarray(first, dtype=np.int64)[order]
+    start = np.asarray(start, dtype=np.int64)[order]
     length = np.asarray(length, dtype=np.int64)[order]
-    tubes["last"] = tubes["first"] + length - 1
-    degenerate = degenerate_tubes(box, tubes["start"], length)
-    tubes["degenerate"] = degenerate if degenerate.any() else None
+    degenerate = degenerate_tubes(box, start, length)
+    tubes = _NmsTubes(first, first + length - 1, start, _box_columns(box), degenerate if degenerate.any() else None)
     state = np.zeros(n, dtype=np.int8)          # 0 undecided, 1 kept, 2 suppressed
     kept = np.zeros(0, dtype=np.int64)          # positions kept so far, ascending (groups are contiguous)
     by_rank = np.argsort(rank, kind="stable")   # positions by rank, then position
@@ -433,7 +442,18 @@ def nms3d(group, score, first, length, start, box, overlap=NMS_THRESHOLD, window
     return order[state == 1]
 
 
-def _nms_window(tubes, state, kept, gstart, members, rank0, overlap, budget):
+class _NmsTubes(NamedTuple):
+    """nms3d's tubes in its group-major keep order (T,): first and last frame, start (the row of the first box), the
+    _box_columns of every box row, degenerate (bool: a box of +1 area <= 0; None when no tube has one)."""
+    first: np.ndarray
+    last: np.ndarray
+    start: np.ndarray
+    columns: tuple
+    degenerate: Optional[np.ndarray]
+
+
+def _nms_window(tubes: _NmsTubes, state: np.ndarray, kept: np.ndarray, gstart: np.ndarray, members: np.ndarray,
+                rank0: int, overlap: float, budget: int):
     """Decide the tubes at `members` (positions of one rank window, ascending): each is compared with the kept
     tubes of its group (`kept`, from earlier windows, ascending) and with the window's earlier tubes of its group,
     in blocks of whole groups of about `budget` pairs (at least one group); state is updated in place."""
@@ -450,7 +470,7 @@ def _nms_window(tubes, state, kept, gstart, members, rank0, overlap, budget):
         nxt = int(np.searchsorted(pairs_before, pairs_before[at] + budget, side="right")) - 1
         nxt = min(max(nxt, at + 1), heads.size)
         i, j = bounds[at], bounds[nxt]
-        seg, off = _expand(count[i:j])
+        seg, off = expand(count[i:j])
         pieces = []
         for p in range(0, seg.size, NMS_CHUNK):      # pairs compared a cache-sized chunk at a time
             s, o = seg[p:p + NMS_CHUNK], off[p:p + NMS_CHUNK]
@@ -468,17 +488,17 @@ def _nms_window(tubes, state, kept, gstart, members, rank0, overlap, budget):
         at = nxt
 
 
-def _conflicts(tubes, earlier, later, overlap):
+def _conflicts(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, overlap: float) -> np.ndarray:
     """ST-IoU(earlier, later) > overlap or NaN (ACT keeps `ious <= overlap` only), as pair_frames(...).st_iou()
     computes it. ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict, unless their ST-IoU is
     NaN, which needs a frame where one of the two boxes has a +1 area <= 0."""
-    fa, fb = tubes["first"][earlier], tubes["first"][later]
-    la, lb = tubes["last"][earlier], tubes["last"][later]
+    fa, fb = tubes.first[earlier], tubes.first[later]
+    la, lb = tubes.last[earlier], tubes.last[later]
     tmin = np.maximum(fa, fb)
     tint = np.minimum(la, lb) - tmin + 1
     tuni = np.maximum(la, lb) - np.minimum(fa, fb) + 1
     maybe = tint > overlap * tuni
-    degenerate = tubes["degenerate"]
+    degenerate = tubes.degenerate
     if degenerate is not None:
         maybe |= (tint > 0) & (degenerate[earlier] | degenerate[later])
     if not maybe.all():
@@ -491,11 +511,12 @@ def _conflicts(tubes, earlier, later, overlap):
     return _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap)
 
 
-def _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap):
+def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+                  tmin: np.ndarray, tint: np.ndarray, tuni: np.ndarray, overlap: float) -> np.ndarray:
     """_conflicts on pairs that share a frame: the ST-IoU from the frame IoUs."""
-    rows_e = tubes["start"][earlier] + (tmin - fa)
-    rows_l = tubes["start"][later] + (tmin - fb)
-    iou_sum = frame_iou_sums(tubes["columns"], tubes["columns"], rows_e, rows_l, tint)
+    rows_e = tubes.start[earlier] + (tmin - fa)
+    rows_l = tubes.start[later] + (tmin - fb)
+    iou_sum = frame_iou_sums(tubes.columns, tubes.columns, rows_e, rows_l, tint)
     with np.errstate(invalid="ignore"):
         return ~(PairFrames(tint, tuni, iou_sum).st_iou() <= overlap)
 
@@ -521,17 +542,17 @@ def _resolve(state, members, earlier, later):
         earlier, later, local = earlier[live], later[live], local[live]
 
 
-def video_ap(tubes, gts, nvideos, nclasses, thresholds):
+def video_ap(tubes: Tubes, gts: Tubes, nvideos: int, nclasses: int, thresholds: list) -> tuple:
     """ACT videoAP at several thresholds with one sort and one ST-IoU matrix.
 
-    tubes: dict video, label, score, first, length, start, box (input order = file order).
-    gts: dict video, label, first, length, start, box (tube order = ACT's list order).
+    tubes: the submitted Tubes with video, label and score (input order = file order).
+    gts: the ground-truth Tubes with video and label (tube order = ACT's list order).
     Returns (aps (nthr, nclasses), curves per threshold, kept tube indices).
     """
-    tv = np.asarray(tubes["video"], dtype=np.int64)
-    tl = np.asarray(tubes["label"], dtype=np.int64)
-    ts = np.asarray(tubes["score"], dtype=np.float64)
-    kept = nms3d(tl * nvideos + tv, ts, tubes["first"], tubes["length"], tubes["start"], tubes["box"])
+    tv = np.asarray(tubes.video, dtype=np.int64)
+    tl = np.asarray(tubes.label, dtype=np.int64)
+    ts = np.asarray(tubes.score, dtype=np.float64)
+    kept = nms3d(tl * nvideos + tv, ts, tubes.first, tubes.length, tubes.start, tubes.box)
     nk = kept.size
     kv, kl, ks = tv[kept], tl[kept], ts[kept]
     # per class: video by video (videos.csv order), NMS keep order inside; then stable by descending score
@@ -539,17 +560,15 @@ def video_ap(tubes, gts, nvideos, nclasses, thresholds):
     rank = np.empty(nk, dtype=np.int64)
     rank[order] = np.arange(nk)
     kgrp = kl * nvideos + kv
-    gv = np.asarray(gts["video"], dtype=np.int64)
-    gl = np.asarray(gts["label"], dtype=np.int64)
+    gv = np.asarray(gts.video, dtype=np.int64)
+    gl = np.asarray(gts.label, dtype=np.int64)
     ggrp = gl * nvideos + gv
     go = np.argsort(ggrp, kind="stable")
     gs = ggrp[go]
     lo = np.searchsorted(gs, kgrp, side="left")
     hi = np.searchsorted(gs, kgrp, side="right")
-    a = {k: np.asarray(tubes[k])[kept] for k in ("first", "length", "start")}
-    a["box"] = tubes["box"]
-    b = {k: np.asarray(gts[k])[go] for k in ("first", "length", "start")}
-    b["box"] = gts["box"]
+    a = Tubes(*(np.asarray(x)[kept] for x in (tubes.first, tubes.length, tubes.start)), box=tubes.box)
+    b = Tubes(*(np.asarray(x)[go] for x in (gts.first, gts.length, gts.start)), box=gts.box)
     pd, pg, st = _useful_pairs(a, b, lo, hi - lo, min(thresholds))
     pairs = GreedyPairs(pd, pg, st, rank, kgrp, nk, gs.size)
     npos = np.bincount(gl, minlength=nclasses)
@@ -565,18 +584,18 @@ def video_ap(tubes, gts, nvideos, nclasses, thresholds):
     return aps, curves, kept
 
 
-def _useful_pairs(a, b, first_gt, count, lowest):
+def _useful_pairs(a: Tubes, b: Tubes, first_gt: np.ndarray, count: np.ndarray, lowest: float) -> tuple:
     """The (tube, ground truth) pairs of tube k with ground truths first_gt[k] + i, i < count[k], whose ST-IoU can
     decide a match at a threshold >= lowest: ST-IoU >= lowest, or NaN (GreedyPairs.match never looks at the
     others). Computed PAIR_BUDGET pairs at a time, so that only those pairs are held: (tube, gt, ST-IoU)."""
-    columns = _box_columns(a["box"]), _box_columns(b["box"])
+    columns = _box_columns(a.box), _box_columns(b.box)
     cum = np.cumsum(count)
     parts = []
     i, n = 0, count.size
     while i < n:
         base = cum[i - 1] if i else 0
         j = min(max(int(np.searchsorted(cum, base + PAIR_BUDGET, side="right")), i + 1), n)
-        pd, off = _expand(count[i:j])
+        pd, off = expand(count[i:j])
         pd += i
         pg = first_gt[pd] + off
         st = pair_frames(a, b, pd, pg, columns=columns).st_iou()
@@ -591,9 +610,9 @@ def _useful_pairs(a, b, first_gt, count, lowest):
 
 # ----------------------------------------------------------------------------------------------- AUC
 
-def auc_tube_iou(tubes, gts, pair_tube, pair_gt, num_frames):
+def auc_tube_iou(tubes: Tubes, gts: Tubes, pair_tube, pair_gt, num_frames) -> np.ndarray:
     """Gkioxari's per-tube IoU: mean over frames 1..num_frames of inters_union(gt box, tube box), for the pairs
-    (tubes[pair_tube], gts[pair_gt]); tubes and gts are dicts of first, length, start, box (as pair_frames).
+    (tubes[pair_tube], gts[pair_gt]) of two Tubes (first, length, start, box, as pair_frames).
 
         inters = rectint(...); union = ar1 + ar2 - inters; iou = inters ./ (union + eps)
 
@@ -607,7 +626,8 @@ def auc_tube_iou(tubes, gts, pair_tube, pair_gt, num_frames):
     return pf.iou_sum / num_frames
 
 
-def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video_label, nclasses, th):
+def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video_label, nclasses: int,
+                 th: float) -> dict:
     """get_ROC_curve_JHMDB.m for one IoU threshold.
 
     video_rank: rank of each video in sorted-id order (MATLAB unique()). tube_iou: mean +1 IoU over frames
@@ -645,11 +665,11 @@ def auc_gkioxari(video_rank, tube_video, tube_label, tube_score, tube_iou, video
     corr2 = correct[o2]
     num_gt = np.bincount(video_label, minlength=nclasses)
     counts = np.bincount(lab2, minlength=nclasses)
-    ends = np.cumsum(counts)
+    starts = segment_starts(counts)
     num_neg = np.bincount(lab2[~corr2], minlength=nclasses)
     class_curves, class_auc = [], np.zeros(nclasses)
     for c in range(nclasses):
-        t = corr2[ends[c] - counts[c]:ends[c]]
+        t = corr2[starts[c]:starts[c] + counts[c]]
         if t.size == 0 or num_neg[c] == 0:
             class_curves.append((np.zeros(0), np.zeros(0)))
             continue

@@ -143,8 +143,8 @@ def auc_results(videos, gt, tb, C):
         n = tb.tube_video.size
         iou = np.zeros(n)
         sel = np.flatnonzero(tb.tube_label == videos.label[tb.tube_video])
-        a = {"first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
-        b = {"first": gt.tube_first, "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
+        a = M.Tubes(tb.tube_first, tb.tube_length, tb.tube_start, tb.box)
+        b = M.Tubes(gt.tube_first, gt.tube_length, gt.tube_start, gt.box)
         video = tb.tube_video[sel]
         iou[sel] = M.auc_tube_iou(a, b, sel, gt_of_video[video], videos.num_frames[video])
         tv, tl, ts = tb.tube_video, tb.tube_label, tb.tube_score
@@ -301,10 +301,9 @@ class ActionTubes(Task):
         video = None
         tb = submitted.tubes
         if tb is not None:
-            gts = {"video": gt.tube_video, "label": gt.tube_label, "first": gt.tube_first,
-                   "length": gt.tube_length, "start": gt.tube_start, "box": gt.box}
-            tubes = {"video": tb.tube_video, "label": tb.tube_label, "score": tb.tube_score,
-                     "first": tb.tube_first, "length": tb.tube_length, "start": tb.tube_start, "box": tb.box}
+            gts = M.Tubes(gt.tube_first, gt.tube_length, gt.tube_start, gt.box, gt.tube_video, gt.tube_label)
+            tubes = M.Tubes(tb.tube_first, tb.tube_length, tb.tube_start, tb.box, tb.tube_video, tb.tube_label,
+                            tb.tube_score)
             video = VideoEvaluation(thresholds, *M.video_ap(tubes, gts, videos.ids.size, C, thresholds))
         progress(2, 3, "measures")
         nbad = auc_exceptions(videos, gt)
@@ -433,8 +432,8 @@ class ActionTubes(Task):
                 continue
             label = submission.label(path)
             t = fmt.read_csv(path, label, cols)
-            vids = np.unique(t.text("video"))
-            labs = np.unique(t.text("label"))
+            vids = np.unique(fmt.text_column(t, "video"))
+            labs = np.unique(fmt.text_column(t, "label"))
             big = np.iinfo(np.int64).max // 4
             fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, big), labs)
             if path is det_path:

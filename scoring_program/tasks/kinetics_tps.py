@@ -8,9 +8,8 @@ import numpy as np
 
 from ..errors import SubmissionError
 from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
-from ..formats.kinetics_tps import (check_classes, load_json, no_cycle_collection, read_ground_truth,
+from ..formats.kinetics_tps import (check_classes, file_bytes, load_json, no_cycle_collection, read_ground_truth,
                                     read_part_predictions, read_predictions_bytes)
-from ..formats.text import read_bytes
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
@@ -153,7 +152,7 @@ class KineticsTps(Task):
         vpath, vlabel = _locate(submission, VID_FILE)
         ppath, plabel = _locate(submission, PART_FILE)
         progress(0, 2, "steps")
-        pr = read_predictions_bytes(load_json(vpath, vlabel), read_bytes(ppath, plabel), reference.data, vlabel,
+        pr = read_predictions_bytes(load_json(vpath, vlabel), file_bytes(ppath, plabel), reference.data, vlabel,
                                     plabel)
         return KineticsSubmission(pr, vlabel, plabel)
 
@@ -270,7 +269,7 @@ class KineticsTps(Task):
             raise with_hint(e, first_hint(ignored, why)) from None
         pred_vid = load_json(vpath, vlabel)
         check_classes(pred_vid, vlabel)
-        pred = read_part_predictions(read_bytes(ppath, plabel), plabel)       # every rule, on every frame
+        pred = read_part_predictions(file_bytes(ppath, plabel), plabel)       # every rule, on every frame
         part = pred.part
         notes = ["%s: %d videos" % (vlabel, len(pred_vid)),
                  "%s: %d videos, %d frames, %d humans" % (plabel, len(part.video_key), len(part.frame_key),
