@@ -74,23 +74,7 @@ def scoring_program_zip(slug: str) -> bytes:
 def kit_extras(slug: str, reference: Reference) -> Dict[str, bytes]:
     """Files the sample kit's README commands need beside the sample reference: {kit path: bytes}, from the task's
     kit_extras hook ({file name under sample_input/: bytes})."""
-    task = registry.get(slug)
-    hook = getattr(task, "kit_extras", None)
-    if hook is not None:
-        extras = hook(reference)
-    else:
-        extras = _kit_extras_fallback(slug, reference)
-    return {KIT_SAMPLE_INPUT + "/" + name: data for name, data in extras.items()}
-
-
-def _kit_extras_fallback(slug: str, reference: Reference) -> Dict[str, bytes]:
-    """Until tasks.base.Task has kit_extras (issue 22, the pipeline's part): the one competition with extras. The
-    classification baseline reads the plain image list, which scoring never reads. Remove with the hook."""
-    if slug == "voc2011-classification":
-        from .. import participant
-        ids = participant.as_text(reference.data[0][0])
-        return {"%s.txt" % reference.set_name: "".join(i + "\n" for i in ids).encode("utf-8")}
-    return {}
+    return {KIT_SAMPLE_INPUT + "/" + name: data for name, data in registry.get(slug).kit_extras(reference).items()}
 
 
 def starting_kit_zip(slug: str, readme: str, sample_reference: Optional[Reference] = None) -> bytes:
