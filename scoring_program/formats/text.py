@@ -390,14 +390,16 @@ class _Scan(object):
         self._store(start, length, lines, b0, longest)
 
     def _store(self, start: np.ndarray, length: np.ndarray, lines: np.ndarray, b0: int, longest: int):
-        """Keep the records (fields within the cap): start, length (rows, kept columns) int64, the fields' offsets in
+        """Keep the records (fields within the cap): start, length (rows, kept columns) integers, the fields' offsets in
         the block at b0 and their lengths (at most `longest`); lines: 0-based in the block. Lengths are kept as uint8
         while every field of the column is shorter than 256 bytes (memory), else uint16. The first block's arrays
         are kept as they are (a file of one block is not copied); from the second block on, every block is written
         in place into arrays as long as the file has lines."""
-        start_t = (start.T + b0).astype(self.offset_type)     # per column, contiguous
+        start_t = start.T.astype(self.offset_type)      # per column, contiguous
+        start_t += b0
         length_t = length.T.astype(np.uint8 if longest <= 255 else np.uint16)
-        lines = (lines + (self.line_base + 1)).astype(self.offset_type)
+        lines = lines.astype(self.offset_type)
+        lines += self.line_base + 1
         if self.lines is None:          # the first block
             self.lines, self.starts, self.lengths = lines, list(start_t), list(length_t)
             self.count = lines.size
@@ -471,7 +473,7 @@ class _Scan(object):
         rows = size // n
         if rows == 0 or size != rows * n or nnl != rows - (not ends_nl):
             return False
-        bounds = np.empty(size + 1, dtype=np.int64)     # -1, then every separator (and the end of a last line)
+        bounds = np.empty(size + 1, dtype=np.int32)     # -1, then every separator (and the end of a last line)
         bounds[0] = -1
         bounds[1:size + ends_nl] = _where(is_sep)
         del is_sep
