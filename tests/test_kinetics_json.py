@@ -487,3 +487,91 @@ def test_a_frame_larger_than_max_block_counts_its_white_space(monkeypatch):
     assert read_part_file(indented, pred=False) is None
     monkeypatch.setattr(kinetics_json, "MAX_BLOCK", len(indented))
     assert read_part_file(indented, pred=False) is not None
+
+
+# ---------------------------------------------------------------- the ground truth's first fault
+
+def _walk_ground_truth(vid, part, part_label="gt_part_result.json", vid_label="gt_vid_result.json"):
+    """The ground truth's checks written as one walk over the objects (the scorer's before issue 22): the videos of
+    gt_vid_result.json and their frames, then every human of the frames in that order, each human's box, parts and
+    then its parts one by one. The message of the first fault, or None."""
+    def fault(where, expected, x):
+        return str(ReferenceDataError(part_label, message=where, expected=expected, found=ktps._found(x)))
+
+    frames = []
+    for name in vid:
+        if name not in part:
+            return str(ReferenceDataError(part_label, message="video %r of %s has no entry" % (name, vid_label)))
+        if not isinstance(part[name], dict):
+            return fault("video %r" % name, "an object {frame: {humans}}", part[name])
+        for fname, fr in part[name].items():
+            hs = fr.get("humans") if isinstance(fr, dict) else None
+            if not isinstance(hs, list):
+                return fault("video %r > frame %r" % (name, fname), "an object with a 'humans' list",
+                             fr if not isinstance(fr, dict) or "humans" not in fr else hs)
+            frames.append((name, fname, hs))
+    for name, fname, hs in frames:
+        for i, h in enumerate(hs):
+            where = "video %r > frame %r > humans[%d]" % (name, fname, i)
+            if not isinstance(h, dict):
+                return fault(where, "an object with 'box' and 'parts'", h)
+            if not _plain_box(h.get("box")):
+                return fault(where + " > box", ktps.BOX, h.get("box"))
+            if not isinstance(h.get("parts"), dict):
+                return fault(where + " > parts", "an object {part_name: {box, verb}}", h.get("parts"))
+            for pname, p in h["parts"].items():
+                w = "%s > parts %r" % (where, pname)
+                if not isinstance(p, dict):
+                    return fault(w, "an object with 'box' and 'verb'", p)
+                if not _plain_box(p.get("box")):
+                    return fault(w + " > box", ktps.BOX, p.get("box"))
+                if not isinstance(p.get("verb"), str):
+                    return fault(w + " > verb", "a state name", p.get("verb"))
+    return None
+
+
+def _plain_box(b):
+    return (isinstance(b, list) and len(b) == 4
+            and all(isinstance(x, (int, float)) and abs(x) != float("inf") and x == x for x in b))
+
+
+_ODD = [None, 3, "x", [], {}, [1, 2, 3], [1, 2, 3, "4"], [1, 2, 3, float("nan")], {"box": [1, 2, 3, 4]}]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_the_ground_truth_names_the_first_fault_of_the_walk(rng):
+    """flatten_ground_truth (level by level, vectorized) names the fault the walk names, message for message."""
+    vid, part = gt_doc(rng, True)
+    part = json.loads(json.dumps(part))
+    for _ in range(rng.choice([1, 1, 2, 3])):      # a few faults anywhere
+        humans = [h for frames in part.values() if isinstance(frames, dict) for f in frames.values()
+                  if isinstance(f, dict) and isinstance(f.get("humans"), list) for h in f["humans"]
+                  if isinstance(h, dict)]
+        parts = [p for h in humans if isinstance(h.get("parts"), dict) for p in h["parts"].values()
+                 if isinstance(p, dict)]
+        r = rng.random()
+        if r < 0.1 and part:
+            del part[rng.choice(list(part))]
+        elif r < 0.2 and part:
+            part[rng.choice(list(part))] = rng.choice(_ODD)
+        elif r < 0.35 and any(isinstance(f, dict) and f for f in part.values()):
+            frames = rng.choice([f for f in part.values() if isinstance(f, dict) and f])
+            frames[rng.choice(list(frames))] = rng.choice(_ODD + [{"humans": None}, {"people": []}])
+        elif r < 0.6 and humans:
+            h = rng.choice(humans)
+            key = rng.choice(["box", "parts"])
+            if rng.random() < 0.2:
+                h.pop(key)
+            else:
+                h[key] = rng.choice(_ODD)
+        elif parts:
+            p = rng.choice(parts)
+            key = rng.choice(["box", "verb"])
+            if rng.random() < 0.2:
+                p.pop(key)
+            else:
+                p[key] = rng.choice(_ODD)
+    want = _walk_ground_truth(vid, part)
+    got = _outcome(lambda: ktps.flatten_ground_truth(vid, part))
+    assert (got[1] if got[0] != "ok" else None) == want

@@ -755,17 +755,25 @@ def _align(pred: PredFile, pred_vid: object, gt: GroundTruth, vid_label: str, pa
     ev = np.flatnonzero(frame_has_pred)
     frames = match[ev]
     n_h = scan.frame_humans[frames]
-    human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
-    part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
+    if frames.size == scan.frame_humans.size and np.array_equal(frames, np.arange(frames.size)):
+        human_sel = part_sel = slice(None)  # every predicted frame is evaluated, in file order: no copies
+    else:
+        human_sel = _segments(_starts(scan.frame_humans), scan.frame_humans, frames)
+        part_sel = _segments(_starts(scan.human_parts), scan.human_parts, human_sel)
+    human_parts = scan.human_parts[human_sel]
     nverb, nbox = scan.part_nverb[part_sel], scan.part_nbox[part_sel]
     names = np.array([gt.names.get(t, -1) for t in _texts(scan.part_name)] or [-1], dtype=np.int64)
     verbs = np.array([gt.verbs.get(t, -1) for t in _texts(scan.part_verb)] or [-1], dtype=np.int64)
-    prop_box, prop_verb = _proposals(scan, part_sel, nbox, verbs)
+    if isinstance(part_sel, slice) and np.array_equal(nbox, nverb):
+        prop_box, prop_verb = scan.prop_box, verbs[scan.part_verb.codes]   # a verb for every box: all of them
+    else:
+        prop_box, prop_verb = _proposals(scan, np.arange(nbox.size) if isinstance(part_sel, slice) else part_sel,
+                                         nbox, verbs)
     return Predictions(
         classes=classes, extra_videos=extra_videos, frame_has_pred=frame_has_pred,
         missing_frames=int(n_frames - frame_has_pred.sum()), extra_frames=extra_frames,
         human_frame=np.repeat(ev, n_h), human_box=scan.human_box[human_sel],
-        pp_human=np.repeat(np.arange(human_sel.size, dtype=np.int64), scan.human_parts[human_sel]),
+        pp_human=np.repeat(np.arange(human_parts.size, dtype=np.int64), human_parts),
         pp_name=names[scan.part_name.codes[part_sel]], pp_nverb=nverb, pp_nbox=nbox,
         pp_box_start=np.cumsum(nbox) - nbox, prop_box=prop_box, prop_verb=prop_verb, cut_warning=pred.cut_warning)
 
