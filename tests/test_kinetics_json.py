@@ -510,24 +510,31 @@ def _walk_ground_truth(vid, part, part_label="gt_part_result.json", vid_label="g
                 return fault("video %r > frame %r" % (name, fname), "an object with a 'humans' list",
                              fr if not isinstance(fr, dict) or "humans" not in fr else hs)
             frames.append((name, fname, hs))
+    human = ("an object with 'box' and 'parts'", [("box", _plain_box, ktps.BOX),
+                                                  ("parts", _is(dict), "an object {part_name: {box, verb}}")])
+    part = ("an object with 'box' and 'verb'", [("box", _plain_box, ktps.BOX), ("verb", _is(str), "a state name")])
+
+    def first(where, obj, rules):
+        """The message of obj's first fault (an object whose keys follow rules), or None."""
+        if not isinstance(obj, dict):
+            return fault(where, rules[0], obj)
+        for key, ok, expected in rules[1]:
+            if not ok(obj.get(key)):
+                return fault("%s > %s" % (where, key), expected, obj.get(key))
+        return None
+
     for name, fname, hs in frames:
         for i, h in enumerate(hs):
             where = "video %r > frame %r > humans[%d]" % (name, fname, i)
-            if not isinstance(h, dict):
-                return fault(where, "an object with 'box' and 'parts'", h)
-            if not _plain_box(h.get("box")):
-                return fault(where + " > box", ktps.BOX, h.get("box"))
-            if not isinstance(h.get("parts"), dict):
-                return fault(where + " > parts", "an object {part_name: {box, verb}}", h.get("parts"))
-            for pname, p in h["parts"].items():
-                w = "%s > parts %r" % (where, pname)
-                if not isinstance(p, dict):
-                    return fault(w, "an object with 'box' and 'verb'", p)
-                if not _plain_box(p.get("box")):
-                    return fault(w + " > box", ktps.BOX, p.get("box"))
-                if not isinstance(p.get("verb"), str):
-                    return fault(w + " > verb", "a state name", p.get("verb"))
+            found = first(where, h, human) or next(filter(None, (first("%s > parts %r" % (where, pname), p, part)
+                                                                 for pname, p in h["parts"].items())), None)
+            if found:
+                return found
     return None
+
+
+def _is(kind):
+    return lambda x: isinstance(x, kind)
 
 
 def _plain_box(b):
@@ -558,20 +565,14 @@ def test_the_ground_truth_names_the_first_fault_of_the_walk(rng):
         elif r < 0.35 and any(isinstance(f, dict) and f for f in part.values()):
             frames = rng.choice([f for f in part.values() if isinstance(f, dict) and f])
             frames[rng.choice(list(frames))] = rng.choice(_ODD + [{"humans": None}, {"people": []}])
-        elif r < 0.6 and humans:
-            h = rng.choice(humans)
-            key = rng.choice(["box", "parts"])
-            if rng.random() < 0.2:
-                h.pop(key)
-            else:
-                h[key] = rng.choice(_ODD)
-        elif parts:
-            p = rng.choice(parts)
-            key = rng.choice(["box", "verb"])
-            if rng.random() < 0.2:
-                p.pop(key)
-            else:
-                p[key] = rng.choice(_ODD)
+        else:                                       # a human's or a part's box, parts or verb
+            objects, keys = (humans, ["box", "parts"]) if r < 0.6 else (parts, ["box", "verb"])
+            if objects:
+                obj, key = rng.choice(objects), rng.choice(keys)
+                if rng.random() < 0.2:
+                    obj.pop(key, None)
+                else:
+                    obj[key] = rng.choice(_ODD)
     want = _walk_ground_truth(vid, part)
     got = _outcome(lambda: ktps.flatten_ground_truth(vid, part))
     assert (got[1] if got[0] != "ok" else None) == want

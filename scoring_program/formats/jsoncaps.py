@@ -26,7 +26,7 @@ import mmap
 import os
 import re
 from contextlib import contextmanager
-from typing import Iterator, Optional, Type, Union
+from typing import Iterator, Optional, Tuple, Type, Union
 
 import numpy as np
 
@@ -47,7 +47,7 @@ _WINDOW = 32                    # a run of 2 * _WINDOW - 1 bytes holds a whole a
 assert MAX_NUMBER_CHARS + 1 >= 2 * _WINDOW - 1
 
 
-def check_caps(data, label, err=SubmissionError):
+def check_caps(data: Union[bytes, mmap.mmap], label: str, err: Type[ScoringError] = SubmissionError) -> None:
     """Raise err (SubmissionError) naming the file and the line of the first string or number over its cap."""
     fault = first_cap_fault(data)
     if fault is not None:
@@ -75,7 +75,8 @@ def file_bytes(path, label: str, err: Type[ScoringError] = SubmissionError) -> U
     return read_bytes(path, label, err)
 
 
-def first_cap_fault(data, block=None):
+def first_cap_fault(data: Union[bytes, mmap.mmap], block: Optional[int] = None
+                    ) -> Optional[Tuple[str, int, int]]:
     """(STRING or NUMBER, the byte offset where it starts, its length) of the first string or number literal over
     its cap in file order, or None."""
     arr = np.frombuffer(data, dtype=np.uint8)
@@ -115,7 +116,7 @@ def first_cap_fault(data, block=None):
     return None
 
 
-def _block_end(data, a, block):
+def _block_end(data: Union[bytes, mmap.mmap], a: int, block: int) -> int:
     """The end of the block that starts at a: about `block` bytes, extended to the end of a run of number bytes or
     backslashes."""
     n = len(data)
@@ -125,7 +126,8 @@ def _block_end(data, a, block):
     return n if m is None else m.start() + 1
 
 
-def _long_number(arr, number, a, quotes):
+def _long_number(arr: np.ndarray, number: np.ndarray, a: int, quotes: np.ndarray
+                 ) -> Optional[Tuple[str, int, int]]:
     """The first NUMBER fault among the runs of number bytes of the block at a (none spans two blocks), or None.
     quotes: every unescaped quote of the block, after the opening quote of a string still open before it."""
     edges = np.diff(number.view(np.int8), prepend=np.int8(0), append=np.int8(0))
@@ -139,7 +141,7 @@ def _long_number(arr, number, a, quotes):
     return (NUMBER, int(start[hit[0]]), int(length[hit[0]])) if hit.size else None
 
 
-def _string_length(data, arr, open_quote, b, block):
+def _string_length(data: Union[bytes, mmap.mmap], arr: np.ndarray, open_quote: int, b: int, block: int) -> int:
     """Length of the string opened at open_quote and still open at b: up to its closing quote, or the end."""
     n = arr.size
     a = b
@@ -162,7 +164,7 @@ COST_BUDGET_BASE = 128 << 20
 COST_BUDGET_PER_BYTE = 6
 
 
-def json_cost(data):
+def json_cost(data: Union[bytes, mmap.mmap]) -> Tuple[int, int]:
     """Bytes that json.loads may take for data, at most (every structural byte counted, inside strings too), and
     the budget for a file of its size."""
     arr = np.frombuffer(data, dtype=np.uint8)
@@ -172,7 +174,7 @@ def json_cost(data):
     return cost, COST_BUDGET_BASE + COST_BUDGET_PER_BYTE * arr.size
 
 
-def check_json_cost(data, label):
+def check_json_cost(data: Union[bytes, mmap.mmap], label: str) -> None:
     """SubmissionError when a participant's file, read whole by json.loads, would take more than its budget. Only
     files the byte pass cannot cut in frames are read whole (formats.kinetics_json: a frame over MAX_BLOCK, a
     repeated video or frame key, another encoding than UTF-8), and the class files."""

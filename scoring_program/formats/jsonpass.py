@@ -26,7 +26,7 @@ the file to json.loads, which names the fault.
 from __future__ import annotations
 
 import json
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -388,7 +388,7 @@ class Grow(object):
     """An array filled block by block, without a final concatenation: when full it is reallocated to what the
     share of the file read so far predicts for the whole (np.empty: pages are touched only as they are written)."""
 
-    def __init__(self, dtype, width: Optional[int] = None):
+    def __init__(self, dtype: type, width: Optional[int] = None) -> None:
         self.shape = () if width is None else (width,)
         self.buf = np.empty((0,) + self.shape, dtype=dtype)
         self.n = 0
@@ -415,8 +415,8 @@ class StringTable(object):
     with the first string of its code, so a hash collision is found (and left to the stdlib path), never
     trusted."""
 
-    def __init__(self):
-        self.vocab = {}                                 # canonical bytes -> code
+    def __init__(self) -> None:
+        self.vocab: Dict[bytes, int] = {}               # canonical bytes -> code
         self.known = np.zeros(0, dtype=np.uint64)       # sorted hashes
         self.known_code = np.zeros(0, dtype=np.int64)
         self.rep_words = np.zeros((1, 0), dtype=np.uint64)  # (words, code) of each code's first string

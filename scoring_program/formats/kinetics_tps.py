@@ -29,7 +29,7 @@ import json
 import math
 import operator
 from itertools import chain, compress, islice, repeat
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Type
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
@@ -333,7 +333,7 @@ class _FirstFault(object):
     def __init__(self) -> None:
         self.fault: Optional[_Fault] = None
 
-    def check(self, rule: str, k: int, *lists):
+    def check(self, rule: str, k: int, *lists: Sequence) -> Union[Sequence, Tuple[Sequence, ...], None]:
         """Record item k (-1: none) as breaking `rule`; return the lists cut before it (one list: that list)."""
         if k >= 0:
             self.fault = _Fault(rule, k)
@@ -419,7 +419,7 @@ def _starts(counts: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- the ground truth
 
-def read_ground_truth(vid_path, part_path, vid_label: str = "gt_vid_result.json",
+def read_ground_truth(vid_path: str, part_path: str, vid_label: str = "gt_vid_result.json",
                       part_label: str = "gt_part_result.json") -> GroundTruth:
     """GroundTruth of the two files: gt_part_result.json straight from its bytes (formats.kinetics_json) when it is
     what that pass handles, else json.loads and flatten_ground_truth (the same arrays, and the messages)."""
@@ -446,7 +446,8 @@ def _frames_by_video(scan: PartFile) -> Optional[Tuple[Dict[str, int], List[Dict
     return videos, per_video
 
 
-def _scan_part_file(data: bytes, pred: bool, reader: Optional[BlockReader] = None):
+def _scan_part_file(data: bytes, pred: bool, reader: Optional[BlockReader] = None
+                    ) -> Optional[Tuple[PartFile, Dict[str, int], List[Dict[str, int]]]]:
     """The bytes of a part_result file -> (scan, videos, per_video) (kinetics_json.read_part_file, then
     _frames_by_video), or None where either gives up (the stdlib path then)."""
     scan = read_part_file(data, pred=pred, reader=reader)

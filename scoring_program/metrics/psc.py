@@ -7,6 +7,8 @@ then frames of a video, then thresholds), because the threshold test `PSC >= t` 
 """
 from __future__ import annotations
 
+from typing import Callable, Tuple
+
 import numpy as np
 
 from .assignment import linear_sum_assignment_batch
@@ -18,7 +20,7 @@ STEPS = 10000       # thresholds t/10000, t = 1..9999
 PART_BLOCK = 1 << 18  # part_correctness: proposal pairs per block (its temporaries stay near 25 MB)
 
 
-def iou_tps_float32(a, b):
+def iou_tps_float32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of boxes a (..., N, 4) with b (..., M, 4) -> (..., N, M) float32, as bbox_iou on np.float32 boxes.
 
     bbox_iou: iw = min(x2) - max(x1) + 1, ih likewise; "if interW <= 0 or interH <= 0: return -1.0";
@@ -41,19 +43,19 @@ def iou_tps_float32(a, b):
     return np.where(disjoint, np.float32(-1.0), ov).astype(np.float32)
 
 
-def _starts(counts):
+def _starts(counts: np.ndarray) -> np.ndarray:
     counts = np.asarray(counts, dtype=np.int64)
     return np.cumsum(counts) - counts
 
 
-def positions(group, n_groups):
+def positions(group: np.ndarray, n_groups: int) -> np.ndarray:
     """Position of each item inside its group, for items listed group by group (group ids non-decreasing)."""
     group = np.asarray(group, dtype=np.int64)
     counts = np.bincount(group, minlength=n_groups)
     return np.arange(group.size, dtype=np.int64) - _starts(counts)[group]
 
 
-def ordered_group_sum(values, group, pos, n_groups):
+def ordered_group_sum(values: np.ndarray, group: np.ndarray, pos: np.ndarray, n_groups: int) -> np.ndarray:
     """Per-group sum accumulated in increasing `pos` order, exactly as `s = 0; for x in items: s += x`.
 
     One vectorized addition per position (items of one group have distinct positions), so the work is
@@ -74,7 +76,7 @@ def ordered_group_sum(values, group, pos, n_groups):
     return out
 
 
-def tps_cost_matrices(iou32, n_gt, n_pred):
+def tps_cost_matrices(iou32: np.ndarray, n_gt: np.ndarray, n_pred: np.ndarray) -> np.ndarray:
     """The cost the official code hands to linear_sum_assignment: `1 - iou_matrix`.
 
     iou32 (F, n, n) float32 with padding already 0.0. When the frame's matrix was already square (n_gt == n_pred)
@@ -87,7 +89,8 @@ def tps_cost_matrices(iou32, n_gt, n_pred):
     return np.where(square, c32, c64)
 
 
-def match_humans(gt_boxes, gt_frame, pred_boxes, pred_frame, n_frames, thresh=HUMAN_IOU):
+def match_humans(gt_boxes: np.ndarray, gt_frame: np.ndarray, pred_boxes: np.ndarray, pred_frame: np.ndarray,
+                 n_frames: int, thresh: float = HUMAN_IOU) -> Tuple[np.ndarray, np.ndarray]:
     """Per GT human, the index of its matched predicted human, or -1 (match_bboxes of the official code).
 
     Per frame: the float32 IoU matrix (GT rows x predicted columns, -1.0 for disjoint pairs) is padded with 0.0
@@ -134,8 +137,10 @@ def match_humans(gt_boxes, gt_frame, pred_boxes, pred_frame, n_frames, thresh=HU
     return matched, matched_iou
 
 
-def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_human, pp_name, pp_nverb, pp_nbox,
-                     pp_box_start, prop_box, prop_verb, thresh=PART_IOU, block=PART_BLOCK):
+def part_correctness(part_human: np.ndarray, part_name: np.ndarray, part_box: np.ndarray, part_verb: np.ndarray,
+                     matched: np.ndarray, pp_human: np.ndarray, pp_name: np.ndarray, pp_nverb: np.ndarray,
+                     pp_nbox: np.ndarray, pp_box_start: np.ndarray, prop_box: np.ndarray, prop_verb: np.ndarray,
+                     thresh: float = PART_IOU, block: int = PART_BLOCK) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Correctness of every GT part (eval_human_TPS).
 
     For a GT part of a matched GT human: if the matched prediction has a part of that name, N_p = the length of
@@ -192,7 +197,9 @@ def part_correctness(part_human, part_name, part_box, part_verb, matched, pp_hum
     return value, found, correct
 
 
-def frame_and_video_psc(part_value, part_human, human_frame, frame_video, frame_has_pred, n_videos):
+def frame_and_video_psc(part_value: np.ndarray, part_human: np.ndarray, human_frame: np.ndarray,
+                        frame_video: np.ndarray, frame_has_pred: np.ndarray, n_videos: int
+                        ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Frame PSC (pooled) and video PSC with the official frame bookkeeping (eval_video_TPS).
 
     Frames arrive already restricted to those with at least one GT human (frames without GT humans leave the
@@ -222,7 +229,8 @@ def frame_and_video_psc(part_value, part_human, human_frame, frame_video, frame_
     return frame_psc, counted, count, video_psc, video_frames
 
 
-def psc_accuracy_curve(video_psc, class_correct, steps=STEPS):
+def psc_accuracy_curve(video_psc: np.ndarray, class_correct: np.ndarray, steps: int = STEPS
+                       ) -> Tuple[np.ndarray, np.ndarray]:
     """acc(t) for t = k/steps, k = 0..steps-1: share of videos with PSC >= t (inclusive) AND the right class.
 
     cal_pvacc for every threshold at once: one sort and one searchsorted (not one pass per threshold).
@@ -235,7 +243,7 @@ def psc_accuracy_curve(video_psc, class_correct, steps=STEPS):
     return t, cnt / n
 
 
-def area_left_riemann(acc, steps=STEPS):
+def area_left_riemann(acc: np.ndarray, steps: int = STEPS) -> float:
     """cal_area: `area += 1.0 / steps * acc(t/steps)` for t = 1..steps-1 in that order (t = 0 skipped).
 
     A left Riemann sum without the t = 1 term, so a perfect submission gets 0.9998999999999062. np.cumsum
@@ -245,7 +253,7 @@ def area_left_riemann(acc, steps=STEPS):
     return float(np.cumsum(terms)[-1]) if terms.size else 0.0
 
 
-def points_lost(video_psc, class_correct, steps=STEPS):
+def points_lost(video_psc: np.ndarray, class_correct: np.ndarray, steps: int = STEPS) -> Tuple[float, float]:
     """Where the score's area falls short of a perfect submission's (steps - 1) / steps, as (lost to a wrong class,
     lost to a PSC below the threshold), each a share of the videos.
 
@@ -262,7 +270,8 @@ def points_lost(video_psc, class_correct, steps=STEPS):
     return wrong * (steps - 1) / steps / n, float(np.sum((steps - 1) - kept)) / steps / n
 
 
-def weighted_area_left_riemann(video_psc, class_correct, steps=STEPS):
+def weighted_area_left_riemann(video_psc: np.ndarray, class_correct: np.ndarray, steps: int = STEPS
+                               ) -> Callable[[np.ndarray], np.ndarray]:
     """The score (area_left_riemann of psc_accuracy_curve) on weighted videos, as a function score(weights):
     weights (b, n) -> (b,) float64. A video of weight k counts as k copies of itself, weight 0 removes it:
 
