@@ -7,8 +7,9 @@
 
 Builds a temp run folder: program/ from the BUILT scoring_program.zip, input/ref (the reference data of the
 phase's task: --phase NAME, by default the last phase, the final test; or --ref), input/res (the submission,
-safely unzipped; Codabench adds a worker-written res/metadata), output/; substitutes $program $input $output $shared $tmp in the metadata command; runs it from
-program/ (Codabench, argv = shlex.split) or from the run folder (legacy, argv = command.split(' ')); prints the
+safely unzipped; Codabench adds a worker-written res/metadata), output/; substitutes $program $input $output
+$shared $tmp in the metadata command; runs it from program/ (Codabench, argv = shlex.split) or from the run folder
+(legacy, argv = command.split(' ')); prints the
 leaderboard row and where the detailed report is. --private-report PATH adds the same option to the command, so
 the organizer's per-item tables are written to PATH (outside the output folder and --keep).
 
@@ -162,10 +163,10 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
         replace_earlier_run=False, private_report=None, phase=None):
     """Returns (exit code, [(key, value)], output folder, stderr text). Raises DryRunError before anything runs
     when the bundle is missing or keep is not a new or empty folder (see check_keep). phase: the phase's name,
-    whose task's reference data is scored against (needed when the phases have different ground truths)."""
+    whose task's reference data is scored against (default: the last phase's)."""
     dist = dist or os.path.join(ROOT, "dist")
     bundle = _bundle_path(slug, dist, flavor)
-    number, reference_member, _name = phase_reference(bundle, flavor, phase) if not ref or phase else (1, None, None)
+    number, reference_member, _ = phase_reference(bundle, flavor, phase) if not ref or phase else (1, None, None)
     for what, path, exists in (("SUBMISSION", submission, os.path.exists), ("--ref", ref, os.path.isdir)):
         if path is not None and not exists(path):
             raise DryRunError("%s not found: %s" % (what, path))
@@ -246,11 +247,11 @@ def bundle_track(slug, dist, flavor, phase=None):
         return None
 
 
-def _row(slug, scores, n=4):
+def _row(slug, scores, n=4, phase=None):
     cells = ["%s %.4f" % (k, v) for k, v in scores[:n]]
     if len(scores) > n:
         cells.append("... (%d columns)" % len(scores))
-    return "%-32s | %s" % (slug, " | ".join(cells))
+    return "%-32s | %s%s" % (slug, "%-11s | " % phase if phase else "", " | ".join(cells))
 
 
 def demo_submission(slug, phase, phases):
@@ -265,12 +266,13 @@ def demo(dist, flavors=("codabench", "codalab")):
     a row per phase (the first flavor's scores) and a verdict line. Raises DryRunError when a bundle is missing
     (make demo builds them first)."""
     from .bundle import bundle_slugs
+    slugs = bundle_slugs()
     rc = EXIT_OK
     runs, failed, report = 0, 0, None
     print("dry runs of each phase's sample submission (starting_kit/<slug>/validation_submissions/random for "
           "Development, submissions/random for Final) through the %s and %s workers' emulations; the scores shown "
           "are %s's" % (flavors[0], flavors[1], flavors[0]))
-    for slug in bundle_slugs():
+    for slug in slugs:
         phases = bundle_phases(slug, dist, flavors[0])
         for phase in phases:
             sub = demo_submission(slug, phase, phases)
@@ -292,11 +294,11 @@ def demo(dist, flavors=("codabench", "codalab")):
                 elif first is None:
                     first = scores
                     report = report or os.path.join(out, "detailed_results.html")
-                    print(_row(slug, scores).replace(" | ", " | %-11s | " % phase, 1))
+                    print(_row(slug, scores, phase=phase))
     if report:
         print("detailed reports: DIST/<slug>/dryrun-<flavor>-<phase>/detailed_results.html, e.g. %s" % report)
     print("demo: %s: %d of %d dry runs scored (%d competitions, each phase through both workers)"
-          % ("OK" if not failed else "FAILED", runs - failed, runs, len(bundle_slugs())))
+          % ("OK" if not failed else "FAILED", runs - failed, runs, len(slugs)))
     return rc
 
 
@@ -307,7 +309,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--ref", help="reference data folder (default: the bundle's reference_data.zip)")
     ap.add_argument("--flavor", choices=("codabench", "codalab"), default="codabench")
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
-    ap.add_argument("--phase", metavar="NAME", help="score through this phase's task (its reference data; default: the last phase)")
+    ap.add_argument("--phase", metavar="NAME",
+                    help="score through this phase's task (its reference data; default: the last phase)")
     ap.add_argument("--keep", metavar="DIR", help="copy the output folder here: a new or empty folder (default: "
                     "DIST/<slug>/dryrun-<flavor>, replaced when it holds only an earlier dry run's outputs)")
     ap.add_argument("--max-unzipped-mb", type=int, default=4096)

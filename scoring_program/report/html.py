@@ -156,20 +156,27 @@ def _lists(warnings, notes):
     return out
 
 
-def _diagnostics(result, keys, scores=()):
-    """The per-class bars, sections, (the folded scores,) tables and curves: the full level's diagnostics."""
+def _per_class(bars):
+    if not bars:
+        return []
+    return ["<h2>Per class</h2>"] + [_block(b) for b in bars]
+
+
+def _sections(result):
+    """The task's sections ("Where the points were lost", ...)."""
     e = html.escape
     out = []
-    bars = result.bars or auto_bars(result, keys)
-    if bars:
-        out.append("<h2>Per class</h2>")
-        out.extend(_block(b) for b in bars)
     for s in result.sections:
         out.append("<h2>%s</h2>" % e(s.title))
         if s.intro:
             out.append("<p>%s</p>" % e(s.intro))
         out.extend(_block(b) for b in s.blocks)
-    out.extend(scores)
+    return out
+
+
+def _tables_and_curves(result):
+    e = html.escape
+    out = []
     if result.tables:
         out.append("<h2>Tables</h2>")
         out.extend(_table(t) for t in result.tables)
@@ -179,6 +186,12 @@ def _diagnostics(result, keys, scores=()):
             out.append("<p class='note'>%s</p>" % e(note))
         out.append(_multiples(result.plots))
     return out
+
+
+def _diagnostics(result, keys):
+    """The per-class bars, sections, tables and curves: the full level's diagnostics."""
+    return (_per_class(result.bars or auto_bars(result, keys)) + _sections(result)
+            + _tables_and_curves(result))
 
 
 def _protocol(result):
@@ -207,12 +220,12 @@ def render(result, keys=None) -> str:
     out.extend(_headline(result, keys))
     out.extend(_lists(result.shown_warnings(), result.shown_notes()))
     if result.level == FULL:
-        out.extend(_diagnostics(result, keys, _scores(result, keys)))
+        out.extend(_per_class(result.bars or auto_bars(result, keys)) + _sections(result))
+        out.extend(_scores(result, keys))
+        out.extend(_tables_and_curves(result))
     else:
         bars = auto_bars(result, keys)
-        if bars:
-            out.append("<h2>Per class</h2>")
-            out.extend(_block(b) for b in bars)
+        out.extend(_per_class(bars))
         out.extend(_scores(result, keys))
         out.append("<p class='note'>%s</p>" % e(WITHHELD + (FROM_SCORES if bars else "")))
     out.extend(_protocol(result))

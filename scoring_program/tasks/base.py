@@ -294,7 +294,7 @@ class Task(object):
     def _collector_paused(self):
         if not self.pauses_collector:
             return nullcontext()
-        from ..formats.kinetics_tps import no_cycle_collection
+        from ..formats.jsoncaps import no_cycle_collection
         return no_cycle_collection()
 
     def reference(self, ref_dir, progress: ProgressCallback = no_progress) -> Reference:
