@@ -45,7 +45,7 @@ DELTA = np.zeros(NCODES, dtype=np.int32)        # depth step of each token
 DELTA[[OBJ_OPEN, ARR_OPEN]] = 1
 DELTA[[OBJ_CLOSE, ARR_CLOSE]] = -1
 QUOTE, BACKSLASH = 34, 92
-_WHITE = (9, 10, 13)                            # white space below the space (32)
+_WHITE = (9, 13)                                # white space below the space (32) besides LF
 
 # which token may follow which: _ALLOW[previous, a scalar between them, next]
 _ALLOW = np.zeros((NCODES, 2, NCODES), dtype=bool)
@@ -132,8 +132,10 @@ def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, drop: int = 1) -
     if c.size == 0 or int(c.min()) > 32:                    # nothing to drop (a compact file)
         return _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
     n_ctrl = int(np.count_nonzero(c < 32))
-    if n_ctrl and n_ctrl != sum(int(np.count_nonzero(c == w)) for w in _WHITE):
-        raise Unexpected("a control character")
+    if n_ctrl:                              # only tab, LF and CR (an indented file: LF only, counted first)
+        n_white = int(np.count_nonzero(c == 10))
+        if n_white != n_ctrl and n_white + sum(int(np.count_nonzero(c == w)) for w in _WHITE) != n_ctrl:
+            raise Unexpected("a control character")
     if drop == 0 and not n_ctrl:
         block = _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
         return block._replace(spaces=int(np.count_nonzero(c == 32)))
@@ -410,15 +412,20 @@ class Grow(object):
 class StringTable(object):
     """Collects strings block by block, codes them by first appearance.
 
-    Each string is read as 64-bit words and hashed; a hash already seen gives its code (a few known strings: a
-    binary search), a new one is added in order of first appearance. Every string is then compared word for word
-    with the first string of its code, so a hash collision is found (and left to the stdlib path), never
-    trusted."""
+    Each string is read as 64-bit words and hashed; a hash already seen gives its code (a table of 2**16 slots by
+    the hash's top bits; a binary search over the known hashes once two of them share a slot), a new one is added
+    in order of first appearance. Every string is then compared word for word with the first string of its code,
+    so a hash collision is found (and left to the stdlib path), never trusted."""
+
+    SLOT_BITS = 16
 
     def __init__(self) -> None:
         self.vocab: Dict[bytes, int] = {}               # canonical bytes -> code
         self.known = np.zeros(0, dtype=np.uint64)       # sorted hashes
         self.known_code = np.zeros(0, dtype=np.int64)
+        self.slot_hash = np.zeros(1 << self.SLOT_BITS, dtype=np.uint64)   # the known hash in each slot
+        self.slot_code = np.full(1 << self.SLOT_BITS, -1, dtype=np.int64)  # its code (-1: an empty slot)
+        self.crowded = False                            # two known hashes share a slot: the binary search
         self.rep_words = np.zeros((1, 0), dtype=np.uint64)  # (words, code) of each code's first string
         self.rep_length = np.zeros(0, dtype=np.int64)
         self.codes = Grow(np.int64)
@@ -453,8 +460,7 @@ class StringTable(object):
         for i, b in canon.items():
             words[:, i] = np.frombuffer(b + b"\x00" * (8 * nw - len(b)), dtype="<u8")
         h = _hash(words, length)
-        at = np.minimum(np.searchsorted(self.known, h), max(self.known.size - 1, 0))
-        hit = self.known[at] == h if self.known.size else np.zeros(n, dtype=bool)
+        codes, hit = self._lookup(h)
         if not hit.all():
             miss = np.flatnonzero(~hit)
             _, first = np.unique(h[miss], return_index=True)
@@ -463,8 +469,7 @@ class StringTable(object):
                 if text in self.vocab:
                     raise Unexpected("hash collision")
                 self._learn(text, h[i], words[:, i], length[i])
-            at = np.searchsorted(self.known, h)
-        codes = self.known_code[at]
+            codes, hit = self._lookup(h)
         if self.rep_words.shape[0] < nw:
             pad = np.zeros((nw - self.rep_words.shape[0], self.rep_words.shape[1]), dtype=np.uint64)
             self.rep_words = np.concatenate((self.rep_words, pad))
@@ -498,12 +503,26 @@ class StringTable(object):
         self.last = mapping[strings.codes]
         self.codes.append(self.last, fraction)
 
+    def _lookup(self, h: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(code, known) per hash: the code of a known hash (known True), anything where known is False."""
+        if self.crowded:
+            at = np.minimum(np.searchsorted(self.known, h), self.known.size - 1)
+            return self.known_code[at], self.known[at] == h
+        slot = (h >> np.uint64(64 - self.SLOT_BITS)).astype(np.intp)
+        code = self.slot_code[slot]
+        known = self.slot_hash[slot] == h
+        known &= code >= 0
+        return code, known
+
     def _learn(self, text: bytes, h: np.uint64, words: np.ndarray, length: int) -> None:
         code = len(self.vocab)
         self.vocab[text] = code
         at = int(np.searchsorted(self.known, h))
         self.known = np.insert(self.known, at, h)
         self.known_code = np.insert(self.known_code, at, code)
+        slot = int(h >> np.uint64(64 - self.SLOT_BITS))
+        self.crowded |= bool(self.slot_code[slot] >= 0)
+        self.slot_hash[slot], self.slot_code[slot] = h, code
         rows = max(self.rep_words.shape[0], words.size)
         rep = np.zeros((rows, code + 1), dtype=np.uint64)
         rep[:self.rep_words.shape[0], :code] = self.rep_words
