@@ -3,11 +3,13 @@ token, number or string. The engine under every JSON format read from bytes (the
 formats.kinetics_json is their schema on it); formats.jsonnum reads the numbers, formats.jsoncaps holds the caps and
 the stdlib path (json.loads).
 
-1. White space (compact_block). Outside strings it carries no meaning, so it goes first: the block's bytes above
-   32 are kept (a copy of the block without its white space, and the file offset of every byte kept). A string
-   that held white space (its length changed) makes the block be kept exactly: every byte inside a string stays.
-   Control characters other than white space, and any below 32 inside a string, are invalid JSON. A file written
-   compactly has no white space: its blocks are only copied.
+1. White space (compact_block, block_tokens). Outside strings it carries no meaning: a block is read without it,
+   in the first of three ways that fits. A block written compactly has none: it is only copied. A block written
+   with json.dump's separators (", " and ": ") keeps its spaces: the one after each comma and colon is read as part
+   of that token (checked: every space of the block is one of them). Any other block keeps its bytes above 32 (a
+   copy without its white space, and the offset of every byte kept); a string that held white space (its length
+   changed) makes the block be kept exactly, every byte inside a string staying. Control characters other than
+   white space, and any below 32 inside a string, are invalid JSON.
 2. Tokens (tokenize): the offsets of the bytes " , : [ ] { } of the compact block. A quote preceded by an odd run
    of backslashes is escaped (escaped_quotes); the parity of the quotes before a token tells whether it lies inside
    a string (then it is dropped); a string is one token from its opening to its closing quote. A scalar (number,
@@ -122,23 +124,26 @@ def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, drop: int = 1) -
     """The bytes [a, b) of a file (arr: its uint8 view) without white space outside strings, after the carried token
     (a is 0, or the offset just after a closing brace). drop=0 keeps a block whose only white space is spaces
     (block.spaces: tokenize checks that each follows a "," or ":", as json.dump writes them; a block with other
-    white space is compacted as with drop=1); drop=1 drops every
-    byte up to 32 (tokenize checks that no string lost one); drop=2 keeps the bytes inside strings."""
+    white space is compacted as with drop=1); drop=1 drops every byte up to 32 (tokenize checks that no string lost
+    one); drop=2 keeps the bytes inside strings."""
     first = a == 0                          # the file's start: a NUL byte stands for it
     if not first:
         a -= 1                              # the closing brace
     c = arr[a:b]
     escapes = data.find(b"\\", a, b) >= 0
+
+    def as_it_is(spaces: int = 0) -> CompactBlock:
+        return _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)._replace(spaces=spaces)
+
     if not (c <= 32).any():                 # nothing to drop (a compact file); (not c.min(): slow on numpy 1.17)
-        return _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
+        return as_it_is()
     n_ctrl = int(np.count_nonzero(c < 32))
     if n_ctrl:                              # only tab, LF and CR (an indented file: LF only, counted first)
         n_white = int(np.count_nonzero(c == 10))
         if n_white != n_ctrl and n_white + sum(int(np.count_nonzero(c == w)) for w in _WHITE) != n_ctrl:
             raise Unexpected("a control character")
-    if drop == 0 and not n_ctrl:
-        block = _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
-        return block._replace(spaces=int(np.count_nonzero(c == 32)))
+    elif drop == 0:
+        return as_it_is(spaces=int(np.count_nonzero(c == 32)))
     keep = c > 32
     if drop == 2:
         quotes = unescaped_quotes(data, c, a) - a
@@ -263,14 +268,17 @@ def block_tokens(data: bytes, arr: np.ndarray, a: int, b: int) -> Tuple[CompactB
     """The compact block [a, b) of a file and its tokens: compact_block, first with the spaces of json.dump's
     separators left in, else without white space, exactly where a string holds some."""
     at_end = b == arr.size
-    for drop in (0, 1):
+    block = compact_block(data, arr, a, b, 0)
+    if block.origin is None:                # as it was written, or with json.dump's separators
         try:
-            block = compact_block(data, arr, a, b, drop)
             return block, tokenize(block, at_end)
-        except Spaced:
-            pass
-    block = compact_block(data, arr, a, b, 2)
-    return block, tokenize(block, at_end)
+        except Spaced:                      # other spaces: drop the white space
+            block = compact_block(data, arr, a, b, 1)
+    try:
+        return block, tokenize(block, at_end)
+    except Spaced:                          # a string held white space: keep the strings' bytes exactly
+        block = compact_block(data, arr, a, b, 2)
+        return block, tokenize(block, at_end)
 
 
 def check_scalars(block: CompactBlock, start: np.ndarray, length: np.ndarray) -> None:
