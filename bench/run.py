@@ -10,11 +10,12 @@ Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and o
 {"inputs": {label: dir}} for several timed variants. A scorer that splits its time into phases prints a
 "time: ..." line (Result.timings); it is shown under the run. A generator may define bench_baseline(info) ->
 (label, seconds), or a list of them, for comparison workloads (e.g. decoding the same PNGs alone); an entry
-(label, seconds, run label, peak RSS MiB) is compared with that variant's runs only. Each ratio is printed, and the
-table at the end lists them with every run's seconds, peak RSS and peak RSS over the input's size. With --before, the
-same inputs are also scored by another checkout's score.py (e.g. a git worktree of main), run by run, side by side:
-rows "<variant> (before)". The size of each run's detailed_results.html is printed; one over 2 MB fails the run
-(exit 1), as a crash does.
+(label, seconds, variant, peak RSS MiB) is compared with that variant's runs only, and is timed right after them
+(bench_baseline gets info with that variant's input alone), so that a drift of the machine's load weighs on both
+sides of a ratio alike. Each ratio is printed, and the table at the end lists them with every run's seconds, peak
+RSS and peak RSS over the input's size. With --before, the same inputs are also scored by another checkout's
+score.py (e.g. a git worktree of main) just before, side by side: rows "<variant> (before)". The size of each
+run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does.
 """
 import argparse
 import hashlib
@@ -102,43 +103,36 @@ def main(argv):
             info = _in_child("make_bench", slug, work)
             gen = time.perf_counter() - t0
             inputs = info.get("inputs") or {"all": info["input"]}
-            runs = [(label, inp, ROOT) for label, inp in inputs.items()]
-            if a.before:
-                runs = [r for label, inp in inputs.items()
-                        for r in ((label + " (before)", inp, os.path.abspath(a.before)), (label, inp, ROOT))]
-            for label, inp, root in runs:
-                out = os.path.join(work, "output-" + label.replace(" ", "_"))
-                dt, mem, rc, tail = measure([python, os.path.join(root, "competitions", slug, "score.py"),
-                                             inp, out])
-                first = tail.splitlines()[0] if tail else ""
-                phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split
-                rows.append((slug, label, dt, mem, rc))
-                sizes[slug, label] = _size(inp)
-                print("%-32s %-14s %7.2f s  peak %7.1f MiB  exit %d  [%s; data generated in %.1f s]\n    %s"
-                      % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
-                for x in phases:
-                    print("    " + x)
-                print("    scores.json sha256 %s (compare across stacks)" % _digest(os.path.join(out, "scores.json")))
-                report = os.path.join(out, "detailed_results.html")
-                if os.path.isfile(report):
-                    size = os.path.getsize(report)
-                    print("    detailed_results.html %.2f MB%s" % (size / 1e6, "" if size <= REPORT_LIMIT else
-                                                                    "  OVER THE 2 MB LIMIT"))
-                    if size > REPORT_LIMIT:
-                        rows[-1] = rows[-1][:4] + (max(rows[-1][4], 1),)
-                sys.stdout.flush()
-            if hasattr(mod, "bench_baseline"):
-                got = _in_child("bench_baseline", slug, info)
-                for entry in (got if isinstance(got[0], list) else [got]):
-                    label, base = entry[:2]
-                    run = entry[2] if len(entry) > 2 else None
-                    mine = [r for r in rows if r[0] == slug and (run is None or r[1] in (run, run + " (before)"))]
-                    for r in mine if run is not None else mine[-1:]:
-                        ratio = r[2] / base if base else 0
-                        print("%-32s %-14s %7.2f s%s  (ratio scoring %s/%s = %.2f)" % (
-                            slug, label, base, "" if len(entry) < 4 else "  peak %7.1f MiB" % entry[3], r[1], label,
-                            ratio))
-                        baselines.setdefault(slug, []).append((label, ratio, r[1] if run is not None else None))
+            variants = list(inputs.items())
+            for variant, inp in variants:
+                for root in ([os.path.abspath(a.before)] if a.before else []) + [ROOT]:
+                    label = variant + (" (before)" if root != ROOT else "")
+                    out = os.path.join(work, "output-" + label.replace(" ", "_"))
+                    dt, mem, rc, tail = measure([python, os.path.join(root, "competitions", slug, "score.py"),
+                                                 inp, out])
+                    first = tail.splitlines()[0] if tail else ""
+                    phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split
+                    rows.append((slug, label, dt, mem, rc))
+                    sizes[slug, label] = _size(inp)
+                    print("%-32s %-14s %7.2f s  peak %7.1f MiB  exit %d  [%s; data generated in %.1f s]\n    %s"
+                          % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
+                    for x in phases:
+                        print("    " + x)
+                    print("    scores.json sha256 %s (compare across stacks)"
+                          % _digest(os.path.join(out, "scores.json")))
+                    report = os.path.join(out, "detailed_results.html")
+                    if os.path.isfile(report):
+                        size = os.path.getsize(report)
+                        print("    detailed_results.html %.2f MB%s" % (size / 1e6, "" if size <= REPORT_LIMIT else
+                                                                        "  OVER THE 2 MB LIMIT"))
+                        if size > REPORT_LIMIT:
+                            rows[-1] = rows[-1][:4] + (max(rows[-1][4], 1),)
+                    sys.stdout.flush()
+                if hasattr(mod, "bench_baseline") and (variant == variants[-1][0] or "inputs" in info):
+                    # right after the variant's runs (the machine's load drifts): that variant's inputs only
+                    got = _in_child("bench_baseline", slug, dict(info, inputs={variant: inp}) if "inputs" in info
+                                    else info)
+                    _baselines(slug, got, rows, baselines)
         finally:
             if keep:
                 print("    kept %s" % work)
@@ -146,6 +140,20 @@ def main(argv):
                 shutil.rmtree(work, ignore_errors=True)
     print(summary(rows, sizes, baselines))
     return 1 if any(r[4] != 0 for r in rows) else 0
+
+
+def _baselines(slug, got, rows, baselines):
+    """Print and keep the ratios of bench_baseline's entries: (label, seconds) against the last run, or (label,
+    seconds, variant[, peak RSS MiB]) against that variant's runs (and its "(before)" run)."""
+    for entry in (got if isinstance(got[0], list) else [got]):
+        label, base = entry[:2]
+        run = entry[2] if len(entry) > 2 else None
+        mine = [r for r in rows if r[0] == slug and (run is None or r[1] in (run, run + " (before)"))]
+        for r in mine if run is not None else mine[-1:]:
+            ratio = r[2] / base if base else 0
+            print("%-32s %-14s %7.2f s%s  (ratio scoring %s/%s = %.2f)" % (
+                slug, label, base, "" if len(entry) < 4 else "  peak %7.1f MiB" % entry[3], r[1], label, ratio))
+            baselines.setdefault(slug, []).append((label, ratio, r[1] if run is not None else None))
 
 
 def _size(path):

@@ -576,3 +576,24 @@ def test_the_ground_truth_names_the_first_fault_of_the_walk(rng):
     want = _walk_ground_truth(vid, part)
     got = _outcome(lambda: ktps.flatten_ground_truth(vid, part))
     assert (got[1] if got[0] != "ok" else None) == want
+
+
+@pytest.mark.parametrize("bits", [16, 1])
+def test_the_string_table_codes_by_first_appearance_whatever_its_slots(monkeypatch, bits):
+    """jsonpass.StringTable: codes in order of first appearance, block after block, with its slot table (16 bits)
+    or with every known hash crowded into 2 slots (the binary search); the empty string included (its hash is 0)."""
+    from scoring_program.formats.jsonpass import StringTable
+    monkeypatch.setattr(StringTable, "SLOT_BITS", bits)
+    rng = random.Random(bits)
+    vocab = ["", "a", "bend", "step_on", "a_rather_long_state_name", "h\u00e9ad"] + ["s%d" % k for k in range(40)]
+    table, want = StringTable(), {}
+    for _ in range(5):
+        texts = [rng.choice(vocab).encode() for _ in range(rng.randint(1, 60))]
+        data = b'"' + b'","'.join(texts) + b'"'
+        arr = np.frombuffer(data, dtype=np.uint8)
+        start = np.cumsum([0] + [len(t) + 3 for t in texts[:-1]]) + 1
+        length = np.array([len(t) for t in texts])
+        table.add(arr, data, start, length, np.zeros(len(texts), dtype=bool), 1.0)
+        assert table.last.tolist() == [want.setdefault(t, len(want)) for t in texts]
+    got = table.result()
+    assert got.texts == list(want) and table.crowded == (bits == 1)

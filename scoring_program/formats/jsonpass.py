@@ -3,11 +3,13 @@ token, number or string. The engine under every JSON format read from bytes (the
 formats.kinetics_json is their schema on it); formats.jsonnum reads the numbers, formats.jsoncaps holds the caps and
 the stdlib path (json.loads).
 
-1. White space (compact_block). Outside strings it carries no meaning, so it goes first: the block's bytes above
-   32 are kept (a copy of the block without its white space, and the file offset of every byte kept). A string
-   that held white space (its length changed) makes the block be kept exactly: every byte inside a string stays.
-   Control characters other than white space, and any below 32 inside a string, are invalid JSON. A file written
-   compactly has no white space: its blocks are only copied.
+1. White space (compact_block, block_tokens). Outside strings it carries no meaning: a block is read without it,
+   in the first of three ways that fits. A block written compactly has none: it is only copied. A block written
+   with json.dump's separators (", " and ": ") keeps its spaces: the one after each comma and colon is read as part
+   of that token (checked: every space of the block is one of them). Any other block keeps its bytes above 32 (a
+   copy without its white space, and the offset of every byte kept); a string that held white space (its length
+   changed) makes the block be kept exactly, every byte inside a string staying. Control characters other than
+   white space, and any below 32 inside a string, are invalid JSON.
 2. Tokens (tokenize): the offsets of the bytes " , : [ ] { } of the compact block. A quote preceded by an odd run
    of backslashes is escaped (escaped_quotes); the parity of the quotes before a token tells whether it lies inside
    a string (then it is dropped); a string is one token from its opening to its closing quote. A scalar (number,
@@ -45,7 +47,7 @@ DELTA = np.zeros(NCODES, dtype=np.int32)        # depth step of each token
 DELTA[[OBJ_OPEN, ARR_OPEN]] = 1
 DELTA[[OBJ_CLOSE, ARR_CLOSE]] = -1
 QUOTE, BACKSLASH = 34, 92
-_WHITE = (9, 10, 13)                            # white space below the space (32)
+_WHITE = (9, 13)                                # white space below the space (32) besides LF
 
 # which token may follow which: _ALLOW[previous, a scalar between them, next]
 _ALLOW = np.zeros((NCODES, 2, NCODES), dtype=bool)
@@ -122,21 +124,26 @@ def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, drop: int = 1) -
     """The bytes [a, b) of a file (arr: its uint8 view) without white space outside strings, after the carried token
     (a is 0, or the offset just after a closing brace). drop=0 keeps a block whose only white space is spaces
     (block.spaces: tokenize checks that each follows a "," or ":", as json.dump writes them; a block with other
-    white space is compacted as with drop=1); drop=1 drops every
-    byte up to 32 (tokenize checks that no string lost one); drop=2 keeps the bytes inside strings."""
+    white space is compacted as with drop=1); drop=1 drops every byte up to 32 (tokenize checks that no string lost
+    one); drop=2 keeps the bytes inside strings."""
     first = a == 0                          # the file's start: a NUL byte stands for it
     if not first:
         a -= 1                              # the closing brace
     c = arr[a:b]
     escapes = data.find(b"\\", a, b) >= 0
-    if c.size == 0 or int(c.min()) > 32:                    # nothing to drop (a compact file)
-        return _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
+
+    def as_it_is(spaces: int = 0) -> CompactBlock:
+        return _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)._replace(spaces=spaces)
+
+    if not (c <= 32).any():                 # nothing to drop (a compact file); (not c.min(): slow on numpy 1.17)
+        return as_it_is()
     n_ctrl = int(np.count_nonzero(c < 32))
-    if n_ctrl and n_ctrl != sum(int(np.count_nonzero(c == w)) for w in _WHITE):
-        raise Unexpected("a control character")
-    if drop == 0 and not n_ctrl:
-        block = _block(b"\x00" + data[a:b] if first else data[a:b], a - first, None, escapes)
-        return block._replace(spaces=int(np.count_nonzero(c == 32)))
+    if n_ctrl:                              # only tab, LF and CR (an indented file: LF only, counted first)
+        n_white = int(np.count_nonzero(c == 10))
+        if n_white != n_ctrl and n_white + sum(int(np.count_nonzero(c == w)) for w in _WHITE) != n_ctrl:
+            raise Unexpected("a control character")
+    elif drop == 0:
+        return as_it_is(spaces=int(np.count_nonzero(c == 32)))
     keep = c > 32
     if drop == 2:
         quotes = unescaped_quotes(data, c, a) - a
@@ -156,7 +163,7 @@ def compact_block(data: bytes, arr: np.ndarray, a: int, b: int, drop: int = 1) -
 
 def _block(local: bytes, start: int, origin: Optional[np.ndarray], escapes: bool) -> CompactBlock:
     arr = np.frombuffer(local, dtype=np.uint8)
-    return CompactBlock(local, arr, word_view(arr), start, origin, escapes, not arr.size or int(arr.max()) < 0x80)
+    return CompactBlock(local, arr, word_view(arr), start, origin, escapes, not (arr >= 0x80).any())
 
 
 class Tokens(NamedTuple):
@@ -261,22 +268,28 @@ def block_tokens(data: bytes, arr: np.ndarray, a: int, b: int) -> Tuple[CompactB
     """The compact block [a, b) of a file and its tokens: compact_block, first with the spaces of json.dump's
     separators left in, else without white space, exactly where a string holds some."""
     at_end = b == arr.size
-    for drop in (0, 1):
+    block = compact_block(data, arr, a, b, 0)
+    if block.origin is None:                # as it was written, or with json.dump's separators
         try:
-            block = compact_block(data, arr, a, b, drop)
             return block, tokenize(block, at_end)
-        except Spaced:
-            pass
-    block = compact_block(data, arr, a, b, 2)
-    return block, tokenize(block, at_end)
+        except Spaced:                      # other spaces: drop the white space
+            block = compact_block(data, arr, a, b, 1)
+    try:
+        return block, tokenize(block, at_end)
+    except Spaced:                          # a string held white space: keep the strings' bytes exactly
+        block = compact_block(data, arr, a, b, 2)
+        return block, tokenize(block, at_end)
 
 
 def check_scalars(block: CompactBlock, start: np.ndarray, length: np.ndarray) -> None:
     """Unexpected when a scalar (local start, length) had white space inside it in the file ("1 2", "tr ue"): its
     last byte must lie length - 1 bytes after its first, as in the block."""
     if block.origin is not None and start.size:
-        origin = block.origin
-        if (origin[start + length - 1] - origin[start] != length - 1).any():
+        first = start.astype(np.intp)
+        last = first + length
+        last -= 1
+        # origin increases: each span is at least its length - 1, so equal sums mean equal spans
+        if int(block.origin.take(last).sum()) - int(block.origin.take(first).sum()) != int((last - first).sum()):
             raise Unexpected("white space inside a scalar")
 
 
@@ -410,15 +423,20 @@ class Grow(object):
 class StringTable(object):
     """Collects strings block by block, codes them by first appearance.
 
-    Each string is read as 64-bit words and hashed; a hash already seen gives its code (a few known strings: a
-    binary search), a new one is added in order of first appearance. Every string is then compared word for word
-    with the first string of its code, so a hash collision is found (and left to the stdlib path), never
-    trusted."""
+    Each string is read as 64-bit words and hashed; a hash already seen gives its code (a table of 2**16 slots by
+    the hash's top bits; a binary search over the known hashes once two of them share a slot), a new one is added
+    in order of first appearance. Every string is then compared word for word with the first string of its code,
+    so a hash collision is found (and left to the stdlib path), never trusted."""
+
+    SLOT_BITS = 16
 
     def __init__(self) -> None:
         self.vocab: Dict[bytes, int] = {}               # canonical bytes -> code
         self.known = np.zeros(0, dtype=np.uint64)       # sorted hashes
         self.known_code = np.zeros(0, dtype=np.int64)
+        self.slot_hash = np.zeros(1 << self.SLOT_BITS, dtype=np.uint64)   # the known hash in each slot
+        self.slot_code = np.full(1 << self.SLOT_BITS, -1, dtype=np.int64)  # its code (-1: an empty slot)
+        self.crowded = False                            # two known hashes share a slot: the binary search
         self.rep_words = np.zeros((1, 0), dtype=np.uint64)  # (words, code) of each code's first string
         self.rep_length = np.zeros(0, dtype=np.int64)
         self.codes = Grow(np.int64)
@@ -453,8 +471,7 @@ class StringTable(object):
         for i, b in canon.items():
             words[:, i] = np.frombuffer(b + b"\x00" * (8 * nw - len(b)), dtype="<u8")
         h = _hash(words, length)
-        at = np.minimum(np.searchsorted(self.known, h), max(self.known.size - 1, 0))
-        hit = self.known[at] == h if self.known.size else np.zeros(n, dtype=bool)
+        codes, hit = self._lookup(h)
         if not hit.all():
             miss = np.flatnonzero(~hit)
             _, first = np.unique(h[miss], return_index=True)
@@ -463,8 +480,7 @@ class StringTable(object):
                 if text in self.vocab:
                     raise Unexpected("hash collision")
                 self._learn(text, h[i], words[:, i], length[i])
-            at = np.searchsorted(self.known, h)
-        codes = self.known_code[at]
+            codes, hit = self._lookup(h)
         if self.rep_words.shape[0] < nw:
             pad = np.zeros((nw - self.rep_words.shape[0], self.rep_words.shape[1]), dtype=np.uint64)
             self.rep_words = np.concatenate((self.rep_words, pad))
@@ -498,12 +514,26 @@ class StringTable(object):
         self.last = mapping[strings.codes]
         self.codes.append(self.last, fraction)
 
+    def _lookup(self, h: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(code, known) per hash: the code of a known hash (known True), anything where known is False."""
+        if self.crowded:
+            at = np.minimum(np.searchsorted(self.known, h), self.known.size - 1)
+            return self.known_code[at], self.known[at] == h
+        slot = (h >> np.uint64(64 - self.SLOT_BITS)).astype(np.intp)
+        code = self.slot_code[slot]
+        known = self.slot_hash[slot] == h
+        known &= code >= 0
+        return code, known
+
     def _learn(self, text: bytes, h: np.uint64, words: np.ndarray, length: int) -> None:
         code = len(self.vocab)
         self.vocab[text] = code
         at = int(np.searchsorted(self.known, h))
         self.known = np.insert(self.known, at, h)
         self.known_code = np.insert(self.known_code, at, code)
+        slot = int(h >> np.uint64(64 - self.SLOT_BITS))
+        self.crowded |= bool(self.slot_code[slot] >= 0)
+        self.slot_hash[slot], self.slot_code[slot] = h, code
         rows = max(self.rep_words.shape[0], words.size)
         rep = np.zeros((rows, code + 1), dtype=np.uint64)
         rep[:self.rep_words.shape[0], :code] = self.rep_words

@@ -200,9 +200,9 @@ class _Pass(object):
         pos, size, n, fresh = 0, BLOCK, self.arr.size, True
         while not self.done:
             end = min(n, pos + size)
-            if fresh:       # denser than the block before: a block stays near BLOCK bytes once compact
-                while end - pos > 2 * BLOCK and np.count_nonzero(self.arr[pos:end] > 32) > 2 * BLOCK:
-                    end = pos + (end - pos) // 2
+            if fresh:       # denser than the block before: a block stays near BLOCK bytes once compact (one byte
+                while end - pos > 2 * BLOCK and 64 * np.count_nonzero(self.arr[pos:end:64] > 32) > 2 * BLOCK:
+                    end = pos + (end - pos) // 2                                    # in 64 tells)
                 size = end - pos
             self.fraction = end / float(n)      # of the file read once the block is (for Grow's estimates)
             mark = self._mark()
