@@ -4,7 +4,7 @@
     python -m scoring_program.bundle SLUG --reference-data DIR --out OUT [--set NAME] [--config organizer.yaml]
                                      [--docker-image IMAGE]         an organizer's bundle, from the real ground truth
     python -m scoring_program.bundle --sync-yaml [SLUG ...]
-    python -m scoring_program.bundle --sync-pages [SLUG ...]      pages/data.md and the kit README of the sample
+    python -m scoring_program.bundle --sync-pages [SLUG ...]      pages/data.md, pages/evaluation.md and the kit README
 
 Per slug: OUT/<slug>/<slug>-codabench.zip (competition.yaml v2 as written in competitions/<slug>/, with the
 leaderboard columns generated from the task's score keys) and OUT/<slug>/<slug>-codalab.zip (a legacy v1.5 yaml
@@ -114,7 +114,7 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
               + [("starting_kit.zip", kit)])
     with open(competition_path(slug, y2["image"]), "rb") as f:
         logo = f.read()
-    pages = bundle_pages(slug, material.data_md, settings.get("pages", {}))
+    pages = bundle_pages(slug, material.rendered, settings.get("pages", {}))
     codabench = bundle_zip(dump_yaml(y2), y2["image"], logo, [("pages/" + n, d) for n, d in pages.items()], nested)
     codalab = bundle_zip(dump_yaml(legacy_yaml(y2)), y2["image"], logo, legacy_pages(pages), nested)
     return Plan(slug, codabench, codalab, warnings, notes)
@@ -137,8 +137,8 @@ def sync_yaml(slug: str) -> str:
 
 
 def sync_pages(slug: str) -> List[str]:
-    """Rewrite competitions/<slug>/pages/data.md and starting_kit/<slug>/README.md as the sample bundle renders
-    them (competitions/<slug>/templates/); returns the paths written."""
+    """Rewrite competitions/<slug>/pages/data.md, pages/evaluation.md and starting_kit/<slug>/README.md as the
+    sample bundle renders them (competitions/<slug>/templates/, the task's protocol); returns the paths written."""
     read = read_reference(slug, participant.sample_dir(slug))
     return participant.sync_pages(slug, participant.pages(slug, read.reference, read.columns, True))
 
@@ -164,8 +164,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--sync-yaml", action="store_true",
                     help="rewrite competitions/<slug>/competition.yaml leaderboard columns from the score keys")
     ap.add_argument("--sync-pages", action="store_true",
-                    help="rewrite competitions/<slug>/pages/data.md and starting_kit/<slug>/README.md from the "
-                         "templates and the sample reference data")
+                    help="rewrite competitions/<slug>/pages/data.md, pages/evaluation.md and "
+                         "starting_kit/<slug>/README.md from the templates, the task's protocol and the sample "
+                         "reference data")
     a = ap.parse_args(argv)
     slugs = a.slugs or bundle_slugs()
     unknown = [s for s in slugs if s not in bundle_slugs()]

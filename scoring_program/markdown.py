@@ -11,6 +11,7 @@ No library: the runtime needs only numpy, PyYAML, Pillow and OpenCV, and the sub
     four spaces of indent              <pre><code> (not inside a paragraph or a list)
     | a | b |  then  |---|---|         <table>: the first row is the header, the rule row is skipped
     `code`  **strong**  *em*  [text](url)   inline, in any text above but code
+    \\*  \\<  \\_ ...                   a backslash before ASCII punctuation makes it literal (not in code)
 
 Everything else is text: HTML in the Markdown is escaped, never passed through.
 """
@@ -23,18 +24,31 @@ from typing import List, Optional
 _HEADING = re.compile(r"#{1,6} ")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _ITEM = re.compile(r"([-*]|\d+\.) ")
-_INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
-           (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"),
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")   # CommonMark's backslash escapes: ASCII punctuation
+_KEPT = re.compile("\x00(\\d+)\x00")            # where an escaped character waits while the patterns run
+_CODE = re.compile(r"`([^`]+)`")
+_INLINE = ((re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"),
            (re.compile(r"(?<![\w*])\*([^*\s][^*]*)\*(?!\w)"), r"<em>\1</em>"),
            (re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)"), r'<a href="\2">\1</a>'))
 
 
 def inline(text: str) -> str:
-    """One line's text: escaped, then code, strong, emphasis and links."""
-    out = html.escape(text, quote=False)
+    """One line's text: escaped, then code, strong, emphasis and links. A backslash escape takes its character out
+    of the patterns' reach (inside code the backslash stays, as in CommonMark)."""
+    kept: List[str] = []
+
+    def keep(m: "re.Match") -> str:
+        kept.append(m.group(1))
+        return "\x00%d\x00" % (len(kept) - 1)
+
+    def code(m: "re.Match") -> str:
+        return "<code>%s</code>" % _KEPT.sub(lambda k: "\\" + html.escape(kept[int(k.group(1))], quote=False),
+                                              m.group(1))
+
+    out = _CODE.sub(code, html.escape(_ESCAPED.sub(keep, text), quote=False))
     for pattern, replacement in _INLINE:
         out = pattern.sub(replacement, out)
-    return out
+    return _KEPT.sub(lambda k: html.escape(kept[int(k.group(1))], quote=False), out)
 
 
 def _indent(line: str) -> int:

@@ -1,35 +1,46 @@
-"""The participant's material of a bundle (never imported while scoring): the Data page and the starting kit's
-README, filled from templates with the figures of the reference data the bundle carries.
+"""The participant's material of a bundle (never imported while scoring): the Data page, the Evaluation page and
+the starting kit's README, filled from templates with the figures of the reference data the bundle carries and the
+task's protocol.
 
-Templates live in competitions/<slug>/templates/ (data.md, kit_README.md). They use three forms:
+Templates live in competitions/<slug>/templates/ (data.md, evaluation.md, kit_README.md). They use three forms:
 
     {{name}}                        a figure of the reference (figures(): the task's Task.figures, and the
-                                    slug and set_name)
+                                    slug and set_name), or {{protocol}}: the task's Task.protocol as a Markdown
+                                    list, the same text as the report's Protocol section (protocol_markdown)
     {{#sample}} ... {{/sample}}     kept only for the repository's synthetic sample (reference_data/<slug>)
     {{^sample}} ... {{/sample}}     kept only for an organizer's own data
 
 A section tag alone on its line takes its line break with it. An unknown name is an error (KeyError), so a
 template cannot ship a literal {{...}}.
 
-The committed competitions/<slug>/pages/data.md and starting_kit/<slug>/README.md are the sample's rendering
-(python -m scoring_program.bundle --sync-pages rewrites them; tests/test_kit.py checks they are in step).
+The committed competitions/<slug>/pages/data.md, pages/evaluation.md and starting_kit/<slug>/README.md are the
+sample's rendering (python -m scoring_program.bundle --sync-pages rewrites them; tests/test_kit.py and
+tests/commands/test_protocol_pages.py check they are in step).
 """
 from __future__ import annotations
 
 import os
 import re
+from typing import Sequence
 
 from .tasks import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEMPLATE_NAMES = ("data.md", "kit_README.md")
+TEMPLATE_NAMES = ("data.md", "evaluation.md", "kit_README.md")
 # where the sample's rendering is committed, per template
 COMMITTED = {"data.md": ("competitions", "{slug}", "pages", "data.md"),
+             "evaluation.md": ("competitions", "{slug}", "pages", "evaluation.md"),
              "kit_README.md": ("starting_kit", "{slug}", "README.md")}
 
 _STANDALONE = re.compile(r"(?m)^(\{\{[#^/]\w+\}\})[ \t]*\n")
 _SECTION = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
 _NAME = re.compile(r"\{\{(\w+)\}\}")
+# Markdown that a protocol item's plain text must not trigger: emphasis, code, links and raw HTML (Codabench drops
+# '<id>' as an unknown tag), escaped with a backslash; '_' only at a word's edge (inside a word it is text)
+_MARKDOWN_CHARS = re.compile(r"([\\`*<\[\]]|(?<!\w)_|_(?!\w))")
+# a word that would open a block at the start of a line (list item, heading, quote, table row, setext rule)
+_OPENS_BLOCK = re.compile(r"([-+*#>|=]|\d+[.)])")
+WIDTH = 120
 
 
 def sample_dir(slug):
@@ -69,6 +80,22 @@ def figures(slug, reference, columns):
     return out
 
 
+def protocol_markdown(protocol: Sequence[str]) -> str:
+    """The protocol as a Markdown list, an item a paragraph of the report's Protocol section: each rendered (by
+    markdown.py and by Codabench) as exactly its text. Wrapped at WIDTH, never before a word that would open a
+    block."""
+    items = []
+    for paragraph in protocol:
+        lines, line = [], "-"
+        for word in _MARKDOWN_CHARS.sub(r"\\\1", paragraph).split():
+            if len(line) + 1 + len(word) > WIDTH and line.strip() not in ("-", "") and not _OPENS_BLOCK.match(word):
+                lines.append(line)
+                line = " "
+            line += " " + word
+        items.append("\n".join(lines + [line]))
+    return "\n".join(items)
+
+
 def template(slug, name):
     with open(os.path.join(ROOT, "competitions", slug, "templates", name), encoding="utf-8") as f:
         return f.read()
@@ -77,6 +104,7 @@ def template(slug, name):
 def pages(slug, reference, columns, sample):
     """{template name: rendered text} for one reference: the Data page and the kit's README."""
     values = figures(slug, reference, columns)
+    values["protocol"] = protocol_markdown(registry.get(slug).protocol)
     return {name: render(template(slug, name), values, {"sample": sample}) for name in TEMPLATE_NAMES}
 
 

@@ -28,7 +28,7 @@ FORBIDDEN = (
 
 def test_every_page_is_checked():
     slugs = os.listdir(os.path.join(ROOT, "competitions"))
-    assert len(PAGES) == 7 * len([s for s in slugs if os.path.isdir(os.path.join(ROOT, "competitions", s))])
+    assert len(PAGES) == 8 * len([s for s in slugs if os.path.isdir(os.path.join(ROOT, "competitions", s))])
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -1,5 +1,5 @@
 """The bundle's pages: the competition's Markdown pages (competitions/<slug>/pages/), with the Data page rendered
-for the data bundled and the organizer's own pages over them; the legacy bundle's HTML pages rendered from them;
+for the data bundled, the Evaluation page rendered from the task's protocol, and the organizer's own pages over them; the legacy bundle's HTML pages rendered from them;
 and the starting kit's README, rendered from the same templates (participant.py) for the same data.
 """
 from __future__ import annotations
@@ -17,6 +17,9 @@ from .competition_yaml import LEGACY_PAGES
 from .reference import GroundTruth
 
 
+RENDERED_PAGES = ("data.md", "evaluation.md")   # the pages/ files that participant.py renders from templates
+
+
 def page_files(slug: str) -> List[str]:
     """The files of competitions/<slug>/pages/, sorted."""
     return sorted(os.listdir(competition_path(slug, "pages")))
@@ -29,7 +32,8 @@ def page_names(slug: str) -> List[str]:
 
 class ParticipantPages(NamedTuple):
     """The participant's material rendered for the bundled data (the last phase's: the test's)."""
-    data_md: str                            # the Data page, with the figures of that data
+    rendered: Dict[str, str]                # {file name: Markdown} of the pages rendered from templates: data.md
+                                            # with the figures of that data, evaluation.md with the task's protocol
     kit_readme: str                         # the starting kit's README.md
     sample_reference: Optional[Reference]   # the repository's sample, when every phase scores on it (else None: an
                                             # organizer's data never goes into the kit)
@@ -40,17 +44,20 @@ def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int],
     sample = all(participant.is_sample(slug, t.ref_dir) for t in truths)
     last = truths[of_phase[-1]].read.reference
     rendered = participant.pages(slug, last, columns, sample)
-    return ParticipantPages(rendered["data.md"], rendered["kit_README.md"], last if sample else None)
+    return ParticipantPages({name: rendered[name] for name in RENDERED_PAGES}, rendered["kit_README.md"],
+                            last if sample else None)
 
 
-def bundle_pages(slug: str, data_md: str, config_pages: Dict[str, bytes]) -> Dict[str, bytes]:
-    """{file name: bytes} of pages/: the competition's files in name order, data.md with the figures of the data
-    bundled (not the sample's), and the organizer's pages over them (config_pages: {page name: Markdown})."""
+def bundle_pages(slug: str, rendered: Dict[str, str], config_pages: Dict[str, bytes]) -> Dict[str, bytes]:
+    """{file name: bytes} of pages/: the competition's files in name order, the pages rendered from templates over
+    them (rendered: data.md with the figures of the data bundled, not the sample's; evaluation.md from the task's
+    protocol), and the organizer's pages over those (config_pages: {page name: Markdown})."""
     pages = OrderedDict()
     for name in page_files(slug):
         with open(competition_path(slug, "pages", name), "rb") as f:
             pages[name] = f.read()
-    pages["data.md"] = data_md.encode("utf-8")
+    for name, text in rendered.items():
+        pages[name] = text.encode("utf-8")
     for name, text in config_pages.items():
         pages[name + ".md"] = text
     return pages

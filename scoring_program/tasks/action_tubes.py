@@ -40,7 +40,8 @@ PROTOCOL = [
     "The kept tubes of a class are listed video by video (test list order), sorted stably by descending score; each "
     "takes the best ST-IoU among its video's unmatched ground-truth tubes of the class: >= threshold is a true "
     "positive and consumes it. video_mAP_50_95 averages the thresholds 0.5 + 0.05 i (i = 0..9) computed as Python "
-    "floats, as MOC-Detector's videpAP_050_095 (so spelled) does (0.8500000000000001 is the 8th).",
+    "floats, as MOC-Detector's videpAP_050_095 (so spelled) does (the 8th comes out one unit in the last place "
+    "above 0.85, so an ST-IoU of exactly 0.85 is a false positive there).",
     "AUC (Gkioxari, threshold = key / 100): per video (sorted by id) and every class, the video's 3 best-scored "
     "tubes of that class; a tube's IoU is the mean +1 IoU over frames 1..num_frames with the video's ground-truth "
     "tube (frames where either has no box count 0); in score order a tube is correct iff IoU >= threshold, the "
@@ -223,6 +224,7 @@ def per_video_table(ev):
 class ActionTubes(Task):
     slug = "action-tubes"
     title = "Spatio-temporal action detection: frame-AP, video-AP, AUC"
+    protocol = PROTOCOL
 
     def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("frame_mAP", "frame-mAP@0.5")]
@@ -315,7 +317,7 @@ class ActionTubes(Task):
         """The participant's Result (aggregates per class and threshold) and, when private, the per-video table."""
         ev = evaluation
         res = Result(self.title)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         classes, gt, sub = ev.classes, ev.gt, ev.submitted
         C = len(classes)
         npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)

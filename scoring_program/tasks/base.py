@@ -243,6 +243,10 @@ class Task(object):
     and never overrides score or reference."""
     slug = ""
     title = ""
+    # the protocol in words, one paragraph an item: the report's Protocol section, and the list the evaluation
+    # page's "The protocol in short" is built from (participant.py; its other sections are the competition's
+    # templates/evaluation.md)
+    protocol: Sequence[str] = ()
     has_sets = False            # the reference folder may hold several image sets (VOC): load_reference(set_name=)
     columns_need_reference = True   # False: the columns are the same for every reference (no reference read)
     # the pipeline's steps (reference, read, evaluate, report, decompose) as Result.timings names them, for the

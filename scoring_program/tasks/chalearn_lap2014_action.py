@@ -318,6 +318,7 @@ def _private_tables(res, ev):
 class ChalearnLap2014Action(Task):
     slug = "chalearn-lap2014-action"
     title = "ChaLearn LAP 2014 Track 2: action/interaction spotting (mean Jaccard)"
+    protocol = PROTOCOL
 
     def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("mean_jaccard", "Mean Jaccard")]
@@ -396,7 +397,7 @@ class ChalearnLap2014Action(Task):
         when private (they hold each test sequence's labels)."""
         ev = evaluation
         res = Result(self.title)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         sub = ev.submission
         res.notes.extend(sub.notes)
         if sub.ignored_files:

@@ -233,6 +233,7 @@ def _private_tables(res, ev):
 class ChalearnLap2014Pose(Task):
     slug = "chalearn-lap2014-pose"
     title = "ChaLearn LAP 2014 Track 1: multi-limb pose recovery (mean hit rate)"
+    protocol = PROTOCOL
 
     def column_table(self, reference=None) -> List[ScoreKey]:
         keys = [ScoreKey("mean_hit_rate", "Mean hit rate")]
@@ -319,7 +320,7 @@ class ChalearnLap2014Pose(Task):
         per-sequence-and-actor and per-panorama tables only when private (they hold each panorama's annotation)."""
         ev = evaluation
         res = Result(self.title)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         sub = ev.submission
         n = len(ev.panoramas)
         predicted = n - len(sub.missing)

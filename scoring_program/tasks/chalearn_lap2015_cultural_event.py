@@ -167,6 +167,7 @@ def _per_image(evaluation):
 class ChalearnLap2015CulturalEvent(Task):
     slug = "chalearn-lap2015-cultural-event"
     title = "ChaLearn LAP 2015 cultural event recognition (mAP)"
+    protocol = PROTOCOL
 
     def column_table(self, reference=None) -> List[ScoreKey]:
         cats = list(CATEGORIES) if reference is None else [c.name for c in reference.data.categories]
@@ -249,7 +250,7 @@ class ChalearnLap2015CulturalEvent(Task):
         """The Result: mAP and AP per category, the AP bars, the confusions, the per-category table, the PR
         curves; with private, the per-image table for the organizer."""
         res = Result(self.title)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         res.scores["mAP"] = evaluation.mean_ap
         cats = evaluation.categories
         for r in cats:

@@ -45,7 +45,8 @@ PROTOCOL = [
     "A video is correct at threshold t when PSC >= t (inclusive; the README says >) and its predicted class equals "
     "the ground-truth class exactly. acc(t) = correct videos / ground-truth videos.",
     "score = sum over t = 1..9999 of (1/10000) * acc(t/10000), accumulated in that order: a left Riemann sum that "
-    "skips t = 0 and never reaches t = 1, so a perfect submission scores 0.9998999999999062, not 1. top1 = acc(0) "
+    "skips t = 0 and never reaches t = 1, so a perfect submission scores 9999/10000 = 0.9999 (less 1e-13 of "
+    "float64 rounding in the running sum), not 1. top1 = acc(0) "
     "(plain top-1 video accuracy); mean_PSC = mean of the video PSCs (1.0 defaults included).",
     "Where the original crashes, this scorer stops with a submission error naming the video and frame: a test video "
     "missing from pred_vid_result.json or from pred_part_result.json, a predicted frame without 'humans', more than "
@@ -127,6 +128,7 @@ def _where_lost(section, r):
 class KineticsTps(Task):
     slug = "kinetics-tps"
     title = "Kinetics-TPS: part-state correctness and PSC-conditioned action accuracy"
+    protocol = PROTOCOL
 
     columns_need_reference = False
     pauses_collector = True     # json builds millions of small containers (formats.kinetics_tps.no_cycle_collection)
@@ -179,7 +181,7 @@ class KineticsTps(Task):
         r = evaluation
         gt, pr = r.gt, r.pr
         res = Result(self.title)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         for k, v in (("score", r.score), ("top1", r.top1), ("mean_PSC", r.mean_PSC)):
             res.set(k, v)
         nv = gt.n_videos

@@ -187,6 +187,7 @@ def per_image_table(evaluation):
 class Voc2011Detection(Task):
     slug = "voc2011-detection"
     title = "PASCAL VOC2011 detection (comp3/comp4)"
+    protocol = PROTOCOL
     comps = (3, 4)
 
     has_sets = True
@@ -310,7 +311,7 @@ class Voc2011Detection(Task):
         """The participant's Result (aggregates per class) and, when private, the per-image table."""
         sub, gt = evaluation.submitted, evaluation.gt
         res = Result(self.title)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         nimg = int(gt.ids.size)
         rows, aps, series = [], [], []
         for r in evaluation.classes:

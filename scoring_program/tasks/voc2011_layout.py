@@ -164,6 +164,7 @@ def person_table(evaluation):
 class Voc2011Layout(Task):
     slug = "voc2011-layout"
     title = TITLE
+    protocol = PROTOCOL
     comps = (7, 8)
 
     has_sets = True
@@ -266,7 +267,7 @@ class Voc2011Layout(Task):
         sub, set_name = evaluation.submission, evaluation.set_name
         npersons = evaluation.keys.size
         res = Result(TITLE)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         res.warnings.extend(sub.warnings)
         rows, aps, series = [], [], []
         for part in evaluation.parts:

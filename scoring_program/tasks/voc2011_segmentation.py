@@ -247,6 +247,7 @@ def image_table(evaluation):
 class Voc2011Segmentation(Task):
     slug = "voc2011-segmentation"
     title = TITLE
+    protocol = PROTOCOL
     comps = (5, 6)
 
     has_sets = True
@@ -335,7 +336,7 @@ class Voc2011Segmentation(Task):
         conf, sub = evaluation.conf, evaluation.submission
         where = "comp%d, set '%s'" % (sub.comp, evaluation.set_name)
         res = Result(TITLE)
-        res.protocol = list(PROTOCOL)
+        res.protocol = list(self.protocol)
         ious = iou_per_class(conf)
         m = mean_iou(ious)
         res.set("mIoU", 0.0 if m is None else m)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from typing import Dict, List, NamedTuple, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Tuple
 
 import numpy as np
 
@@ -332,7 +332,6 @@ class RankedListTask(Task):
     names: Tuple[str, ...] = ()
     unscored_names: Tuple[str, ...] = ()
     words: RankedListWords = None
-    protocol: Sequence[str] = ()
     key_fields = 1
     numeric_fields: Tuple[int, ...] = ()
     result_item = "image id"
