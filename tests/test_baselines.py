@@ -18,72 +18,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.synth import get as generator
 from conftest import ROOT, competition_slugs
 from scoring_program import bundle
 from test_kit import readme_commands, run_commands
 
 SLUGS = competition_slugs()
 STATED = re.compile(r"the baseline scores `(\w+)` = (\d+\.\d{4})")
-
-
-def _blank_png(path):
-    """The same size, every pixel 0."""
-    with Image.open(path) as im:
-        size = im.size
-    Image.new("L", size, 0).save(path)
-
-
-def _rewrite_lines(path, keep_fields, filler):
-    with open(path, encoding="utf-8") as f:
-        lines = [ln.split() for ln in f if ln.strip()]
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(" ".join(fields[:keep_fields] + [filler]) + "\n" for fields in lines)
-
-
-def _files(ref, pattern):
-    return [os.path.join(d, n) for d, _, names in os.walk(ref) for n in names if re.fullmatch(pattern, n)]
-
-
-def _strip_tubes(ref):
-    os.remove(os.path.join(ref, "gt_tubes.csv"))
-    path = os.path.join(ref, "videos.csv")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        f.write("video,label,num_frames\n" + "".join("%s,?,%s\n" % (r["video"], r["num_frames"]) for r in rows))
-
-
-def _strip_kinetics(ref):
-    os.remove(os.path.join(ref, "gt_vid_result.json"))
-    path = os.path.join(ref, "gt_part_result.json")
-    with open(path, encoding="utf-8") as f:
-        videos = json.load(f)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({v: {frame: {} for frame in frames} for v, frames in videos.items()}, f)
-
-
-def _strip_layout(ref):
-    for path in _files(ref, r".*\.xml"):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(re.sub(r"\s*<part>.*?</part>", "", text, flags=re.S))
-
-
-# slug -> what removes or blanks every label of the sample's ground truth (what a participant does not have),
-# leaving what the test data gives: ids, frame counts and sizes, the persons' boxes of the VOC tasters
-STRIP = {
-    "action-tubes": _strip_tubes,
-    "kinetics-tps": _strip_kinetics,
-    "chalearn-lap2014-action": lambda ref: [os.remove(p) for p in _files(ref, r".*_labels\.csv")],
-    "chalearn-lap2014-pose": lambda ref: [_blank_png(p) for p in _files(ref, r".*\.png")],
-    "chalearn-lap2015-cultural-event": lambda ref: [_rewrite_lines(p, 1, "0") for p in _files(ref, r".*\.txt")],
-    "voc2011-classification": lambda ref: shutil.rmtree(ref),
-    "voc2011-detection": lambda ref: shutil.rmtree(os.path.join(ref, "Annotations")),
-    "voc2011-segmentation": lambda ref: [_blank_png(p) for p in _files(ref, r".*\.png")],
-    "voc2011-layout": _strip_layout,
-    "voc2011-action": lambda ref: [_rewrite_lines(p, 2, "0") for p in _files(ref, r"\w+_test\.txt")],
-}
 
 
 def _unzipped_kit(slug, dest):
@@ -103,7 +44,10 @@ def _outputs(kit):
 
 
 def test_every_competition_has_a_label_stripper():
-    assert sorted(STRIP) == sorted(SLUGS)
+    """bench/synth/<module>.strip_labels(ref_dir): what removes or blanks every label of the sample's ground truth
+    (what a participant does not have), leaving what the test data gives: ids, frame counts and sizes, the persons'
+    boxes of the VOC tasters."""
+    assert [s for s in SLUGS if not hasattr(generator(s), "strip_labels")] == []
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -111,7 +55,7 @@ def test_baseline_scores_above_zero_as_stated_and_reads_no_label(slug, tmp_path)
     kit, blind = tmp_path / "kit", tmp_path / "blind"
     readme = _unzipped_kit(slug, kit)
     shutil.copytree(str(kit), str(blind))
-    STRIP[slug](str(blind / "sample_input" / "ref"))
+    generator(slug).strip_labels(str(blind / "sample_input" / "ref"))
     commands = readme_commands(readme)
     baseline = [c for c in commands if c[0].startswith("python3 baseline.py ")]
     scoring = [c for c in commands if c[0].startswith("python3 score.py ")]

@@ -2,6 +2,7 @@
 frame_detections.csv and tubes.csv. The sample is J-HMDB-like (one GT tube per video, so AUC is defined);
 the bench is UCF101-24-like (910 videos of ~180 frames, several actors in some, 1,000,000 frame detections,
 50,000 tubes)."""
+import csv
 import os
 
 import numpy as np
@@ -217,3 +218,13 @@ def make_bench(work_dir, n_videos=910, n_det=1000000, n_tubes=50000):
     return {"input": inputs["frame-only"], "inputs": inputs,
             "what": "%d videos, %d GT tubes, %d frame detections, %d tubes (%d rows)"
                     % (len(videos), len(gt), take.size, min(n_tubes, len(tubes)), rows)}
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: gt_tubes.csv removed and videos.csv's labels blanked, leaving the videos and their frame counts (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    os.remove(os.path.join(ref_dir, "gt_tubes.csv"))
+    path = os.path.join(ref_dir, "videos.csv")
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        f.write("video,label,num_frames\n" + "".join("%s,?,%s\n" % (r["video"], r["num_frames"]) for r in rows))

@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .common import Malformed, fresh_dir, write_text
+from .common import Malformed, files_matching, fresh_dir, write_text
 
 NACTIONS = 11
 
@@ -140,3 +140,9 @@ def make_bench(work_dir, nseq=1000, nframes=3000):
         pred = jitter(rng, rows, nframes, 60) + random_rows(rng, nframes, actors, 2)
         write_text(os.path.join(res, "%s_prediction.csv" % seq), rows_text(pred))
     return {"input": inp, "what": "%d sequences x %d frames (a third with actors)" % (nseq, nframes)}
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: the label files removed, leaving the sequences' data files (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    for path in files_matching(ref_dir, r".*_labels\.csv"):
+        os.remove(path)

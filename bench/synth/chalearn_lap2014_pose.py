@@ -13,7 +13,7 @@ import zlib
 
 import numpy as np
 
-from .common import fresh_dir, scoring_python, write_expected
+from .common import blank_pngs, fresh_dir, scoring_python, write_expected
 
 N_LIMBS = 14
 STRIDE = 480
@@ -233,3 +233,8 @@ def bench_baseline(info):
     subprocess.run([scoring_python(), "-c", DECODE_ONLY, os.path.join(inp, "ref"), os.path.join(inp, "res")],
                    check=True)
     return "decode-only", time.perf_counter() - t0
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: every limb mask blanked, leaving the panoramas' names and sizes (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    blank_pngs(ref_dir)

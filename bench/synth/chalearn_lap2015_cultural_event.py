@@ -5,7 +5,7 @@ import numpy as np
 
 from scoring_program.formats.cultural import CATEGORIES
 
-from .common import Malformed, fresh_dir, write_text
+from .common import Malformed, files_matching, fresh_dir, rewrite_lines, write_text
 
 
 def make_labels(n_images, seed, first_id=1):
@@ -91,3 +91,8 @@ def make_bench(work_dir, n_images=3569):
     conf[: n_images // 10] = np.round(conf[: n_images // 10], 1)   # plenty of ties
     write_submission(os.path.join(inp, "res"), ids, conf)
     return {"input": inp, "what": "%d images x %d categories" % (n_images, len(CATEGORIES))}
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: every label of the category lists blanked to 0, leaving the image ids (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    rewrite_lines(files_matching(ref_dir, r".*\.txt"), 1, "0")

@@ -1,6 +1,7 @@
 """Small helpers for the generators."""
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -86,3 +87,27 @@ class Malformed(object):
 
     def write(self):
         write_expected(self.kit_dir, self.expected)
+
+
+# ---- strip_labels: what a participant does not have (tests/test_baselines.py runs each kit's baseline without it)
+def files_matching(ref_dir, pattern):
+    """The files under ref_dir whose name matches pattern (a regular expression, whole name)."""
+    return [os.path.join(d, n) for d, _, names in os.walk(ref_dir) for n in names if re.fullmatch(pattern, n)]
+
+
+def blank_pngs(ref_dir, pattern=r".*\.png"):
+    """Each PNG at its size, every pixel 0."""
+    from PIL import Image
+    for path in files_matching(ref_dir, pattern):
+        with Image.open(path) as im:
+            size = im.size
+        Image.new("L", size, 0).save(path)
+
+
+def rewrite_lines(paths, keep_fields, filler):
+    """Each text file's lines cut to their first keep_fields fields, then filler."""
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            lines = [ln.split() for ln in f if ln.strip()]
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(" ".join(fields[:keep_fields] + [filler]) + "\n" for fields in lines)

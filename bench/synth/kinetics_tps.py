@@ -305,3 +305,13 @@ def _timed(argv):
     if status:
         raise SystemExit("%s failed" % argv[:3])
     return time.perf_counter() - t0, usage.ru_maxrss / 1024.0
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: gt_vid_result.json removed and gt_part_result.json cut to its videos' frame names (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    os.remove(os.path.join(ref_dir, "gt_vid_result.json"))
+    path = os.path.join(ref_dir, "gt_part_result.json")
+    with open(path, encoding="utf-8") as f:
+        videos = json.load(f)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({v: {frame: {} for frame in frames} for v, frames in videos.items()}, f)

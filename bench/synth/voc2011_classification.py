@@ -1,5 +1,6 @@
 """Synthetic VOC2011 classification data: ImageSets/Main/<class>_<set>.txt (1 / -1 / 0 labels)."""
 import os
+import shutil
 
 import numpy as np
 
@@ -93,3 +94,8 @@ def make_bench(work_dir, n_images=10991):
     conf[: n_images // 10] = np.round(conf[: n_images // 10], 1)   # plenty of ties
     write_submission(os.path.join(inp, "res"), ids, conf, subdir="")
     return {"input": inp, "what": "%d images x %d classes" % (n_images, len(CLASSES))}
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: the whole ground truth (the image ids come from the kit's own list) (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    shutil.rmtree(ref_dir)

@@ -1,5 +1,6 @@
 """Synthetic VOC2011 detection data: Annotations/<id>.xml, ImageSets/Main/<set>.txt, comp3 result files."""
 import os
+import shutil
 
 import numpy as np
 
@@ -145,3 +146,8 @@ def make_bench(work_dir, n_images=11540, per_class=50000):
     nobj = sum(len(v) for v in objs.values())
     ndet = sum(len(v) for v in dets.values())
     return {"input": inp, "what": "%d images, %d objects, %d detections" % (n_images, nobj, ndet)}
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: the annotations removed, leaving the image lists (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    shutil.rmtree(os.path.join(ref_dir, "Annotations"))

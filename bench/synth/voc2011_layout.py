@@ -1,9 +1,10 @@
 """Synthetic VOC2011 person layout data: Annotations with parts, ImageSets/Layout/<set>.txt, comp7 results XML."""
 import os
+import re
 
 import numpy as np
 
-from .common import Malformed, fresh_dir, write_text
+from .common import Malformed, files_matching, fresh_dir, write_text
 from .voc2011_detection import annotation_xml, random_box
 
 PARTS = ("head", "hand", "foot")
@@ -131,3 +132,12 @@ def make_bench(work_dir, n_images=2250):
     write_text(os.path.join(inp, "res", "comp7_layout_test.xml"),
                layouts_xml(predictions(objs, persons, rng, jitter=1.0)))
     return {"input": inp, "what": "%d images, %d persons" % (n_images, len(persons))}
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: the parts of every person removed from the annotations, leaving the persons' boxes (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    for path in files_matching(ref_dir, r".*\.xml"):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(re.sub(r"\s*<part>.*?</part>", "", text, flags=re.S))

@@ -6,7 +6,7 @@ import zlib
 
 import numpy as np
 
-from .common import fresh_dir, scoring_python, write_expected, write_text
+from .common import blank_pngs, fresh_dir, scoring_python, write_expected, write_text
 
 NCLS = 21
 
@@ -253,3 +253,8 @@ def bench_baseline(info):
 
     argv = [scoring_python(), "-c", _DECODE_ONLY, info["gt_dir"], info["res_dir"], ",".join(info["ids"])]
     return "decode only", measure(argv)[0]
+
+
+def strip_labels(ref_dir):
+    """What a participant does not have: every label PNG blanked, leaving the images' names and sizes (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    blank_pngs(ref_dir)

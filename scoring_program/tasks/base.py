@@ -16,8 +16,8 @@ report wrote is a leaderboard column, in column order.
 A competition's module (tasks/<module>.py, listed in registry.MODULES) defines its records (the Reference's data,
 the submission read, the evaluation: NamedTuples or dataclasses whose docstrings give the arrays' shapes and
 dtypes), its Task subclass with the hooks below, and TASK, its instance. Everything about a competition is
-reachable from that module: its columns, reference, scoring, report, validation, the participant's figures and the
-starting kit's extra files.
+reachable from that module: its columns, reference, scoring, report, protocol (the report's and the Evaluation
+page's), validation, the participant's figures and the starting kit's extra files.
 """
 from __future__ import annotations
 

@@ -3,8 +3,10 @@ bear the same module names and read it).
 
 An eleventh competition edits this file alone among the existing code: a MODULES line (and NEEDS_PILLOW when its
 scoring path decodes images); the rest is new files: tasks/<module>.py (its records, its Task subclass with the
-hooks of tasks/base.py, PROTOCOL, TASK), formats/ and metrics/ modules as needed, bench/synth/<module>.py,
-competitions/<slug>/, reference_data/<slug>/, validation_data/<slug>/, starting_kit/<slug>/ and its tests.
+hooks of tasks/base.py and its protocol, TASK), formats/ and metrics/ modules as needed, bench/synth/<module>.py
+(the sample's generators and strip_labels), competitions/<slug>/ (templates/evaluation.md: the Evaluation page
+around the protocol), reference_data/<slug>/, validation_data/<slug>/, starting_kit/<slug>/ and its tests (the
+README's "Adding a competition").
 """
 from __future__ import annotations
 
