@@ -45,7 +45,7 @@ PROTOCOL = [
     "A video is correct at threshold t when PSC >= t (inclusive; the README says >) and its predicted class equals "
     "the ground-truth class exactly. acc(t) = correct videos / ground-truth videos.",
     "score = sum over t = 1..9999 of (1/10000) * acc(t/10000), accumulated in that order: a left Riemann sum that "
-    "skips t = 0 and never reaches t = 1, so a perfect submission scores 9999/10000 = 0.9999 (less 1e-13 of "
+    "skips t = 0 and never reaches t = 1, so a perfect submission scores 9999/10000 = 0.9999 (less about 1e-13 of "
     "float64 rounding in the running sum), not 1. top1 = acc(0) "
     "(plain top-1 video accuracy); mean_PSC = mean of the video PSCs (1.0 defaults included).",
     "Where the original crashes, this scorer stops with a submission error naming the video and frame: a test video "
