@@ -259,3 +259,9 @@ def test_kit_readme_and_data_page_count_the_organizers_classes(tmp_path):
     pages = participant.pages("action-tubes", reference, task.score_keys(str(ref)), False)
     assert "2 classes: brush_hair and catch." in pages["data.md"]
     assert "clap" not in pages["data.md"] and "3 classes" not in pages["kit_README.md"]
+
+
+def test_kinetics_kit_readme_writes_the_score_at_its_leaderboard_precision():
+    with open(os.path.join(ROOT, "starting_kit", "kinetics-tps", "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    assert "(score 0.999900)" in readme and "`score` = 0.000800 (top1 0.1667, mean_PSC 0.0841)" in readme
