@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import os
 import re
-from typing import NamedTuple
+from typing import List, NamedTuple
 
 from .result import FULL, LEVEL_TEXT, Bars, HeatMap, Histogram, Plot, Table
 from .svg import bars_svg, heatmap_svg, histogram_svg, plot_svg
@@ -92,11 +92,9 @@ def _unbreakable(text, breaks, bold=False) -> float:
     return max(_em(p.strip(), bold) for p in parts) * TABLE_FONT
 
 
-def table_min_width(table) -> float:
-    """The narrowest width (px) the browser can give the table: per column, its longest unbreakable header word
-    or cell (headers wrap at spaces, long text cells after '/' and '_', numbers never), with padding. The report
-    keeps every table at most FIT_WIDTH wide (tests/commands/test_report_reads.py)."""
-    table = common_folder(table)
+def _column_widths(table) -> List[float]:
+    """Per column, the narrowest width (px) the browser can give it: its longest unbreakable header word or cell
+    (headers wrap at spaces, '@' and '/', long text cells after '/' and '_', numbers never), with padding."""
     breakable = _breakable(table)
     widths = [0.0] * len(breakable)
     for i, h in enumerate(table.header):
@@ -106,7 +104,35 @@ def table_min_width(table) -> float:
             text = _cell_text(v)
             widths[i] = max(widths[i], _unbreakable(text, True) if breakable[i] and not isinstance(v, float)
                             else _em(text) * TABLE_FONT)
-    return sum(w + CELL_PAD for w in widths)
+    return [w + CELL_PAD for w in widths]
+
+
+def table_min_width(table) -> float:
+    """The narrowest width (px) the browser can give the table (its columns' _column_widths, the paths of a folder
+    shown as file names). The report shows a table wider than FIT_WIDTH in parts (split_to_fit)."""
+    return sum(_column_widths(common_folder(table)))
+
+
+def split_to_fit(table) -> List[Table]:
+    """The table as the report shows it (common_folder): whole when it fits FIT_WIDTH; otherwise in parts, each
+    with the first column (the row's name) and as many of the next columns as fit, the later parts titled
+    '(continued)'."""
+    table = common_folder(table)
+    widths = _column_widths(table)
+    if sum(widths) <= FIT_WIDTH or len(widths) < 3:
+        return [table]
+    parts = []
+    start = 1
+    while start < len(widths):
+        end, used = start + 1, widths[0] + widths[start]
+        while end < len(widths) and used + widths[end] <= FIT_WIDTH:
+            used += widths[end]
+            end += 1
+        parts.append(Table(table.title if not parts else "%s (continued)" % table.title,
+                           [table.header[0]] + table.header[start:end], [[r[0]] + r[start:end] for r in table.rows],
+                           note=table.note if not parts else None))
+        start = end
+    return parts
 
 
 def _fixed(v, precision):
@@ -132,9 +158,12 @@ def common_folder(table):
     return Table(table.title, header, rows, note=table.note)
 
 
-def _table(t, level="h3"):
+def _table(table, level="h3"):
+    return "\n".join(_table_part(t, level) for t in split_to_fit(table))
+
+
+def _table_part(t, level):
     e = html.escape
-    t = common_folder(t)
     breakable = _breakable(t)
     out = ["<%s>%s</%s>" % (level, e(t.title), level)]
     if t.note:
