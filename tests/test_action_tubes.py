@@ -762,7 +762,8 @@ def test_report_bars_tide_and_curves(root):
     frame_bars, video_bars = res.bars
     assert frame_bars.values == [r[1] for r in res.tables[0].rows]
     assert video_bars.values == [r[2] for r in res.tables[1].rows]
-    (section,) = res.sections
+    section, video_section = res.sections
+    assert video_section.title == "Where the video-AP points were lost"
     assert section.title == LOST
     dap_table = section.blocks[1]
     assert [r[1] for r in dap_table.rows] == ["%.4f" % r[1] for r in res.tables[0].rows]

@@ -11,6 +11,9 @@ render_private writes the organizer's per-item tables (score.py --private-report
 from __future__ import annotations
 
 import html
+import os
+import re
+from typing import List, NamedTuple
 
 from .result import FULL, LEVEL_TEXT, Bars, HeatMap, Histogram, Plot, Table
 from .svg import bars_svg, heatmap_svg, histogram_svg, plot_svg
@@ -24,8 +27,11 @@ CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;ma
        "border-radius:6px;padding:10px 16px;margin-bottom:10px}.headline .value{font-size:2.6em;font-weight:600;"
        "color:#1d4f85}.headline .label{font-size:1.1em;color:#444}"
        ".scroll{overflow-x:auto;max-width:100%}"
-       "table{border-collapse:collapse;margin:.3em 0 1em;font-size:.92em}td,th{border:1px solid #ccc;padding:2px 8px;"
-       "text-align:right;white-space:nowrap}th{background:#eef1f4}td:first-child,th:first-child{text-align:left}"
+       "table{border-collapse:collapse;margin:.3em 0 1em;font-size:.92em}td,th{border:1px solid #ccc;padding:2px 6px;"
+       "text-align:right;white-space:nowrap}th{background:#eef1f4;white-space:normal;vertical-align:bottom}"
+       "td.text{white-space:normal;text-align:left}"
+       ".terms{color:#444;font-size:.9em;margin:.2em 0 .8em;padding-left:8px;border-left:3px solid #d5dfeb}"
+       "td:first-child,th:first-child{text-align:left}"
        ".warn{color:#9a3b00}.note{color:#555;font-size:.92em}"
        ".multiples{display:flex;flex-wrap:wrap;gap:6px}.multiples svg{border:1px solid #eee;background:#fff}"
        ".fig{margin:.3em 0 1em}details{margin:.8em 0}summary{cursor:pointer;padding:2px 0}")
@@ -34,24 +40,137 @@ CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;ma
 CELL_PRECISION = 4      # the leaderboard's precision: one number format in every table
 
 
-def _cell(v):
+LONG_CELL = 24          # a text cell longer than this may break after '/' and '_' (a file path)
+FIT_WIDTH = 850         # px: what a table may take in Codabench's ~900 px iframe (body padding and a scroll bar off)
+TABLE_FONT = 14.72      # px: the tables' font (.92em of 16 px)
+CELL_PAD = 14           # px: a cell's padding (6 + 6) and border, rounded up
+# glyph widths (em) of DejaVu Sans, the widest of the common sans-serif fonts (Arial, Helvetica, Segoe UI and Roboto
+# are narrower), so that a width estimated with them holds in any of those
+_NARROW, _WIDE = frozenset("ijlI.,:;'/|\\()[]!ftr- "), frozenset("mwMW@%")
+
+
+def _em(text, bold=False) -> float:
+    """The width of text in em of the table font (bold: a header's, about 12% wider)."""
+    width = sum(0.34 if c in _NARROW else 1.0 if c in _WIDE else 0.5 if c in "_*`\"" else 0.64 if c.isdigit()
+                else 0.72 if c.isupper() else 0.62 for c in text)
+    return width * (1.12 if bold else 1.0)
+
+
+def _cell(v, breakable=False):
+    """One <td>: a float at the leaderboard's precision ('n/a' for NaN); in a breakable column (one holding a text
+    longer than LONG_CELL: file paths), a text that may break after '/' and '_' so that the table fits 900 px."""
     if isinstance(v, float):
-        return _fixed(v, CELL_PRECISION) if v == v else "n/a"
-    return html.escape(str(v))
+        return "<td>%s</td>" % (_fixed(v, CELL_PRECISION) if v == v else "n/a")
+    if not breakable:
+        return "<td>%s</td>" % html.escape(str(v))
+    return "<td class='text'>%s</td>" % re.sub(r"([/_])", r"\1<wbr>", html.escape(str(v)))
+
+
+def _breakable(table):
+    """Per column: does it hold a text longer than LONG_CELL (then every text cell of it may break)."""
+    out = [False] * max([len(table.header)] + [len(r) for r in table.rows])
+    for row in table.rows:
+        for i, v in enumerate(row):
+            if not isinstance(v, float) and len(str(v)) > LONG_CELL:
+                out[i] = True
+    return out
+
+
+def _header(h):
+    """One header's text: it wraps at spaces, and after '@' and '/' (AUC@<wbr>0.1), so that the table fits 900 px."""
+    return re.sub(r"([@/])", r"\1<wbr>", html.escape(str(h)))
+
+
+def _cell_text(v):
+    return (_fixed(v, CELL_PRECISION) if v == v else "n/a") if isinstance(v, float) else str(v)
+
+
+def _unbreakable(text, breaks, bold=False) -> float:
+    """The width (px) of the longest run of text that cannot wrap: a header's (bold) between spaces, '@' and '/'
+    (breaks False); a long text cell's between spaces, '/' and '_' (breaks True)."""
+    parts = re.split(r"(?<=[/_])|(?= )" if breaks else r"(?<=[@/])|(?= )", text)
+    return max(_em(p.strip(), bold) for p in parts) * TABLE_FONT
+
+
+def _column_widths(table) -> List[float]:
+    """Per column, the narrowest width (px) the browser can give it: its longest unbreakable header word or cell
+    (headers wrap at spaces, '@' and '/', long text cells after '/' and '_', numbers never), with padding."""
+    breakable = _breakable(table)
+    widths = [0.0] * len(breakable)
+    for i, h in enumerate(table.header):
+        widths[i] = _unbreakable(str(h), False, bold=True)
+    for row in table.rows:
+        for i, v in enumerate(row):
+            text = _cell_text(v)
+            widths[i] = max(widths[i], _unbreakable(text, True) if breakable[i] and not isinstance(v, float)
+                            else _em(text) * TABLE_FONT)
+    return [w + CELL_PAD for w in widths]
+
+
+def table_min_width(table) -> float:
+    """The narrowest width (px) the browser can give the table (its columns' _column_widths, the paths of a folder
+    shown as file names). The report shows a table wider than FIT_WIDTH in parts (split_to_fit)."""
+    return sum(_column_widths(common_folder(table)))
+
+
+def split_to_fit(table) -> List[Table]:
+    """The table as the report shows it (common_folder): whole when it fits FIT_WIDTH; otherwise in parts, each
+    with the first column (the row's name) and as many of the next columns as fit, the later parts titled
+    '(continued)'."""
+    table = common_folder(table)
+    widths = _column_widths(table)
+    if sum(widths) <= FIT_WIDTH or len(widths) < 3:
+        return [table]
+    parts = []
+    start = 1
+    while start < len(widths):
+        end, used = start + 1, widths[0] + widths[start]
+        while end < len(widths) and used + widths[end] <= FIT_WIDTH:
+            used += widths[end]
+            end += 1
+        parts.append(Table(table.title if not parts else "%s (continued)" % table.title,
+                           [table.header[0]] + table.header[start:end], [[r[0]] + r[start:end] for r in table.rows],
+                           note=table.note if not parts else None))
+        start = end
+    return parts
 
 
 def _fixed(v, precision):
     return "%.*f" % (precision, v)
 
 
-def _table(t, level="h3"):
+def common_folder(table):
+    """The table with each column whose text cells are paths in one folder (2 or more; other cells such as
+    'missing' kept) shown as file names, the folder named once in the column's header: 'file (in results/.../)'."""
+    header, rows = list(table.header), [list(r) for r in table.rows]
+    for col in range(len(header)):
+        paths = [r[col] for r in rows if col < len(r) and isinstance(r[col], str) and "/" in r[col]]
+        if len(paths) < 2:
+            continue
+        folder = os.path.commonprefix(paths)
+        folder = folder[:folder.rfind("/") + 1]
+        if not folder:
+            continue
+        header[col] = "%s (in %s)" % (header[col], folder)
+        for r in rows:
+            if col < len(r) and isinstance(r[col], str) and r[col].startswith(folder):
+                r[col] = r[col][len(folder):]
+    return Table(table.title, header, rows, note=table.note)
+
+
+def _table(table, level="h3"):
+    return "\n".join(_table_part(t, level) for t in split_to_fit(table))
+
+
+def _table_part(t, level):
     e = html.escape
+    breakable = _breakable(t)
     out = ["<%s>%s</%s>" % (level, e(t.title), level)]
     if t.note:
         out.append("<p class='note'>%s</p>" % e(t.note))
-    out.append("<div class='scroll'><table><tr>%s</tr>" % "".join("<th>%s</th>" % e(str(h)) for h in t.header))
+    out.append("<div class='scroll'><table><tr>%s</tr>" % "".join("<th>%s</th>" % _header(h) for h in t.header))
     for r in t.rows:
-        out.append("<tr>%s</tr>" % "".join("<td>%s</td>" % _cell(c) for c in r))
+        out.append("<tr>%s</tr>" % "".join(_cell(c, b) for c, b in zip(r, breakable)))
     out.append("</table></div>")
     return "\n".join(out)
 
@@ -180,11 +299,26 @@ def _tables_and_curves(result):
     if result.tables:
         out.append("<h2>Tables</h2>")
         out.extend(_table(t) for t in result.tables)
+    drawn = [p for p in result.plots if p.series]
     if result.plots:
         out.append("<h2>Curves</h2>")
-        for note in sorted(set(p.note for p in result.plots if p.note)):
+        for note in sorted(set(p.note for p in drawn if p.note)):
             out.append("<p class='note'>%s</p>" % e(note))
-        out.append(_multiples(result.plots))
+        out.extend(_not_drawn(result.plots))
+        if drawn:
+            out.append(_multiples(drawn))
+    return out
+
+
+def _not_drawn(plots):
+    """The curves not drawn (a Plot without series), named under the note that says why, one paragraph per
+    reason."""
+    e = html.escape
+    out = []
+    for reason in sorted(set(p.note or "" for p in plots if not p.series)):
+        names = [p.title for p in plots if not p.series and (p.note or "") == reason]
+        out.append("<p class='note'>Not drawn (%d curve%s): %s. %s</p>"
+                   % (len(names), "" if len(names) == 1 else "s", e(", ".join(names)), e(reason)))
     return out
 
 
@@ -206,6 +340,82 @@ WITHHELD = ("Curves, error breakdowns, confusions and coverage counts depend on 
 FROM_SCORES = " The bars above are drawn from your scores alone."
 
 
+class Term(NamedTuple):
+    """A technical term of the reports: how it is found in a block's text (a regular expression matched as a whole
+    word), and its one-line explanation."""
+    name: str
+    pattern: str
+    explanation: str
+
+
+_W = r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
+TERMS = [
+    Term("AP", _W % r"AP", "AP (average precision): the area under the precision/recall curve of a ranked list, "
+         "from 0 to 1; the protocol says how precision is interpolated."),
+    Term("mAP", _W % r"mAP", "mAP: the mean of the per-class APs."),
+    Term("frame-AP", _W % r"frame-AP", "frame-AP: AP over single-frame boxes; a box is correct when its IoU with a "
+         "still-unmatched ground-truth box of its class in the same frame is at least 0.5."),
+    Term("video-AP", _W % r"video-AP", "video-AP: AP over whole tubes (one box per frame); a tube is correct when "
+         "its ST-IoU with a still-unmatched ground-truth tube of its class in the same video reaches the threshold."),
+    Term("ST-IoU", _W % r"ST-IoU", "ST-IoU (spatio-temporal IoU): the temporal IoU of two tubes' frame spans times "
+         "the mean box IoU over the frames they share."),
+    Term("3D NMS", _W % r"3D NMS", "3D NMS (non-maximum suppression of tubes): of two tubes of one class and video "
+         "that overlap by more than the threshold (ST-IoU), only the higher-scored one is kept."),
+    Term("IoU", _W % r"IoU", "IoU (intersection over union): the area two regions share divided by the area they "
+         "cover together; 1 for identical regions, 0 for disjoint ones."),
+    Term("ROC", _W % r"ROC", "ROC curve: the true-positive rate against the false-positive rate as the score "
+         "threshold is lowered."),
+    Term("AUC", _W % r"AUC", "AUC: the area under a ROC curve."),
+    Term("TIDE", _W % r"TIDE", "TIDE (Bolya et al., ECCV 2020): a way to split the AP a detector lost into error "
+         "types (localization, wrong class, duplicate, background, missed ground truth)."),
+    Term("TIDE's oracle", _W % r"oracles?", "TIDE's oracle: every error of one type is corrected (as a perfect "
+         "helper would), everything else is kept, and the AP is computed again; the AP gained is that type's dAP."),
+    Term("dAP", _W % r"dAP", "dAP: the AP gained when TIDE's oracle fixes one error type."),
+    Term("P@50%R", r"P@50%R", "P@50%R (precision at 50% recall): the largest precision at any rank of your ranking "
+         "where at least half of the positives have been ranked (VOCap's envelope at recall 0.5)."),
+    Term("ACT pr_to_ap", _W % r"pr_to_ap", "ACT pr_to_ap: the AP function of the ACT detector's evaluation code: "
+         "the trapezoids under the raw precision/recall points, joined by straight lines from recall 0 at "
+         "precision 1, with no interpolation."),
+    Term("VOCap", _W % r"VOCap(?:\.m)?", "VOCap.m: the PASCAL VOC devkit's AP function (all points: the area "
+         "under the precision envelope)."),
+    Term("precision envelope", _W % r"envelope", "precision envelope (interpolated precision): at each recall, "
+         "the best precision reached at that recall or beyond; its area is the VOC AP."),
+    Term("PSC", _W % r"PSC", "PSC (Part State Correctness): per frame, how many of the ground-truth people's body "
+         "parts you located (box IoU >= 0.3) and gave the right state, as a share from 0 to 1; a video's PSC is "
+         "the mean over its evaluated frames."),
+    Term("Jaccard", _W % r"Jaccard", "Jaccard index: the overlap of two sets (the frames of an action, the pixels "
+         "of a limb) divided by their union, from 0 to 1."),
+    Term("hit rate", _W % r"(?i:hit rate)", "hit rate: the share of evaluated limbs whose Jaccard index with the "
+         "ground truth exceeds the threshold (0.5 for the score)."),
+    Term("difficult", _W % r"difficult", "difficult: VOC's 'hard to recognize' flag; a difficult object or image "
+         "is left out: neither a positive to find nor an error when ranked or detected."),
+]
+_TERM_RES = [(t, re.compile(t.pattern)) for t in TERMS]
+
+
+def _visible_text(block):
+    """The text a reader sees in one HTML block (SVG labels included), tags and entities removed."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", block))
+
+
+def explain_terms(blocks):
+    """The blocks (each a complete HTML element, in page order) with, after the first block where a technical term
+    (TERMS) appears, one line that explains it: each term once, where it first appears."""
+    e = html.escape
+    seen = set()
+    out = []
+    for block in blocks:
+        out.append(block)
+        text = _visible_text(block)
+        found = [t for t, pattern in _TERM_RES if t.name not in seen and pattern.search(text)]
+        if found:
+            seen.update(t.name for t in found)
+            out.append("<p class='terms'>%s</p>" % "<br>".join(
+                "<b>%s</b>%s" % (e(t.explanation.split(":", 1)[0]), e(":" + t.explanation.split(":", 1)[1]))
+                for t in found))
+    return out
+
+
 def render(result, keys=None) -> str:
     """keys: the leaderboard columns (ScoreKey, ranking column first); without them, every score at 4 decimals.
 
@@ -214,23 +424,22 @@ def render(result, keys=None) -> str:
     protocol) alone: per-class bars are drawn from the scores, and nothing else the task computed is shown."""
     e = html.escape
     keys = _keys(result, keys)
-    out = _head(result.title)
-    out.append("<p class='note level'>%s</p>" % e(LEVEL_TEXT[result.level]))
-    out.append("<h1>%s</h1>" % e(result.title))
-    out.extend(_headline(result, keys))
-    out.extend(_lists(result.shown_warnings(), result.shown_notes()))
+    blocks = ["<p class='note level'>%s</p>" % e(LEVEL_TEXT[result.level]), "<h1>%s</h1>" % e(result.title)]
+    blocks.extend(_headline(result, keys))
+    lists = _lists(result.shown_warnings(), result.shown_notes())
+    if lists:
+        blocks.append("\n".join(lists))
     if result.level == FULL:
-        out.extend(_per_class(result.bars or auto_bars(result, keys)) + _sections(result))
-        out.extend(_scores(result, keys))
-        out.extend(_tables_and_curves(result))
+        blocks.extend(_per_class(result.bars or auto_bars(result, keys)) + _sections(result))
+        blocks.append("\n".join(_scores(result, keys)))
+        blocks.extend(_tables_and_curves(result))
     else:
         bars = auto_bars(result, keys)
-        out.extend(_per_class(bars))
-        out.extend(_scores(result, keys))
-        out.append("<p class='note'>%s</p>" % e(WITHHELD + (FROM_SCORES if bars else "")))
-    out.extend(_protocol(result))
-    out.append("</body></html>\n")
-    return "\n".join(out)
+        blocks.extend(_per_class(bars))
+        blocks.append("\n".join(_scores(result, keys)))
+        blocks.append("<p class='note'>%s</p>" % e(WITHHELD + (FROM_SCORES if bars else "")))
+    blocks.extend(_protocol(result))
+    return "\n".join(_head(result.title) + explain_terms(blocks) + ["</body></html>\n"])
 
 
 def render_private(result, keys=None) -> str:

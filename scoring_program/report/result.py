@@ -72,7 +72,8 @@ class Series(object):
 
 
 class Plot(object):
-    """One small plot. Titles wrap, never cut; the legend (more than one series) is drawn under the plot area."""
+    """One small plot. Titles wrap, never cut; the legend (more than one series) is drawn under the plot area.
+    A Plot without series is a curve not drawn: the report names it under its note (why)."""
 
     def __init__(self, title, xlabel, ylabel, series, xlim=(0.0, 1.0), ylim=(0.0, 1.0), note=None):
         self.title = title
@@ -108,19 +109,53 @@ def rank_blocks(x, y, min_block=MIN_BLOCK, max_points=MAX_POINTS):
 CURVES_NOTE = ("Each precision/recall curve is drawn from the points at every k-th rank of your ranked list "
                "(k >= %d, at most %d points), so it shows how many positives lie in each block of k ranked items, "
                "never whether one item is a positive. The shaded area is the interpolated precision (made "
-               "non-increasing from the right) of those points: the AP up to that resolution; the exact AP is "
-               "in the scores." % (MIN_BLOCK, MAX_POINTS))
+               "non-increasing from the right, VOCap.m's all-points envelope) of those points: the AP up to that "
+               "resolution; the exact AP is in the scores." % (MIN_BLOCK, MAX_POINTS))
+
+FAITHFUL = 0.01         # a curve is drawn only where its shaded area is within this of the AP it stands for
+NOT_DRAWN = ("A curve is drawn only where its shaded area (%s) is within %.2f of the AP it stands for. Drawn from "
+             "one point every k ranks (k >= %d: the privacy resolution above), these curves would shade an area "
+             "that differs from their AP by more (short ranked lists, or positives bunched inside one block), so "
+             "they are not drawn; their AP is in the scores.")
+AREA_RULE = {True: "the all-points interpolated precision envelope, VOCap.m", False: "the trapezoids under the "
+             "points from recall 0 at precision 1, ACT's pr_to_ap"}
+
+
+def curve_area(recall, precision, envelope) -> float:
+    """The area a drawn precision/recall curve shades, by the rule of the AP it stands for: envelope, VOCap.m's
+    all-points interpolated precision (metrics.ap.ap_voc2010); otherwise ACT's trapezoids from (0, 1)
+    (metrics.ap.ap_trapezoid_raw)."""
+    from ..metrics.ap import ap_trapezoid_raw, ap_voc2010
+    return ap_voc2010(recall, precision) if envelope else ap_trapezoid_raw(recall, precision)
+
+
+def faithful_pr_plots(curves, envelope, note):
+    """One precision/recall plot per (title, recall, precision) curve (one point per ranked item), drawn from rank
+    blocks (rank_blocks) only where the area it shades is within FAITHFUL of the curve's own AP under the same rule
+    (curve_area); every other curve becomes a Plot without series whose note says why it is not drawn.
+    envelope: VOCap.m's envelope shaded (VOC AP); otherwise ACT's trapezoids, the points joined from (0, 1)."""
+    out = []
+    for title, recall, precision in curves:
+        x, y = rank_blocks(recall, precision)
+        if x.size == 0:
+            continue
+        if abs(curve_area(x, y, envelope) - curve_area(recall, precision, envelope)) > FAITHFUL:
+            out.append(Plot(title, "recall", "precision", [],
+                            note=NOT_DRAWN % (AREA_RULE[envelope], FAITHFUL, MIN_BLOCK)))
+        elif envelope:
+            out.append(Plot(title, "recall", "precision", [Series(title, x, y, envelope=True)], note=note))
+        else:
+            out.append(Plot(title, "recall", "precision", [Series(title, np.concatenate(([0.0], x)),
+                                                                  np.concatenate(([1.0], y)), fill=True)],
+                            note=note))
+    return out
 
 
 def precision_recall_plots(series, envelope=True):
     """One precision/recall plot per class (small multiples), titled by the class, drawn from rank blocks
-    (rank_blocks: series hold one point per ranked item); envelope: shade the VOC interpolated precision."""
-    out = []
-    for s in series:
-        x, y = rank_blocks(s.x, s.y)
-        out.append(Plot(s.label, "recall", "precision", [Series(s.label, x, y, envelope=envelope)],
-                        note=CURVES_NOTE))
-    return out
+    (rank_blocks: series hold one point per ranked item) where faithful to the class's AP (faithful_pr_plots);
+    envelope: shade the VOC interpolated precision."""
+    return faithful_pr_plots([(s.label, s.x, s.y) for s in series], envelope, CURVES_NOTE)
 
 
 class Table(object):

@@ -156,6 +156,15 @@ def _fmt(v, precision):
     return "%.*f" % (precision, v) if v == v else "n/a"
 
 
+def _marker_crosses(bars, i, text, px, fs) -> bool:
+    """Does bar i's marker (bars.extra) fall on its value label, drawn from the bar's end?"""
+    if bars.extra is None or bars.extra[i] != bars.extra[i]:
+        return False
+    v = bars.values[i]
+    end = px(v) if v == v else px(bars.xlim[0])
+    return end - 2 <= px(bars.extra[i]) <= end + 6 + len(text) * fs * CHAR_WIDTH
+
+
 def bars_svg(bars, width=840):
     """Horizontal bars, one row per label, sorted (largest first) unless bars.sort is False."""
     fs = 11
@@ -165,17 +174,25 @@ def bars_svg(bars, width=840):
         idx.sort(key=lambda i: (-(bars.values[i] if bars.values[i] == bars.values[i] else -np.inf), i))
     label_w = min(260, max(40, int(max([len(bars.labels[i]) for i in idx] or [4]) * fs * CHAR_WIDTH) + 8))
     texts = [bars.value_text[i] if bars.value_text else _fmt(bars.values[i], bars.precision) for i in idx]
-    value_w = int(max([len(t) for t in texts] or [4]) * fs * CHAR_WIDTH) + 10
-    ml, mr = label_w, value_w
-    pw = width - ml - mr
+    x0, x1 = bars.xlim
     top = 6
     legend = bars.extra is not None and bars.extra_label
     total_h = top + row * len(idx) + 34 + (16 if legend else 0)
-    x0, x1 = bars.xlim
-    sx = pw / float(x1 - x0 or 1)
+    ml = label_w
+    for named in (False, True):
+        value_w = int(max([len(t) for t in texts] or [4]) * fs * CHAR_WIDTH) + 10
+        pw = width - ml - value_w
+        sx = pw / float(x1 - x0 or 1)
 
-    def px(v):
-        return ml + (min(max(v, x0), x1) - x0) * sx
+        def px(v):
+            return ml + (min(max(v, x0), x1) - x0) * sx
+
+        if named or bars.value_text or bars.extra is None:
+            break
+        # a bare value label the marker would cross is moved past the marker: it then names its bar ("top-1
+        # accuracy 0.0000"), so that it cannot read as the marker's value
+        texts = ["%s %s" % (bars.xlabel or "value", t) if _marker_crosses(bars, i, t, px, fs) else t
+                 for i, t in zip(idx, texts)]
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="100%%" style="max-width:%dpx" viewBox="0 0 %d %d" '
            'font-family="sans-serif" font-size="%d" role="img">' % (width, width, total_h, fs)]
@@ -200,12 +217,10 @@ def bars_svg(bars, width=840):
             ex = px(bars.extra[i])
             out.append('<rect x="%.1f" y="%d" width="3" height="%d" fill="#d62728"/>' % (ex - 1.5, y + 1, row - 2))
         end = px(v) if v == v else ml
-        if bars.extra is not None and bars.extra[i] == bars.extra[i]:
+        if _marker_crosses(bars, i, texts[r], px, fs):
             # the value label goes at the bar's end, beside the bar it belongs to; past the marker only where
-            # the marker would cross it (a label beside the marker reads as the marker's value)
-            ex = px(bars.extra[i])
-            if end - 2 <= ex <= end + 6 + len(texts[r]) * fs * CHAR_WIDTH:
-                end = max(end, ex + 2)
+            # the marker would cross it, naming its bar there
+            end = max(end, px(bars.extra[i]) + 2)
         out.append('<text x="%.1f" y="%d" fill="#222">%s</text>' % (end + 4, y + 13, _e(texts[r])))
     if legend:
         y = top + row * len(idx) + 40

@@ -14,7 +14,8 @@ from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import decode
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
-from ..report.result import MAX_POINTS, MIN_BLOCK, Bars, Own, Plot, Result, ScoreKey, Series, Table, rank_blocks
+from ..report.result import (MAX_POINTS, MIN_BLOCK, Bars, HeatMap, Own, Plot, Result, ScoreKey, Series, Table,
+                             faithful_pr_plots)
 from .base import Reference, Task, as_text, name_list, no_progress, plural
 from .voc2011_detection import tide_section
 
@@ -176,6 +177,62 @@ def auc_report(res, auc, classes):
                           "true positive rate", series, xlim=(0.0, 0.6)))
 
 
+VIDEO_LOST = "Where the video-AP points were lost"
+VIDEO_LOST_INTRO = ("Per ST-IoU threshold and class, from the tubes kept by the 3D NMS and ranked as video-AP ranks "
+                    "them. Every class's AP lost (1 - AP) splits in two exact parts: the ground-truth tubes no kept "
+                    "tube found at the threshold (1 - max recall: the curve stops there), and false tubes ranked "
+                    "above the true ones (max recall - AP). A false tube matches no still-free ground-truth tube of "
+                    "its class and video at the threshold (a second tube on a found one is false too).")
+
+
+class VideoLost(NamedTuple):
+    """Per (threshold, class), from video_ap's curves: max recall, found and missed ground-truth tubes, false
+    (kept, unmatched) tubes; thresholds ascending, each once."""
+    thresholds: np.ndarray      # (T,)
+    ap: np.ndarray              # (T, C)
+    max_recall: np.ndarray      # (T, C)
+    found: np.ndarray           # (T, C) ground-truth tubes matched
+    missed: np.ndarray          # (T, C) ground-truth tubes not matched
+    false: np.ndarray           # (T, C) kept tubes matching nothing
+
+
+def video_lost(thresholds, vaps, vcurves, ntubes_gt) -> VideoLost:
+    """Where video-AP was lost, from what video_ap already returns (its AP and ACT curve per threshold and class:
+    the curve's last point is the class's final recall, its length the class's kept tubes)."""
+    unique = sorted(set(thresholds))
+    at = [thresholds.index(th) for th in unique]
+    C = ntubes_gt.size
+    last_recall = np.array([[c[0][-1] if c[0].size else 0.0 for c in vcurves[i]] for i in at]).reshape(len(at), C)
+    ntubes = np.array([[c[0].size for c in vcurves[i]] for i in at], dtype=np.int64).reshape(len(at), C)
+    found = np.rint(last_recall * ntubes_gt[None, :]).astype(np.int64)
+    return VideoLost(np.array(unique), vaps[at], last_recall, found, ntubes_gt[None, :] - found, ntubes - found)
+
+
+def video_lost_section(res, lost: VideoLost, classes):
+    """The "Where the video-AP points were lost" section: per threshold (mean over classes), a heat map of the
+    per-class video-AP over the thresholds, and per class at ST-IoU 0.5 against the mean."""
+    section = res.section(VIDEO_LOST, VIDEO_LOST_INTRO)
+    never = 1.0 - lost.max_recall
+    ranked = lost.max_recall - lost.ap
+    section.add(Table("video-AP lost per ST-IoU threshold (mean over the %d classes; tubes summed)" % len(classes),
+                      ["ST-IoU threshold", "video-mAP", "lost: never found", "lost: false tubes ranked above",
+                       "GT tubes found", "GT tubes missed", "false tubes"],
+                      [["%.2f" % th, float(lost.ap[t].mean()), float(never[t].mean()), float(ranked[t].mean()),
+                        int(lost.found[t].sum()), int(lost.missed[t].sum()), int(lost.false[t].sum())]
+                       for t, th in enumerate(lost.thresholds)]))
+    section.add(HeatMap("video-AP per class and ST-IoU threshold (%)", classes,
+                        ["%.2f" % th for th in lost.thresholds], lost.ap.T, row_title="class",
+                        col_title="ST-IoU threshold"))
+    t = int(np.flatnonzero(lost.thresholds == 0.5)[0])
+    mean = float(lost.ap[t].mean())
+    section.add(Table("Per class at ST-IoU 0.5 (video-mAP %.4f)" % mean,
+                      ["class", "video-AP", "against the mean", "lost: never found", "lost: false tubes ranked above",
+                       "GT tubes found", "GT tubes missed", "false tubes"],
+                      [[classes[c], float(lost.ap[t, c]), "%+.4f" % (round(lost.ap[t, c] - mean, 4) + 0.0),
+                        float(never[t, c]), float(ranked[t, c]), int(lost.found[t, c]), int(lost.missed[t, c]),
+                        int(lost.false[t, c])] for c in np.argsort(lost.ap[t], kind="stable")]))
+
+
 TUBE_CURVES_NOTE = ("Each precision/recall curve is drawn from the points at every k-th rank of your ranked "
                     "detections (k >= %d, at most %d points), so it shows how many true positives lie in each block of "
                     "k ranks, never whether one detection is one. The shaded area under the straight segments is the "
@@ -185,11 +242,10 @@ TUBE_CURVES_NOTE = ("Each precision/recall curve is drawn from the points at eve
 
 def act_pr_plots(what, classes, curves):
     """One plot per class with detections: ACT's precision/recall points from (0, 1) at every k-th rank
-    (rank_blocks), the area under the straight segments shaded (the trapezoid AP up to that resolution)."""
-    return [Plot("%s: %s" % (what, classes[c]), "recall", "precision",
-                 [Series(classes[c], np.concatenate(([0.0], x)), np.concatenate(([1.0], y)), fill=True)],
-                 note=TUBE_CURVES_NOTE)
-            for c, (x, y) in ((c, rank_blocks(r, p)) for c, (r, p) in enumerate(curves)) if x.size]
+    (rank_blocks), the area under the straight segments shaded (the trapezoid AP up to that resolution), where that
+    area is faithful to the class's AP (faithful_pr_plots)."""
+    return faithful_pr_plots([("%s: %s" % (what, classes[c]), r, p) for c, (r, p) in enumerate(curves)], False,
+                             TUBE_CURVES_NOTE)
 
 
 def per_video_table(ev):
@@ -381,6 +437,8 @@ class ActionTubes(Task):
                                 [[classes[c]] + [float(p[c]) for p in per_key] + [int(ntubes_gt[c]), int(nkept[c])]
                                  for c in range(C)]))
         res.plots.extend(act_pr_plots("video-AP@0.5", classes, vcurves[thresholds.index(0.5)]))
+        if ev.video is not None:
+            video_lost_section(res, video_lost(thresholds, vaps, vcurves, ntubes_gt), classes)
         # ---- AUC
         if ev.auc is not None:
             auc_report(res, ev.auc, classes)

@@ -102,20 +102,28 @@ class Evaluation(NamedTuple):
     mean_PSC: float
 
 
+SCORE_PRECISION = 6     # the leaderboard's precision of `score`: the report writes score-sized numbers with it
+
+
+def _score_text(v) -> str:
+    return "%.*f" % (SCORE_PRECISION, round(v, SCORE_PRECISION) + 0.0)
+
+
 def _where_lost(section, r):
     """The accuracy-vs-threshold curve (its area is the score), the points lost to a wrong class and to a low PSC,
-    and the histogram of the video PSCs."""
+    and the histogram of the video PSCs; score-sized numbers at the leaderboard's precision of the score."""
     n = r.video_psc.size
     lost_class, lost_psc = points_lost(r.video_psc, r.class_ok)
     n_right = int(np.count_nonzero(r.class_ok))
-    section.add(Table("Points lost, against a perfect submission's %.4f" % ((STEPS - 1) / STEPS),
+    section.add(Table("Points lost, against a perfect submission's %s" % _score_text((STEPS - 1) / STEPS),
                       ["why", "videos", "points lost"],
-                      [["wrong class (the video counts at no threshold)", n - n_right, lost_class],
-                       ["right class, PSC below the threshold t (counts only for t <= its PSC)", n_right, lost_psc]],
+                      [["wrong class (the video counts at no threshold)", n - n_right, _score_text(lost_class)],
+                       ["right class, PSC below the threshold t (counts only for t <= its PSC)", n_right,
+                        _score_text(lost_psc)]],
                       note="Each video is worth 1/%d of the area: a wrong class loses it all, a right class with PSC "
                            "p loses the thresholds t > p." % n))
-    section.add(Plot("acc(t): share of videos with PSC >= t and the right class (shaded area = score %.4f)"
-                     % r.score, "PSC threshold t", "acc(t)",
+    section.add(Plot("acc(t): share of videos with PSC >= t and the right class (shaded area = score %s)"
+                     % _score_text(r.score), "PSC threshold t", "acc(t)",
                      [Series("acc(t)", np.append(r.t[::10], 1.0), np.append(r.acc[::10], r.acc[-1]), step=True,
                              fill=True)]))
     edges = np.arange(11) / 10.0
@@ -136,7 +144,7 @@ class KineticsTps(Task):
                    "report": "report tables", "decompose": "decomposition"}       # the "time: ..." line
 
     def column_table(self, reference=None) -> List[ScoreKey]:
-        return [ScoreKey("score", "Score (PSC-conditioned accuracy)", precision=6),
+        return [ScoreKey("score", "Score (PSC-conditioned accuracy)", precision=SCORE_PRECISION),
                 ScoreKey("top1", "Top-1 accuracy"), ScoreKey("mean_PSC", "Mean PSC")]
 
     def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
