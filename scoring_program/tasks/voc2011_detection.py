@@ -9,7 +9,8 @@ import numpy as np
 
 from ..errors import ReferenceDataError
 from ..formats.voc import VOC_CLASSES
-from ..formats.voc_det import check_syntax, id_index, read_detections
+from ..formats.hints import box_hint
+from ..formats.voc_det import check_boxes, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
@@ -184,6 +185,18 @@ def per_image_table(evaluation):
                   "true positives", "false positives"] + ["FP: %s" % t for t in ERROR_TYPES[:-1]], rows)
 
 
+def boxes_warning(labels: Dict[str, str], boxes: List[np.ndarray]) -> str:
+    """formats.hints.box_hint on the boxes of every result file ('' when they look like pixel corners), named by
+    the file when there is one: the scorer's warning and validate's are this one text."""
+    if not boxes:
+        return ""
+    hint = box_hint(np.concatenate(boxes), "detection boxes")
+    if not hint:
+        return ""
+    where = next(iter(labels.values())) if len(labels) == 1 else "the %d result files" % len(labels)
+    return "%s: %s (xmin ymin xmax ymax)" % (where, hint)
+
+
 class Voc2011Detection(Task):
     slug = "voc2011-detection"
     title = "PASCAL VOC2011 detection (comp3/comp4)"
@@ -345,6 +358,9 @@ class Voc2011Detection(Task):
         res.plots.extend(precision_recall_plots(series))
         if sub.ignored:
             res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
+        hint = boxes_warning(sub.labels, [d.boxes for d in sub.detections.values()])
+        if hint:
+            res.warnings.insert(0, Own(hint))
         if private:
             res.private.append(per_image_table(evaluation))
         return res
@@ -369,9 +385,14 @@ class Voc2011Detection(Task):
         comp, files, warnings = validate_result_files(submission, "det", self.comps, set_name, VOC_CLASSES,
                                                       "<class>")
         notes = ["comp%d, set '%s', %d of 20 classes" % (comp, set_name, len(files))]
+        labels, boxes = {}, []
         for cls, path in files.items():
-            label = submission.label(path)
-            notes.append("%s: %d lines" % (label, check_syntax(path, label, ids)))
+            labels[cls] = submission.label(path)
+            boxes.append(check_boxes(path, labels[cls], ids))
+            notes.append("%s: %d lines" % (labels[cls], len(boxes[-1])))
+        hint = boxes_warning(labels, boxes)
+        if hint:
+            notes.append("warning: " + hint)
         missing = [c for c in VOC_CLASSES if c not in files]
         if missing:
             notes.append("no file for: %s (those classes will score AP 0)" % ", ".join(missing))
