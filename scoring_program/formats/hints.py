@@ -229,6 +229,19 @@ def quoted(text) -> str:
     return '"%s"' % clean(text, 80)
 
 
+def hint_phrase(things: str, first: str, hint: Hint) -> str:
+    """'video ids have no class folder (first: "v_x"; the format expects "c/v_x")': one hint, in one shape for every
+    message (the scorer's warnings and errors, validate's notes)."""
+    return "%s %s (first: %s; the format expects %s)" % (things, hint.reason, quoted(first), quoted(hint.meant))
+
+
+def id_hint(first: str, universe: np.ndarray, things: str = "ids") -> str:
+    """'; <hint_phrase>' for an error about the unknown id `first` when universe ('S' array: the evaluated ids,
+    public for the caller) holds the id it most likely meant; else ''. Built on the error path only."""
+    hint = Vocabulary(v.decode("utf-8", "replace") for v in np.asarray(universe).tolist()).hint(first)
+    return "" if hint is None else "; " + hint_phrase(things, first, hint)
+
+
 class Unmatched(NamedTuple):
     """count of the total `unit` of a submitted file match nothing ("name a test video"); first: the submission's
     first such name; hint: Vocabulary.hint of it, or None.
@@ -250,8 +263,7 @@ class Unmatched(NamedTuple):
     def _why(self) -> str:
         if self.hint is None:
             return "first: %s" % quoted(self.first)
-        return "%s %s (first: %s; the format expects %s)" % (self.things, self.hint.reason, quoted(self.first),
-                                                             quoted(self.hint.meant))
+        return hint_phrase(self.things, self.first, self.hint)
 
     def full(self) -> str:
         matched = self.total - self.count

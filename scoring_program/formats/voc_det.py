@@ -50,7 +50,7 @@ def parse_detections(data: bytes, label: str, ids: np.ndarray, index=None) -> De
     rec = parse_table(data, label, 6)
     keys = rec.keys(0, ids)
     image = _image_index(keys, ids, index)
-    check_known(keys, image >= 0, rec, "image id")
+    check_known(keys, image >= 0, rec, "image id", universe=ids)
     del keys
     confidence = to_float(rec, 1, NUMBERS[0])
     boxes = np.empty((len(rec), 4))
@@ -78,5 +78,5 @@ def check_boxes(path, label: str, ids=None) -> np.ndarray:
         boxes[:, k] = to_float(rec, k + 2, name)
     if ids is not None:
         keys = rec.keys(0, ids)
-        check_known(keys, np.isin(keys, ids), rec, "image id")
+        check_known(keys, np.isin(keys, ids), rec, "image id", universe=ids)
     return boxes

@@ -135,17 +135,20 @@ def name_warnings(gt, pr, vid_label: str, part_label: str) -> List[str]:
     have, 'lunge', is no mistake, and the class set comes from the ground truth); a frame key: at every level (the
     format's rule, counted over the submission's own keys):
 
-    - predicted classes that name no action class ('Shooting Basketball' for 'shooting_basketball');
+    - predicted classes that name no action class ('Shooting Basketball' for 'shooting_basketball'), when the
+      first is a near miss or none is a class of the test set;
     - part names that are none of the 10 body parts ('leftArm' for 'left_arm'): ignored, so PSC drops;
     - frame keys without the '.json' of the format ('img_00001' for 'img_00001.json'): none is evaluated (when the
       reference's frame keys are the format's, img_00001.json, ...)."""
     out = []
     classes = Vocabulary(sorted(set(gt.classes)))
     wrong = [c for c in pr.classes if c not in classes]
-    if wrong:
+    hint = classes.hint(wrong[0]) if wrong else None
+    # a class of the dataset that this test set lacks ('lunge') is a wrong guess, not a misspelling
+    if hint is not None or (wrong and len(wrong) == len(pr.classes)):
         out.append(unmatched_warning(Unmatched(vid_label, "class names", len(wrong), len(pr.classes),
-                                               "predicted classes", "name an action class", wrong[0],
-                                               classes.hint(wrong[0])), public=True))
+                                               "predicted classes", "name an action class", wrong[0], hint),
+                                     public=True))
     written = pr.written
     if written is None:
         return out

@@ -380,6 +380,10 @@ class Voc2011Detection(Task):
         out.update(class_figures(columns, "class", "classes"))
         return out
 
+    def ignored_files(self, submission, reference) -> List[str]:
+        return validate_result_files(submission, "det", track_comps(reference, self.comps), reference.set_name,
+                                     VOC_CLASSES, "<class>")[2]
+
     def validate(self, submission, ids=None) -> List[str]:
         set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)
         comp, files, warnings = validate_result_files(submission, "det", self.comps, set_name, VOC_CLASSES,

@@ -325,7 +325,9 @@ class Voc2011Layout(Task):
         gt = reference.data
         return {"images": plural(distinct_images(gt.keys), "image"), "persons": plural(int(gt.npersons), "person")}
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def _ignored(self, submission):
+        """(whether a file has the layout file's name pattern, [(label, name)] of the files not read, why(name) ->
+        (reason, near-miss hint))."""
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]
         comps = sorted({int(m.group(1)) for m in matched if int(m.group(1)) in self.comps}) or list(self.comps)
         sets = sorted({m.group(2) for m in matched}) or sorted(
@@ -337,6 +339,13 @@ class Voc2011Layout(Task):
             return "only the file comp%d_layout_%s.xml is read" % (comps[0], sets[0]), hint(name)
 
         ignored = [(submission.label(path), n) for n, path in submission.files() if not _RX.fullmatch(n)]
+        return bool(matched), ignored, why
+
+    def ignored_files(self, submission, reference=None) -> List[str]:
+        return ignored_warnings(*self._ignored(submission)[1:])
+
+    def validate(self, submission, ids=None) -> List[str]:
+        matched, ignored, why = self._ignored(submission)
         try:
             comp, set_name, path = find_results(submission, self.comps)
         except SubmissionError as e:

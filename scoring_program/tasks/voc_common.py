@@ -434,6 +434,12 @@ class RankedListTask(Task):
         return RankedListEvaluation(submitted.comp, submitted.set_name, records,
                                     float(np.mean(aps)) if aps else 0.0, submitted.ignored, submitted.unscored)
 
+    def ignored_files(self, submission, reference) -> List[str]:
+        unscored = self._unscored_files(submission, reference.set_name)
+        return validate_result_files(submission, self.words.kind, track_comps(reference, self.comps),
+                                     reference.set_name, self.names, "<%s>" % self.words.name,
+                                     view=_Without(submission, unscored) if unscored else None)[2]
+
     def validate(self, submission, ids=None) -> List[str]:
         kind, names, words = self.words.kind, self.names, self.words
         set_name = infer_set(submission, kind, names + self.unscored_names, self.comps)
@@ -450,7 +456,7 @@ class RankedListTask(Task):
             to_float(rec, self.key_fields, "confidence")
             if ids is not None:
                 keys = rec.keys(0, ids)
-                check_known(keys, np.isin(keys, ids), rec, "image id")
+                check_known(keys, np.isin(keys, ids), rec, "image id", universe=ids)
             notes.append("%s: %d lines" % (label, len(rec)))
         missing = [n for n in names if n not in files]
         if missing:
