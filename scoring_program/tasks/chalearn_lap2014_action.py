@@ -437,8 +437,9 @@ class ChalearnLap2014Action(Task):
         return out
 
     def ignored_files(self, submission, reference=None) -> List[str]:
-        _, _, _, odd, _, why_odd = _sorted_files(submission, None)
-        return ignored_warnings(odd, why_odd)   # the names alone (the sequences outside the test list: full level)
+        # as validate without --ids: the names alone (a sequence not named SeqXX), never the test list
+        _, _, outside, odd, why_outside, why_odd = _sorted_files(submission, None)
+        return ignored_warnings(outside, why_outside) + ignored_warnings(odd, why_odd)
 
     def validate(self, submission, ids=None) -> List[str]:
         names = submission.names()

@@ -384,8 +384,9 @@ class ChalearnLap2014Pose(Task):
         return out
 
     def ignored_files(self, submission, reference=None) -> List[str]:
-        _, odd, _, why_odd, _ = _sorted_files(submission, None)
-        return ignored_warnings(odd, why_odd)      # the names alone (the panoramas outside the test list: full)
+        # as validate without --ids: the names alone (a panorama not named XX_YYYY_W), never the test list
+        _, odd, outside, why_odd, why_outside = _sorted_files(submission, None)
+        return ignored_warnings(outside, why_outside) + ignored_warnings(odd, why_odd)
 
     def validate(self, submission, ids=None) -> List[str]:
         notes = []

@@ -9,14 +9,15 @@ from typing import Dict, List, NamedTuple, Optional
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import (NearMiss, Vocabulary, first_hint, hint_phrase, ignored_warnings, with_hint,
+                             without_extension)
 from ..formats.text import lookup, read_bytes, to_int
 from ..formats.voc import join_keys
 from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Task, no_progress, plural
+from .base import Reference, Task, as_text, no_progress, plural
 from .voc_common import comp_expected, distinct_images, find_plain_set, map_columns, plain_sets, track_comps
 
 PROTOCOL = [
@@ -233,9 +234,12 @@ class Voc2011Layout(Task):
         # the person boxes, only the parts are hidden), so which layouts name a listed person, and which repeat one,
         # are facts about the submission
         if unknown.size:
+            first = lr.image[int(unknown[0])]
+            hint = Vocabulary(sorted(set(k.split()[0] for k in as_text(gt.keys)))).hint(first)
             warnings.append(Own("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
-                                "skipped, first at line %d." % (label, unknown.size, set_name,
-                                                                int(lr.line[unknown[0]]))))
+                                "skipped, first at line %d%s." % (label, unknown.size, set_name,
+                                                                  int(lr.line[unknown[0]]), "" if hint is None else
+                                                                  "; " + hint_phrase("image ids", first, hint))))
         if repeated.size:
             warnings.append(Own("%s: %d later layout(s) for a person that already had a higher-ranked layout "
                                 "were skipped (one layout per person), first at line %d."
@@ -358,8 +362,11 @@ class Voc2011Layout(Task):
         if ids is not None and len(lr):
             known = np.isin(np.array([s.encode("utf-8") for s in lr.image], dtype="S"), ids)
             if not known.all():
+                first = lr.image[int(np.flatnonzero(~known)[0])]
+                hint = Vocabulary(as_text(ids.tolist())).hint(first)
                 notes.append("warning: %s: %d layout(s) name an image that is not in the given ids: they will be "
-                             "skipped" % (label, int(np.count_nonzero(~known))))
+                             "skipped%s" % (label, int(np.count_nonzero(~known)), "" if hint is None else
+                                            "; " + hint_phrase("image ids", first, hint)))
         return notes + ignored_warnings(ignored, why)
 
 

@@ -296,7 +296,10 @@ class Voc2011Segmentation(Task):
         pngs, other = list_results(folder, submission.label)
         ids = reference.data.ids
         missing, outside = split_results(pngs, ids)
-        check_none_missing(missing, len(ids), outside, folder_label)
+        try:
+            check_none_missing(missing, len(ids), outside, folder_label)
+        except SubmissionError as e:    # the near miss among the test list's ids (public): validate --ids's hint
+            raise with_hint(e, _not_read(submission, folder, folder_label, list(ids))[4]) from None
         return SegSubmission(comp, folder_label, pngs, other, outside)
 
     def evaluate(self, reference, submitted, progress, per_item) -> SegEvaluation:

@@ -279,3 +279,87 @@ def test_voc_detection_xywh_boxes(tmp_path):
                         r"they look written as x, y, width, height; the format expects corners x1, y1, x2, y2 "
                         r"\(xmin ymin xmax ymax\)", line), line
     assert warnings(validate(DET, res).stdout) == [line]
+
+
+# ---------------------------------------------------------------------------------------------- the other competitions
+def _copy_sample(tmp_path, slug, change_text=None, rename=None):
+    """The perfect sample of slug in tmp_path/res, each text file's lines changed by change_text(line), and files
+    renamed by rename(name) (None: unchanged)."""
+    res = tmp_path / "res"
+    shutil.copytree(os.path.join(KIT, slug, "submissions", "perfect"), str(res))
+    for dirpath, _, names in os.walk(str(res)):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            if change_text and name.endswith((".txt", ".xml", ".csv")):
+                with open(path) as f:
+                    lines = f.read().splitlines()
+                with open(path, "w") as f:
+                    f.write("".join(change_text(l) + "\n" for l in lines))
+            new = rename(name) if rename else None
+            if new:
+                os.rename(path, os.path.join(dirpath, new))
+    return res
+
+
+def _ids_file(tmp_path, ids):
+    path = tmp_path / "ids.txt"
+    path.write_text("".join(i + "\n" for i in ids))
+    return str(path)
+
+
+def test_voc_classification_ids_with_jpg_name_the_near_miss(tmp_path):
+    slug = "voc2011-classification"
+    res = _copy_sample(tmp_path, slug, change_text=lambda l: re.sub(r"^(\S+)", r"\1.jpg", l))
+    proc, out = run_score(slug, os.path.join(REF, slug), res, tmp_path, level="hidden")
+    hint = 'image ids end in ".jpg" (first: "2011_000001.jpg"; the format expects "2011_000001")'
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and hint in proc.stderr, proc.stderr
+    with open(os.path.join(REF, slug, "ImageSets", "Main", "aeroplane_test.txt")) as f:
+        ids = _ids_file(tmp_path, [l.split()[0] for l in f if l.strip()])
+    v = validate(slug, res, "--ids", ids)
+    assert v.returncode == 1 and hint in v.stderr
+
+
+def test_cultural_ids_without_jpg_name_the_near_miss(tmp_path):
+    slug = "chalearn-lap2015-cultural-event"
+    res = _copy_sample(tmp_path, slug, change_text=lambda l: l.replace(".jpg ", " ", 1))
+    proc, out = run_score(slug, os.path.join(REF, slug), res, tmp_path, level="hidden")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1
+    assert re.search(r'found \d+ unknown; image ids have no "\.jpg" extension \(first: "(\d+)"; the format expects '
+                     r'"\1\.jpg"\)', proc.stderr), proc.stderr
+
+
+def test_segmentation_png_in_capitals_is_named_by_the_scorer_as_by_validate(tmp_path):
+    slug = "voc2011-segmentation"
+    res = _copy_sample(tmp_path, slug, rename=lambda n: n[:-4] + ".PNG" if n == "2011_000001.png" else None)
+    proc, out = run_score(slug, os.path.join(REF, slug), res, tmp_path, level="hidden")
+    hint = "comp5_test_cls/2011_000001.PNG: did you mean 2011_000001.png?"
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and hint in proc.stderr, proc.stderr
+    with open(os.path.join(REF, slug, "ImageSets", "Segmentation", "test.txt")) as f:
+        ids = _ids_file(tmp_path, f.read().split())
+    v = validate(slug, res, "--ids", ids)
+    assert v.returncode == 1 and hint in v.stderr
+    assert v.stderr.strip() == proc.stderr.strip()      # the same line
+
+
+def test_chalearn_sequence_in_lower_case_is_named_by_the_scorer_as_by_validate(tmp_path):
+    slug = "chalearn-lap2014-action"
+    res = _copy_sample(tmp_path, slug, rename=lambda n: "seq01_prediction.csv" if n == "Seq01_prediction.csv" else None)
+    line = "warning: seq01_prediction.csv will be ignored: no sequence 'seq01' (did you mean 'Seq01'?)"
+    proc, out = run_score(slug, os.path.join(REF, slug), res, tmp_path, level="hidden")
+    assert proc.returncode == 0 and scores_json(out)["mean_jaccard"] < 1.0
+    assert warnings(proc.stderr) == [line]
+    assert warnings(validate(slug, res).stdout) == [line]
+
+
+def test_layout_image_ids_with_jpg_name_the_near_miss(tmp_path):
+    slug = "voc2011-layout"
+    res = _copy_sample(tmp_path, slug, change_text=lambda l: re.sub(r"<image>([^<]*)</image>",
+                                                                    r"<image>\1.jpg</image>", l))
+    proc, out = run_score(slug, os.path.join(REF, slug), res, tmp_path, level="hidden")
+    hint = 'image ids end in ".jpg" (first: "2011_000001.jpg"; the format expects "2011_000001")'
+    assert proc.returncode == 0 and scores_json(out)["mAP"] == 0.0
+    [line] = warnings(proc.stderr)
+    assert line.endswith("were skipped, first at line 2; %s." % hint), line
+    ids = _ids_file(tmp_path, sorted(n[:-4] for n in os.listdir(os.path.join(REF, slug, "Annotations"))))
+    [line] = warnings(validate(slug, res, "--ids", ids).stdout)
+    assert line.endswith("they will be skipped; " + hint), line
