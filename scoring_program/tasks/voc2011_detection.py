@@ -158,6 +158,13 @@ def tide_section(res, tide, names, matching, what="objects"):
     top = max(0.04, float(np.ceil(mean.max() / 0.04 - 1e-9)) * 0.04)        # ticks at multiples of 0.01
     section.add(Bars("Mean AP gained over the %d classes if one error type were fixed (TIDE oracles)" % scored.size,
                      TIDE_LABELS, mean, xlabel="mean dAP over classes", xlim=(0.0, top)))
+    mean_ap = float(tide.ap[scored].mean())
+    if not mean.any() and mean_ap < 1.0:    # all 0 is not "nothing lost": say where the points went
+        missed = int(tide.count[ERROR_TYPES.index("missed"), scored].sum())
+        section.add("All 0 does not mean nothing was lost: the mean AP is %.4f, and no single oracle recovers any "
+                    "of it, because the %d missed %s are not reached by fixing any one kind of false positive. "
+                    "When most detections are background errors, check the box format (pixel corners, not "
+                    "normalised to 0..1, not x, y, width, height)." % (mean_ap, missed, what))
     section.add(Table("AP gained per class if each error type were fixed (dAP)", ["class", "AP"] + list(TIDE_SHORT),
                       [[names[c], "%.4f" % tide.ap[c]] + ["%.4f" % v for v in tide.dap[:, c]] for c in scored],
                       note=TIDE_KEY))

@@ -268,6 +268,9 @@ def test_voc_detection_normalised_boxes(tmp_path):
     assert line[len("warning: "):] in report_text(out)
     v = validate(DET, res)
     assert v.returncode == 0 and warnings(v.stdout) == [line]
+    proc, out = run_score(DET, os.path.join(REF, DET), res, tmp_path, name="full", level="full")
+    assert ("All 0 does not mean nothing was lost: the mean AP is 0.0000, and no single oracle recovers any of it, "
+            "because the 108 missed objects are not reached" in report_text(out))      # TIDE's all-zero breakdown
 
 
 def test_voc_detection_xywh_boxes(tmp_path):
