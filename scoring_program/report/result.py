@@ -236,7 +236,10 @@ class Result(object):
         """(warnings, notes) kept from the participant at this level: the organizer's private report shows them."""
         if self.level == FULL:
             return [], []
-        return ([w for w in self.warnings if not isinstance(w, Own)], [n for n in self.notes if not isinstance(n, Own)])
+
+        def kept(texts):        # a Leveled text's full form (its count) is withheld too
+            return [getattr(t, "full", t) for t in texts if not isinstance(t, Own) or hasattr(t, "full")]
+        return kept(self.warnings), kept(self.notes)
 
     def set(self, key, value):
         self.scores[key] = float(value)

@@ -406,8 +406,8 @@ class Task(object):
         the first fault the scorer would reject; a file the scorer would not read is a warning.
 
         ids: optional numpy "S" array of the ids the participant expects to be evaluated on (validate --ids).
-        Returns a list of notes (one line each) for the participant; warnings start with formats.files.WARNING
-        ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.files.ignored_warnings).
+        Returns a list of notes (one line each) for the participant; warnings start with formats.hints.WARNING
+        ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.hints.ignored_warnings).
         """
         raise NotImplementedError
 

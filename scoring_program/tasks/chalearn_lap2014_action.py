@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.chalearn import ACTIONS, Intervals, read_frame_count, read_intervals
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
                                weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table

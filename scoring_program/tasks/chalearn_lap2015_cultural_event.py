@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import SubmissionError, quote_some
 from ..formats.cultural import CATEGORIES, parse_confidences, read_confidences, read_labels, reference_categories
 from ..formats.cultural import submitted_files
-from ..formats.files import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
+from ..formats.hints import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import check_known, read_bytes
 from ..metrics.bootstrap import Decomposition
 from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking, event_confusion,

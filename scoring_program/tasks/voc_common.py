@@ -10,7 +10,7 @@ from typing import Dict, List, NamedTuple, Sequence, Tuple
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.text import check_known, parse_table, read_bytes, to_float, to_int
 from ..formats.voc import ConfidenceFile, read_confidences, read_gt_labels
 from ..metrics.ap import ap_voc2010

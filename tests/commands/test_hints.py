@@ -366,3 +366,15 @@ def test_layout_image_ids_with_jpg_name_the_near_miss(tmp_path):
     ids = _ids_file(tmp_path, sorted(n[:-4] for n in os.listdir(os.path.join(REF, slug, "Annotations"))))
     [line] = warnings(validate(slug, res, "--ids", ids).stdout)
     assert line.endswith("they will be skipped; " + hint), line
+
+
+def test_leveled_warning_hint_for_everyone_count_for_full_and_the_organizer():
+    from scoring_program.report.result import FULL, HIDDEN, Leveled, Own, Result
+    r = Result("t")
+    r.warnings = [Leveled("f.csv: the hint", "f.csv: 0 of 3 rows name a test video; the hint"), "a count", Own("own")]
+    r.level = HIDDEN
+    assert r.shown_warnings() == ["f.csv: the hint", "own"]
+    assert r.withheld()[0] == ["f.csv: 0 of 3 rows name a test video; the hint", "a count"]
+    r.level = FULL
+    assert r.shown_warnings() == ["f.csv: 0 of 3 rows name a test video; the hint", "a count", "own"]
+    assert r.withheld() == ([], [])
