@@ -402,7 +402,7 @@ def test_inverted_boxes_warning_count_and_first_line(tmp_path):
     write(str(res / "frame_detections.csv"), open(p).read())
     write(str(res / "tubes.csv"), open(q).read())
     r = TASK.score(str(ref), Submission(str(res)))
-    assert r.warnings == [
+    assert [w for w in r.warnings if "name a test video" not in w and "look written" not in w] == [   # issue 23: the hint is apart
         "frame_detections.csv: 2 box(es) with x1 > x2 or y1 > y2, first at line 4 (x1,y1,x2,y2 = 0,9.5,9,9); "
         "scored as the original code scores them: width x2 - x1 + 1 and height y2 - y1 + 1 are taken as they are, "
         "so a box inverted by a pixel or more overlaps nothing (see the evaluation rules).",
@@ -411,11 +411,11 @@ def test_inverted_boxes_warning_count_and_first_line(tmp_path):
         "inverted by a pixel or more overlaps nothing (see the evaluation rules)."]
     # validate (no ground truth: every row counts) says the same as a note
     notes = TASK.validate(Submission(str(res)))
-    assert [n for n in notes if n.startswith("warning: ")] == [
+    assert [n for n in notes if n.startswith("warning: ") and "look written" not in n] == [
         "warning: frame_detections.csv: 3 box(es) with x1 > x2 or y1 > y2, first at line 2 (x1,y1,x2,y2 = 9,0,0,9)"
         "; scored as the original code scores them: width x2 - x1 + 1 and height y2 - y1 + 1 are taken as they "
         "are, so a box inverted by a pixel or more overlaps nothing (see the evaluation rules).",
-        "warning: " + r.warnings[1]]
+        "warning: " + [w for w in r.warnings if "name a test video" not in w and "look written" not in w][1]]
 
 
 def test_inverted_box_sample_scores_with_a_warning(root):

@@ -250,9 +250,10 @@ def test_sequence_names_are_matched_exactly_lowercase_file_is_ignored(tmp_path):
     # -> (0.5 + 0) / 2 = 0.25
     res = run(tmp_path, TWO_GT, {"Seq01": "6,1,21", "seq02": "6,1,11"})
     assert res.scores["mean_jaccard"] == 0.25
-    assert len(res.warnings) == 1
-    assert res.warnings[0].startswith("1 prediction file(s)")
-    assert res.warnings[0].endswith("first: seq02_prediction.csv")
+    assert len(res.warnings) == 2       # issue 23: validate's line first, with its hint
+    assert res.warnings[0] == "seq02_prediction.csv will be ignored: no sequence 'seq02' (did you mean 'Seq02'?)"
+    assert res.warnings[1].startswith("1 prediction file(s)")
+    assert res.warnings[1].endswith("first: seq02_prediction.csv")
     assert any("without a prediction file" in n and "Seq02" in n for n in res.notes)
 
 

@@ -630,7 +630,8 @@ def test_kinetics_missing_frame_count_is_told_at_full_only(tmp_path):
     """The issue's oracle: the count of missing frames changes with one frame of the ground truth."""
     ra, rb = _full_pair(KINETICS, "frame", "leave_frame_out", tmp_path)
     said = [[w for w in _said(x) if "missing from" in w] for x in (ra, rb)]
-    assert said == [["1 evaluated frame(s) are missing from pred_part_result.json: each counts as PSC 0."], []]
+    assert said == [['1 evaluated frame(s) are missing from pred_part_result.json: each counts as PSC 0 (first: '
+                     'video "00fd40d6803_000030_000040", frame "img_00016.json")'], []]     # issue 23: the example
 
 
 def test_tubes_ignored_rows_are_told_at_full_only(tmp_path):

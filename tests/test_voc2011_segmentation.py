@@ -262,13 +262,15 @@ def test_missing_image_with_a_png_outside_the_set_is_still_an_error(tmp_path):
         score(ref, res)
 
 
-def test_files_not_named_png_are_noted_not_warned(tmp_path):
+def test_files_not_named_png_are_noted_and_warned_as_validate_warns(tmp_path):
     ref, res, folder = two_image_case(tmp_path)
     (folder / "readme.txt").write_bytes(b"hello")
     (folder / "img3.PNG").write_bytes(b"garbage")                     # not *.png: not read, as today
     r = score(ref, res)
     assert_two_image_scores(r)
-    assert r.warnings == []
+    only = "only <id>.png files directly inside results/comp5_test_cls are read"     # issue 23: validate's lines
+    assert r.warnings == ["results/comp5_test_cls/img3.PNG will be ignored: %s (did you mean img3.png?)" % only,
+                          "results/comp5_test_cls/readme.txt will be ignored: %s" % only]
     assert any(n.startswith("Not read (not <id>.png): ") and "img3.PNG" in n and "readme.txt" in n
                for n in r.notes)
 

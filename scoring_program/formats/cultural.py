@@ -123,7 +123,7 @@ def read_confidences(path, file: str, gt_ids: np.ndarray) -> tuple:
     """
     ids, conf, rec = parse_confidences(read_bytes(path, file), file, gt_ids)
     idx = lookup(ids, gt_ids)
-    check_known(ids, idx >= 0, rec, "image id")
+    check_known(ids, idx >= 0, rec, "image id", universe=gt_ids)
     return idx, conf, len(rec)
 
 

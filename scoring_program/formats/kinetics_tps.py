@@ -91,6 +91,18 @@ class Predictions(NamedTuple):
     prop_box: np.ndarray        # (Q, 4) float64 every proposal box
     prop_verb: np.ndarray       # (Q,) int64 ground-truth state code of verb j for box j (-1: not a ground-truth state)
     cut_warning: Optional[str]  # the warning about boxes of more than 4 numbers (cut_box_text), or None
+    written: Optional["WrittenNames"] = None   # the names as the whole part file writes them (for the hints)
+
+
+class WrittenNames(NamedTuple):
+    """The names a predicted part file writes, over the whole file (facts about the submission alone, for the
+    near-miss hints of formats.hints): distinct part names and states in order of first appearance with their
+    number of occurrences, and the frame keys (in file order)."""
+    part_names: List[str]
+    part_counts: np.ndarray     # int64 occurrences of each part name
+    states: List[str]
+    state_counts: np.ndarray    # int64 occurrences of each state
+    frame_keys: list            # str, every frame key of the file
 
 
 class PredFile(NamedTuple):
@@ -776,7 +788,10 @@ def _align(pred: PredFile, pred_vid: object, gt: GroundTruth, vid_label: str, pa
         human_frame=np.repeat(ev, n_h), human_box=scan.human_box[human_sel],
         pp_human=np.repeat(np.arange(human_parts.size, dtype=np.int64), human_parts),
         pp_name=names[scan.part_name.codes[part_sel]], pp_nverb=nverb, pp_nbox=nbox,
-        pp_box_start=np.cumsum(nbox) - nbox, prop_box=prop_box, prop_verb=prop_verb, cut_warning=pred.cut_warning)
+        pp_box_start=np.cumsum(nbox) - nbox, prop_box=prop_box, prop_verb=prop_verb, cut_warning=pred.cut_warning,
+        written=WrittenNames(_texts(scan.part_name), np.bincount(scan.part_name.codes, minlength=len(
+            scan.part_name.texts)), _texts(scan.part_verb), np.bincount(scan.part_verb.codes, minlength=len(
+                scan.part_verb.texts)), scan.frame_key))
 
 
 def _proposals(scan: PartFile, part_sel: np.ndarray, nbox: np.ndarray, verb_codes: np.ndarray,

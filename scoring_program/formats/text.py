@@ -25,12 +25,13 @@ Fields read as numpy's 'S' arrays read them: a field's trailing NUL bytes are no
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
 from ..errors import SubmissionError, quote_some, shorten
 from .fastnum import NUMPY_REFUSES, Numbers, by_length, gather_fields, parse_numbers
+from .hints import id_hint
 from .limits import ECHO_CHARS, MAX_FIELD_CHARS, MAX_NUMBER_CHARS, field_too_long, number_too_long
 
 BLOCK_BYTES = 1 << 20       # bytes per block of the tokenizer (whole lines, unless one line is longer)
@@ -931,10 +932,12 @@ def decode(values) -> list:
 
 
 def check_known(keys: np.ndarray, known_mask: np.ndarray, rec: Records, what: str, err=SubmissionError,
-                k: int = 0):
+                k: int = 0, universe: Optional[np.ndarray] = None):
     """Raise for ids not in the evaluated set: the first line, the first five distinct ids, a count of the rest.
 
-    The message shows only what the participant wrote, never the reference's ids.
+    The message shows only what the participant wrote, never the reference's ids, except, with universe (the
+    evaluated ids, 'S' array, given only where they are the public test list), the near-miss id the first unknown
+    one most likely meant (formats.hints.id_hint: '2008_000001.jpg' for '2008_000001').
     """
     unknown = _where(~np.asarray(known_mask, dtype=bool))
     if not unknown.size:
@@ -942,5 +945,6 @@ def check_known(keys: np.ndarray, known_mask: np.ndarray, rec: Records, what: st
     uniq, first = np.unique(keys[unknown], return_index=True)
     shown = [rec.expand(key, k) for key in uniq[np.argsort(first, kind="stable")[:5]].tolist()]
     hidden = [""] * (uniq.size - len(shown))        # quote_some counts them: "and N more"
+    hint = "" if universe is None else id_hint(shown[0], universe, "%ss" % what)
     raise err(rec.file, int(rec.lines[unknown[0]]), expected="%ss of the evaluated set" % what,
-              found="%d unknown: %s" % (uniq.size, quote_some(shown + hidden)))
+              found="%d unknown%s: %s" % (uniq.size, hint, quote_some(shown + hidden)))

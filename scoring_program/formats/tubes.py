@@ -22,6 +22,7 @@ from ..errors import ReferenceDataError, SubmissionError, shorten
 from ..metrics.segments import segment_starts
 from . import limits, text
 from .fastnum import gather_words
+from .hints import frame_hint
 from .text import Records, Rule, check_rules, lookup, parse_csv, read_bytes, to_float, to_int
 
 VIDEO_COLUMNS = ("video", "label", "num_frames")
@@ -109,7 +110,7 @@ class Boxes(NamedTuple):
     tube_score (float64; None for ground truth), tube_start, tube_first (its first frame), tube_length, tube_line
     (int, the 1-based line of its first row).
     A submission's also: nrows, the rows read; ignored_tubes, the tubes of videos outside the test list (dropped);
-    inverted, InvertedBoxes or None."""
+    inverted, InvertedBoxes or None; first_outside, the first video id outside the test list (for the hint)."""
     video: np.ndarray
     frame: np.ndarray
     box: np.ndarray
@@ -123,6 +124,7 @@ class Boxes(NamedTuple):
     nrows: int = 0
     ignored_tubes: int = 0
     inverted: Optional[InvertedBoxes] = None
+    first_outside: str = ""     # the first video id outside the test list, as written ("" when none)
 
 
 def _group_tubes(t: Records, vid: np.ndarray, tube_id: np.ndarray, frame: np.ndarray, labels: np.ndarray, scores,
@@ -198,7 +200,7 @@ def _reorder(order, *arrays) -> tuple:
 def _check_frames(t: Records, frame: np.ndarray, nf_row: np.ndarray, err):
     """The frame rule: 1 <= frame <= the video's num_frames."""
     check_rules([Rule((frame >= 1) & (frame <= nf_row), lambda i: "a frame in 1..%d (the video's num_frames)" % int(
-        nf_row[i]), lambda i: int(frame[i]))], t.lines, t.file, err)
+        nf_row[i]), lambda i: "%d%s" % (int(frame[i]), frame_hint(int(frame[i]))))], t.lines, t.file, err)
 
 
 def inverted_rows(box: np.ndarray) -> np.ndarray:
@@ -322,7 +324,8 @@ def _check_labels(t: Records, classes: np.ndarray) -> np.ndarray:
 class FrameDetections(NamedTuple):
     """frame_detections.csv, the rows of test videos in file order (R,): video, frame, label (int64: indices into
     Videos.ids and Videos.classes), score float64, box (R, 4) float64, line (the 1-based line of each row). nrows:
-    the rows read; ignored: the rows of videos outside the test list (dropped); inverted: InvertedBoxes or None."""
+    the rows read; ignored: the rows of videos outside the test list (dropped); inverted: InvertedBoxes or None;
+    first_outside: the first video id outside the test list, as written ("" when none: for the hint)."""
     video: np.ndarray
     frame: np.ndarray
     label: np.ndarray
@@ -332,6 +335,7 @@ class FrameDetections(NamedTuple):
     nrows: int
     ignored: int
     inverted: Optional[InvertedBoxes]
+    first_outside: str = ""
 
 
 def read_frame_detections(path, label: str, videos: Videos) -> FrameDetections:
@@ -341,6 +345,7 @@ def read_frame_detections(path, label: str, videos: Videos) -> FrameDetections:
     u, cnt = _runs(t, ("video", "label"))
     vid_u = u.find(_text(u, "video", err), videos.ids)
     known_u = vid_u >= 0
+    first_outside = _first_outside(u, known_u)
     lab_u = _check_labels(u, videos.classes)
     vid, known, lab = _per_record(cnt, vid_u, known_u, lab_u)
     del u, vid_u, known_u, lab_u
@@ -357,7 +362,13 @@ def read_frame_detections(path, label: str, videos: Videos) -> FrameDetections:
     else:
         lines = t.lines
     return FrameDetections(video=vid, frame=frame, label=lab, score=score, box=boxes, line=lines, nrows=len(t),
-                           ignored=int(len(t) - keep.size), inverted=inverted)
+                           ignored=int(len(t) - keep.size), inverted=inverted, first_outside=first_outside)
+
+
+def _first_outside(u: Records, known: np.ndarray) -> str:
+    """The video id of the first record outside the test list, as written ("" when none)."""
+    outside = np.flatnonzero(~known)
+    return u.text(int(outside[0]), u.col("video")) if outside.size else ""
 
 
 def _frame_limits(videos: Videos, vid: np.ndarray) -> np.ndarray:
@@ -397,6 +408,7 @@ def read_tubes(path, label: str, videos: Videos) -> Boxes:
     video_u = _text(u, "video", err)
     vid_u = u.find(video_u, videos.ids)
     known_u = vid_u >= 0
+    first_outside = _first_outside(u, known_u)
     outside = np.flatnonzero(~known_u)
     if outside.size:            # a video outside the test list: its own negative id (tube ids are per video)
         vid_u[outside] = -1 - u.codes(video_u, outside).code
@@ -436,4 +448,4 @@ def read_tubes(path, label: str, videos: Videos) -> Boxes:
     return Boxes(video=rv, frame=rf, box=rb, tube_video=tv[keep_t][fo], tube_label=lab[start][keep_t][fo],
                  tube_score=score[start][keep_t][fo], tube_start=start_k[fo], tube_first=frame[start][keep_t][fo],
                  tube_length=length[keep_t][fo], tube_line=first_line[fo], nrows=len(t),
-                 ignored_tubes=int(ntubes_all - int(keep_t.sum())), inverted=inverted)
+                 ignored_tubes=int(ntubes_all - int(keep_t.sum())), inverted=inverted, first_outside=first_outside)

@@ -69,7 +69,7 @@ def read_confidences(path, label: str, gt_keys: np.ndarray, nkey: int = 1, what:
     conf = to_float(rec, nkey, "confidence")
     keys = key_columns(rec, nkey, int_keys, SubmissionError, gt_keys)
     idx = lookup(keys, gt_keys)
-    check_known(keys, idx >= 0, rec, what)
+    check_known(keys, idx >= 0, rec, what, universe=gt_keys)
     out = np.full(gt_keys.shape[0], -np.inf)
     ndup, first_dup = 0, None
     if idx.size:

@@ -50,7 +50,7 @@ def parse_detections(data: bytes, label: str, ids: np.ndarray, index=None) -> De
     rec = parse_table(data, label, 6)
     keys = rec.keys(0, ids)
     image = _image_index(keys, ids, index)
-    check_known(keys, image >= 0, rec, "image id")
+    check_known(keys, image >= 0, rec, "image id", universe=ids)
     del keys
     confidence = to_float(rec, 1, NUMBERS[0])
     boxes = np.empty((len(rec), 4))
@@ -65,11 +65,18 @@ def read_detections(path, label: str, ids: np.ndarray, index=None) -> Detections
 
 def check_syntax(path, label: str, ids=None) -> int:
     """validate(): six fields per line, finite numbers, ids among `ids` when given. Returns the line count."""
+    return len(check_boxes(path, label, ids))
+
+
+def check_boxes(path, label: str, ids=None) -> np.ndarray:
+    """check_syntax's checks; returns the boxes (N, 4) xmin ymin xmax ymax (for formats.hints.box_hint)."""
     data = read_bytes(path, label)
     rec = parse_table(data, label, 6)
-    for k, name in enumerate(NUMBERS):
-        to_float(rec, k + 1, name)
+    to_float(rec, 1, NUMBERS[0])
+    boxes = np.empty((len(rec), 4))
+    for k, name in enumerate(NUMBERS[1:]):
+        boxes[:, k] = to_float(rec, k + 2, name)
     if ids is not None:
         keys = rec.keys(0, ids)
-        check_known(keys, np.isin(keys, ids), rec, "image id")
-    return len(rec)
+        check_known(keys, np.isin(keys, ids), rec, "image id", universe=ids)
+    return boxes

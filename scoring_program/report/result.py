@@ -44,6 +44,24 @@ def own(text):
     return Own(text)
 
 
+class Leveled(Own):
+    """An Own text (shown at every level) whose full-level form says more: `full`, with a count over test items
+    (formats.hints.Unmatched: the hint alone at the hidden level, the count and the hint at the full level)."""
+
+    def __new__(cls, text, full):
+        self = Own.__new__(cls, text)
+        self.full = full
+        return self
+
+
+def _at_level(texts, level):
+    """The texts shown at `level`: every text at the full level (a Leveled one in its full form), the Own ones
+    at the hidden level."""
+    if level == FULL:
+        return [getattr(t, "full", t) for t in texts]
+    return [t for t in texts if isinstance(t, Own)]
+
+
 class ScoreKey(object):
     """One leaderboard column == one key of scores.txt. Tasks declare them in one table (score_keys)."""
 
@@ -244,16 +262,19 @@ class Result(object):
 
     def shown_warnings(self):
         """The warnings the participant sees at this report level (on stderr and in the report)."""
-        return list(self.warnings) if self.level == FULL else [w for w in self.warnings if isinstance(w, Own)]
+        return _at_level(self.warnings, self.level)
 
     def shown_notes(self):
-        return list(self.notes) if self.level == FULL else [n for n in self.notes if isinstance(n, Own)]
+        return _at_level(self.notes, self.level)
 
     def withheld(self):
         """(warnings, notes) kept from the participant at this level: the organizer's private report shows them."""
         if self.level == FULL:
             return [], []
-        return ([w for w in self.warnings if not isinstance(w, Own)], [n for n in self.notes if not isinstance(n, Own)])
+
+        def kept(texts):        # a Leveled text's full form (its count) is withheld too
+            return [getattr(t, "full", t) for t in texts if not isinstance(t, Own) or hasattr(t, "full")]
+        return kept(self.warnings), kept(self.notes)
 
     def set(self, key, value):
         self.scores[key] = float(value)

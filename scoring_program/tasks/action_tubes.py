@@ -10,13 +10,14 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
 from ..formats import tubes as fmt
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
+from ..formats.hints import (NearMiss, Unmatched, Vocabulary, box_hint, first_hint, ignored_warnings, unmatched,
+                             with_hint)
 from ..formats.text import decode
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
 from ..report.result import (MAX_POINTS, MIN_BLOCK, Bars, HeatMap, Own, Plot, Result, ScoreKey, Series, Table,
                              faithful_pr_plots)
-from .base import Reference, Task, as_text, name_list, no_progress, plural
+from .base import Reference, Task, as_text, name_list, no_progress, plural, unmatched_warning
 from .voc2011_detection import tide_section
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
@@ -387,8 +388,12 @@ class ActionTubes(Task):
             aps, curves, ndet, ntp = ev.frame.aps, ev.frame.curves, ev.frame.ndet, ev.frame.ntp
             if d.ignored:
                 res.notes.append("%s: %d row(s) of videos not in the test list were ignored." % (label, d.ignored))
+                res.warnings.append(_outside_warning(label, d.first_outside, d.ignored, d.nrows, "rows",
+                                                     ev.videos))
             if d.inverted:
                 res.warnings.append(inverted_boxes_warning(label, d.inverted))
+            if box_hint(d.box):
+                res.warnings.append(Own("%s: %s" % (label, box_hint(d.box))))
             res.notes.append("%s: %d detections read." % (label, d.score.size))
         else:
             aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
@@ -412,8 +417,12 @@ class ActionTubes(Task):
             if tb.ignored_tubes:
                 res.notes.append("%s: %d tube(s) of videos not in the test list were ignored."
                                  % (label, tb.ignored_tubes))
+                res.warnings.append(_outside_warning(label, tb.first_outside, tb.ignored_tubes,
+                                                     tb.ignored_tubes + tb.tube_video.size, "tubes", ev.videos))
             if tb.inverted:
                 res.warnings.append(inverted_boxes_warning(label, tb.inverted))
+            if box_hint(tb.box):
+                res.warnings.append(Own("%s: %s" % (label, box_hint(tb.box))))
             nkept = np.bincount(tb.tube_label[kept], minlength=C)
         else:
             thresholds = []
@@ -472,16 +481,13 @@ class ActionTubes(Task):
                 "num_classes": plural(len(classes), "class", "classes")}
 
     # ------------------------------------------------------------------------------------------- validate
+    def ignored_files(self, submission, reference=None) -> List[str]:
+        return ignored_warnings(*_ignored(submission))
+
     def validate(self, submission, ids=None) -> List[str]:
-        fixed = ("frame_detections.csv", "tubes.csv")
-        det_path = submission.find(fixed[0])
-        tube_path = submission.find(fixed[1])
-        hint = NearMiss(name for name, path in zip(fixed, (det_path, tube_path)) if path is None)
-        ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
-
-        def why(name):
-            return "only %s and %s are read" % fixed, hint(name)
-
+        det_path = submission.find(FILES[0])
+        tube_path = submission.find(FILES[1])
+        ignored, why = _ignored(submission)
         if det_path is None and tube_path is None:
             error = SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
                                     found="%s" % (", ".join(submission.names()[:5]) or "no file"))
@@ -505,15 +511,46 @@ class ActionTubes(Task):
                                                                               vids.size, labs.size))
             if d.inverted:
                 notes.append("warning: " + inverted_boxes_warning(label, d.inverted))
+            hint = box_hint(d.box)
+            if hint:
+                notes.append("warning: %s: %s" % (label, hint))
             if ids is not None:
-                unknown = int(np.count_nonzero(~np.isin(vids, ids)))
+                known = np.isin(vids, ids)
+                unknown = int(np.count_nonzero(~known))
                 if unknown:
                     notes.append("%s: %d video(s) not in the given ids: their rows will be ignored" % (label, unknown))
+                    u = unmatched(label, "video ids", as_text(vids.tolist()), known, Vocabulary(as_text(ids.tolist())),
+                                  "videos", "are in the given ids")
+                    if u.hint is not None:
+                        notes.append("warning: " + u.own())
         if det_path is None:
             notes.append("no frame_detections.csv: frame-AP will be 0")
         if tube_path is None:
             notes.append("no tubes.csv: video-AP and AUC will be 0")
         return notes + ignored_warnings(ignored, why)
+
+
+FILES = ("frame_detections.csv", "tubes.csv")
+
+
+def _outside_warning(label: str, first: str, count: int, total: int, unit: str, videos: fmt.Videos) -> str:
+    """'<file>: 0 of 408 rows name a test video; video ids have no class folder (first: ...; the format expects
+    ...)' (formats.hints). The test list's video ids are public (the participant predicts on those videos): the hint
+    is shown at every level, the count at the full level only."""
+    u = Unmatched(label, "video ids", count, total, unit, "name a test video", first,
+                  Vocabulary(as_text(videos.ids.tolist())).hint(first))
+    return unmatched_warning(u, public=True)
+
+
+def _ignored(submission):
+    """([(label, name)] of the submitted files the scorer does not read, why(name) -> (reason, near-miss hint))."""
+    hint = NearMiss(name for name in FILES if submission.find(name) is None)
+    ignored = [(submission.label(path), n) for n, path in submission.files() if n not in FILES]
+
+    def why(name):
+        return "only %s and %s are read" % FILES, hint(name)
+
+    return ignored, why
 
 
 TASK = ActionTubes()

@@ -226,6 +226,24 @@ def class_figures(columns, word, words=None) -> Dict[str, str]:
 
 
 # ------------------------------------------------------------------ the pipeline
+def unmatched_warning(unmatched, public: bool) -> str:
+    """The warning about a formats.hints.Unmatched: with a hint from a public vocabulary (public), the hint alone at
+    every report level and the count too at the full level (report.result.Leveled); otherwise the count at the full
+    level only (a count over test items, or a name meant that only the ground truth has)."""
+    from ..report.result import Leveled
+    if public and unmatched.hint is not None:
+        return Leveled(unmatched.own(), unmatched.full())
+    return unmatched.full()
+
+
+def file_warnings(lines) -> List[str]:
+    """Task.ignored_files' lines as the report's warnings (without validate's 'warning: ' prefix): facts about the
+    submission's own file names and the format's fixed names, shown at every report level (Own)."""
+    from ..formats.hints import WARNING
+    from ..report.result import Own
+    return [Own(line[len(WARNING):] if line.startswith(WARNING) else line) for line in lines]
+
+
 def in_column_order(result, keys) -> None:
     """Result.scores in the order of the leaderboard columns `keys`. A score key that is not a column is a bug in
     the task (RuntimeError, exit 3): the platform would refuse the scores, or show them in no column."""
@@ -280,6 +298,7 @@ class Task(object):
                 evaluation = self.evaluate(reference, submitted, progress, private or decompose)
             with clock(names.get("report", "report")):
                 result = self.report(evaluation, private)
+                result.warnings[:0] = file_warnings(self.ignored_files(submission, reference))
             if decompose:
                 with clock(names.get("decompose", "decompose")):
                     result.decomposition = self._decomposition(evaluation)
@@ -391,10 +410,16 @@ class Task(object):
         the first fault the scorer would reject; a file the scorer would not read is a warning.
 
         ids: optional numpy "S" array of the ids the participant expects to be evaluated on (validate --ids).
-        Returns a list of notes (one line each) for the participant; warnings start with formats.files.WARNING
-        ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.files.ignored_warnings).
+        Returns a list of notes (one line each) for the participant; warnings start with formats.hints.WARNING
+        ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.hints.ignored_warnings).
         """
         raise NotImplementedError
+
+    def ignored_files(self, submission: "Submission", reference: Reference) -> List[str]:
+        """The warnings about the submitted files the scorer does not read, one line each with its near-miss hint
+        ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.hints.ignored_warnings): the
+        very lines validate prints, so that the scorer and validate say the same. By default none."""
+        return []
 
     def figures(self, reference: Reference, columns: Sequence["ScoreKey"]) -> Dict[str, str]:
         """{name: text} for the participant's Data page and kit README (participant.py's templates): how much

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.chalearn import ACTIONS, Intervals, read_frame_count, read_intervals
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
                                weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table
@@ -437,21 +437,16 @@ class ChalearnLap2014Action(Task):
         out.update(class_figures(columns, "action"))
         return out
 
+    def ignored_files(self, submission, reference=None) -> List[str]:
+        # as validate without --ids: the names alone (a sequence not named SeqXX), never the test list
+        _, _, outside, odd, why_outside, why_odd = _sorted_files(submission, None)
+        return ignored_warnings(outside, why_outside) + ignored_warnings(odd, why_odd)
+
     def validate(self, submission, ids=None) -> List[str]:
         names = submission.names()
-        if ids is not None:
-            known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())
-            evaluated = "the --ids list"
-        else:       # without --ids: the sequences named as the dataset names them (SeqXX), case included
-            seqs = (m.group(1) for m in map(PREDICTION_RX.fullmatch, names) if m)
-            known = set(s for s in seqs if SEQ_RX.fullmatch(s))
-            evaluated = "the test set"
-        files, _, ignored = prediction_files(submission, known)
-        why_outside, why_odd = _ignored_reasons(ids is not None, known, files)
-        outside = [(label, label.rsplit("/", 1)[-1]) for label in ignored]
-        odd = [(submission.label(path), n) for n, path in submission.files() if not PREDICTION_RX.fullmatch(n)]
+        evaluated, files, outside, odd, why_outside, why_odd = _sorted_files(submission, ids)
         try:
-            require_prediction_files(submission, files, ignored, evaluated)
+            require_prediction_files(submission, files, [label for label, _ in outside], evaluated)
         except SubmissionError as e:
             raise with_hint(e, first_hint(outside, why_outside) or first_hint(odd, why_odd)) from None
         notes = []
@@ -472,6 +467,24 @@ class ChalearnLap2014Action(Task):
         notes += ignored_warnings(outside, why_outside)
         notes += ignored_warnings(odd, why_odd)
         return notes
+
+
+def _sorted_files(submission, ids):
+    """The submitted files sorted as the scorer sorts them, against ids (validate --ids; None: the sequences named
+    SeqXX, case included): (what is evaluated, {seq: path} read, [(label, name)] of the prediction files of other
+    sequences, [(label, name)] of the files not named SeqXX_prediction.csv, why_outside, why_odd)."""
+    if ids is not None:
+        known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())
+        evaluated = "the --ids list"
+    else:
+        seqs = (m.group(1) for m in map(PREDICTION_RX.fullmatch, submission.names()) if m)
+        known = set(s for s in seqs if SEQ_RX.fullmatch(s))
+        evaluated = "the test set"
+    files, _, ignored = prediction_files(submission, known)
+    why_outside, why_odd = _ignored_reasons(ids is not None, known, files)
+    outside = [(label, label.rsplit("/", 1)[-1]) for label in ignored]
+    odd = [(submission.label(path), n) for n, path in submission.files() if not PREDICTION_RX.fullmatch(n)]
+    return evaluated, files, outside, odd, why_outside, why_odd
 
 
 def _ignored_reasons(with_ids, known, files):

@@ -13,7 +13,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
                                      PanoramaHeader, read_panorama, read_reference_size, split_name)
 from ..formats.images import DecodeBuffer
@@ -384,30 +384,17 @@ class ChalearnLap2014Pose(Task):
         out.update(class_figures(columns, "limb"))
         return out
 
+    def ignored_files(self, submission, reference=None) -> List[str]:
+        # as validate without --ids: the names alone (a panorama not named XX_YYYY_W), never the test list
+        _, odd, outside, why_odd, why_outside = _sorted_files(submission, None)
+        return ignored_warnings(outside, why_outside) + ignored_warnings(odd, why_odd)
+
     def validate(self, submission, ids=None) -> List[str]:
         notes = []
         known = None
         if ids is not None:
             known = set(x.decode() if isinstance(x, bytes) else str(x) for x in np.asarray(ids).ravel())
-        stems = OrderedDict()
-        odd, outside = [], []       # names the scorer never opens: not XX_YYYY_W[_prediction].png / no such panorama
-        for name in submission.names():
-            m = NAME_RX.fullmatch(name)
-            if m is None:
-                odd.append(name)
-                continue
-            stem = name[:-len("_prediction.png")] if m.group(4) else name[:-4]
-            evaluated = stem in known if known is not None else STEM_RX.fullmatch(stem) is not None
-            if evaluated:
-                stems.setdefault(stem, []).append(name)
-            else:
-                outside.append(name)
-        why_odd, why_outside = _ignored_reasons(known, stems)
-        paths = {}
-        for name, path in submission.files():
-            paths.setdefault(name, []).append(submission.label(path))
-        odd = [(label, name) for name in odd for label in paths[name]]
-        outside = [(label, name) for name in outside for label in paths[name]]
+        stems, odd, outside, why_odd, why_outside = _sorted_files(submission, known)
         if not stems:
             error = SubmissionError(expected="prediction panoramas named XX_YYYY_W_prediction.png%s"
                                     % ("" if known is None else " for the panoramas of the --ids list"),
@@ -438,6 +425,31 @@ class ChalearnLap2014Pose(Task):
         notes += ignored_warnings(outside, why_outside)
         notes += ignored_warnings(odd, why_odd)
         return notes
+
+
+def _sorted_files(submission, known):
+    """The submitted files sorted as the scorer sorts them: ({stem: [names]} of the panoramas it reads, [(label,
+    name)] of the files it never opens (not XX_YYYY_W[_prediction].png; panoramas outside `known`, the --ids
+    list, or without it not XX_YYYY_W in digits), why_odd, why_outside (_ignored_reasons))."""
+    stems = OrderedDict()
+    odd, outside = [], []
+    for name in submission.names():
+        m = NAME_RX.fullmatch(name)
+        if m is None:
+            odd.append(name)
+            continue
+        stem = name[:-len("_prediction.png")] if m.group(4) else name[:-4]
+        evaluated = stem in known if known is not None else STEM_RX.fullmatch(stem) is not None
+        if evaluated:
+            stems.setdefault(stem, []).append(name)
+        else:
+            outside.append(name)
+    why_odd, why_outside = _ignored_reasons(known, stems)
+    paths = {}
+    for name, path in submission.files():
+        paths.setdefault(name, []).append(submission.label(path))
+    return (stems, [(label, name) for name in odd for label in paths[name]],
+            [(label, name) for name in outside for label in paths[name]], why_odd, why_outside)
 
 
 def _ignored_reasons(known, stems):

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import SubmissionError, quote_some
 from ..formats.cultural import CATEGORIES, parse_confidences, read_confidences, read_labels, reference_categories
 from ..formats.cultural import submitted_files
-from ..formats.files import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
+from ..formats.hints import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import check_known, read_bytes
 from ..metrics.bootstrap import Decomposition
 from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking, event_confusion,
@@ -308,6 +308,13 @@ class ChalearnLap2015CulturalEvent(Task):
         out.update(class_figures(columns, "event"))
         return out
 
+    def ignored_files(self, submission, reference) -> List[str]:
+        names = [c.name for c in reference.data.categories]        # public: the leaderboard's columns
+        files, ignored = submitted_files(submission, names)
+        hint = NearMiss(c + ".txt" for c in names if c not in files)
+        return ignored_warnings([(submission.label(path), n) for n, path in submission.files() if n in ignored],
+                                _why_ignored(hint))
+
     def validate(self, submission, ids=None) -> List[str]:
         files, ignored = submitted_files(submission, list(CATEGORIES))
         hint = NearMiss(c + ".txt" for c in CATEGORIES if c not in files)
@@ -317,10 +324,7 @@ class ChalearnLap2015CulturalEvent(Task):
         paths = [(submission.label(path), n) for n, path in submission.files()]
         near = [(label, n) for label, n in paths if n in ignored and n not in extra]
         unsure = [(label, n) for label, n in paths if n in extra]
-
-        def why(name):
-            reason = "no category %r" % name[:-4] if name.endswith(".txt") else "only <Category>.txt files are read"
-            return reason, hint(name)
+        why = _why_ignored(hint)
 
         if not files:
             error = SubmissionError(expected="one file <Category>.txt per category (e.g. La_Tomatina.txt)",
@@ -354,8 +358,16 @@ class ChalearnLap2015CulturalEvent(Task):
         """validate's checks of one category file (syntax; with --ids, unknown image ids): its number of lines."""
         sub_ids, _, rec = parse_confidences(read_bytes(path, label), label, ids)
         if ids is not None:
-            check_known(sub_ids, np.isin(sub_ids, ids), rec, "image id")
+            check_known(sub_ids, np.isin(sub_ids, ids), rec, "image id", universe=ids)
         return len(rec)
+
+
+def _why_ignored(hint):
+    """why(name) -> (reason, near-miss hint) for a submitted file that is not read (hint: a NearMiss)."""
+    def why(name):
+        reason = "no category %r" % name[:-4] if name.endswith(".txt") else "only <Category>.txt files are read"
+        return reason, hint(name)
+    return why
 
 
 TASK = ChalearnLap2015CulturalEvent()

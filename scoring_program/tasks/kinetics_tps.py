@@ -7,18 +7,22 @@ from typing import Dict, List, NamedTuple
 import numpy as np
 
 from ..errors import SubmissionError
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint
+from ..formats.hints import NearMiss, Unmatched, Vocabulary, first_hint, ignored_warnings, quoted, with_hint
 from ..formats.kinetics_tps import (check_classes, file_bytes, load_json, no_cycle_collection, read_ground_truth,
                                     read_part_predictions, read_predictions_bytes)
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Task, name_list, no_progress, plural
+from .base import Reference, Task, name_list, no_progress, plural, unmatched_warning
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
 GT_VID_FILE = "gt_vid_result.json"
 GT_PART_FILE = "gt_part_result.json"
+# the 10 body parts Kinetics-TPS annotates (public: the Data page, the dataset's documentation)
+PART_NAMES = ("head", "torso", "left_arm", "right_arm", "left_hand", "right_hand", "left_leg", "right_leg",
+              "left_foot", "right_foot")
+FRAME_EXTENSION = ".json"       # the frame keys of the format: img_00001.json, ...
 
 PROTOCOL = [
     "Kinetics-TPS (ICCV 2021 DeeperAction), scored as the official evaluator eval_detection.py at its final commit "
@@ -133,6 +137,49 @@ def _where_lost(section, r):
                           "right class. A video without any counted frame has PSC 1.0." % n_right))
 
 
+def name_warnings(gt, pr, vid_label: str, part_label: str) -> List[str]:
+    """The near-miss warnings (formats.hints) about the names a submission writes, against public names only (the
+    action classes the Data page lists, the 10 body parts, the format's frame keys). A class or part name: the hint
+    at every level, the count at the full level only (a prediction of a class that the test set happens not to
+    have, 'lunge', is no mistake, and the class set comes from the ground truth); a frame key: at every level (the
+    format's rule, counted over the submission's own keys):
+
+    - predicted classes that name no action class ('Shooting Basketball' for 'shooting_basketball'), when the
+      first is a near miss or none is a class of the test set;
+    - part names that are none of the 10 body parts ('leftArm' for 'left_arm'): ignored, so PSC drops;
+    - frame keys without the '.json' of the format ('img_00001' for 'img_00001.json'): none is evaluated (when the
+      reference's frame keys are the format's, img_00001.json, ...)."""
+    out = []
+    classes = Vocabulary(sorted(set(gt.classes)))
+    wrong = [c for c in pr.classes if c not in classes]
+    hint = classes.hint(wrong[0]) if wrong else None
+    # a class of the dataset that this test set lacks ('lunge') is a wrong guess, not a misspelling
+    if hint is not None or (wrong and len(wrong) == len(pr.classes)):
+        out.append(unmatched_warning(Unmatched(vid_label, "class names", len(wrong), len(pr.classes),
+                                               "predicted classes", "name an action class", wrong[0], hint),
+                                     public=True))
+    written = pr.written
+    if written is None:
+        return out
+    parts = Vocabulary(sorted(set(PART_NAMES) | set(gt.names)))    # an organizer's own part names count too
+    known = np.array([n in parts for n in written.part_names], dtype=bool)
+    if not known.all():
+        first = written.part_names[int(np.flatnonzero(~known)[0])]
+        out.append(unmatched_warning(Unmatched(part_label, "part names", int(written.part_counts[~known].sum()),
+                                               int(written.part_counts.sum()), "parts", "name a body part", first,
+                                               parts.hint(first)), public=True))
+    keys = written.frame_keys
+    if not all(k.endswith(FRAME_EXTENSION) for k in gt.frame_name[:1]):
+        return out          # a reference whose frame keys are not the format's file names (a hand-made one)
+    plain = np.fromiter((not k.endswith(FRAME_EXTENSION) for k in keys), dtype=bool, count=len(keys))
+    if plain.any():
+        first = keys[int(np.flatnonzero(plain)[0])]
+        hint = Vocabulary([first + FRAME_EXTENSION]).hint(first)
+        out.append(Own(Unmatched(part_label, "frame keys", int(plain.sum()), len(keys), "frame keys",
+                                 "end in %s" % FRAME_EXTENSION, first, hint).full()))
+    return out
+
+
 class KineticsTps(Task):
     slug = "kinetics-tps"
     title = "Kinetics-TPS: part-state correctness and PSC-conditioned action accuracy"
@@ -225,6 +272,7 @@ class KineticsTps(Task):
         ]))
         if pr.cut_warning:      # counts and names boxes of the whole file: a fact about the submission alone
             res.warnings.append(Own(pr.cut_warning))
+        res.warnings.extend(name_warnings(gt, pr, VID_FILE, PART_FILE))
         # none of these is Own (all withheld at the hidden level): they count over the test videos and the frames
         # with ground-truth humans, so one frame more or less in the ground truth changes them
         if pr.extra_videos:
@@ -233,8 +281,10 @@ class KineticsTps(Task):
             res.notes.append("%d predicted frame(s) are not evaluated frames (not in the ground truth, or without "
                              "ground-truth humans): ignored." % pr.extra_frames)
         if pr.missing_frames:
-            res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0."
-                                % (pr.missing_frames, PART_FILE))
+            first = int(np.flatnonzero(~pr.frame_has_pred)[0])
+            res.warnings.append("%d evaluated frame(s) are missing from %s: each counts as PSC 0 (first: video %s, "
+                                "frame %s)" % (pr.missing_frames, PART_FILE, quoted(gt.videos[gt.frame_video[first]]),
+                                               quoted(gt.frame_name[first])))
         if private:
             res.private.append(Table("Per video", ["video", "class", "predicted class", "right class", "PSC",
                                                    "counted frames"],
@@ -264,14 +314,11 @@ class KineticsTps(Task):
         with no_cycle_collection():
             return self._validate(submission, ids)
 
+    def ignored_files(self, submission, reference=None) -> List[str]:
+        return ignored_warnings(*_ignored(submission))
+
     def _validate(self, submission, ids):
-        fixed = (VID_FILE, PART_FILE)
-        hint = NearMiss(f for f in fixed if submission.find(f) is None)
-        ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
-
-        def why(name):
-            return "only %s and %s are read" % fixed, hint(name)
-
+        ignored, why = _ignored(submission)
         try:
             vpath, vlabel = _locate(submission, VID_FILE)
             ppath, plabel = _locate(submission, PART_FILE)
@@ -300,6 +347,18 @@ class KineticsTps(Task):
         if only:
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
         return notes + ignored_warnings(ignored, why)
+
+
+def _ignored(submission):
+    """([(label, name)] of the submitted files the scorer does not read, why(name) -> (reason, near-miss hint))."""
+    fixed = (VID_FILE, PART_FILE)
+    hint = NearMiss(f for f in fixed if submission.find(f) is None)
+    ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
+
+    def why(name):
+        return "only %s and %s are read" % fixed, hint(name)
+
+    return ignored, why
 
 
 TASK = KineticsTps()

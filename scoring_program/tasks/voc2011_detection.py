@@ -9,7 +9,8 @@ import numpy as np
 
 from ..errors import ReferenceDataError
 from ..formats.voc import VOC_CLASSES
-from ..formats.voc_det import check_syntax, id_index, read_detections
+from ..formats.hints import box_hint
+from ..formats.voc_det import check_boxes, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
@@ -157,6 +158,13 @@ def tide_section(res, tide, names, matching, what="objects"):
     top = max(0.04, float(np.ceil(mean.max() / 0.04 - 1e-9)) * 0.04)        # ticks at multiples of 0.01
     section.add(Bars("Mean AP gained over the %d classes if one error type were fixed (TIDE oracles)" % scored.size,
                      TIDE_LABELS, mean, xlabel="mean dAP over classes", xlim=(0.0, top)))
+    mean_ap = float(tide.ap[scored].mean())
+    if not mean.any() and mean_ap < 1.0:    # all 0 is not "nothing lost": say where the points went
+        missed = int(tide.count[ERROR_TYPES.index("missed"), scored].sum())
+        section.add("All 0 does not mean nothing was lost: the mean AP is %.4f, and no single oracle recovers any "
+                    "of it, because the %d missed %s are not reached by fixing any one kind of false positive. "
+                    "When most detections are background errors, check the box format (pixel corners, not "
+                    "normalised to 0..1, not x, y, width, height)." % (mean_ap, missed, what))
     section.add(Table("AP gained per class if each error type were fixed (dAP)", ["class", "AP"] + list(TIDE_SHORT),
                       [[names[c], "%.4f" % tide.ap[c]] + ["%.4f" % v for v in tide.dap[:, c]] for c in scored],
                       note=TIDE_KEY))
@@ -182,6 +190,18 @@ def per_image_table(evaluation):
     return Table("Per image: objects and detections (all classes)",
                  ["image", "objects (not difficult)", "difficult objects", "objects not matched", "detections",
                   "true positives", "false positives"] + ["FP: %s" % t for t in ERROR_TYPES[:-1]], rows)
+
+
+def boxes_warning(labels: Dict[str, str], boxes: List[np.ndarray]) -> str:
+    """formats.hints.box_hint on the boxes of every result file ('' when they look like pixel corners), named by
+    the file when there is one: the scorer's warning and validate's are this one text."""
+    if not boxes:
+        return ""
+    hint = box_hint(np.concatenate(boxes), "detection boxes")
+    if not hint:
+        return ""
+    where = next(iter(labels.values())) if len(labels) == 1 else "the %d result files" % len(labels)
+    return "%s: %s (xmin ymin xmax ymax)" % (where, hint)
 
 
 class Voc2011Detection(Task):
@@ -346,6 +366,9 @@ class Voc2011Detection(Task):
         res.plots.extend(precision_recall_plots(series))
         if sub.ignored:
             res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
+        hint = boxes_warning(sub.labels, [d.boxes for d in sub.detections.values()])
+        if hint:
+            res.warnings.insert(0, Own(hint))
         if private:
             res.private.append(per_image_table(evaluation))
         return res
@@ -365,14 +388,23 @@ class Voc2011Detection(Task):
         out.update(class_figures(columns, "class", "classes"))
         return out
 
+    def ignored_files(self, submission, reference) -> List[str]:
+        return validate_result_files(submission, "det", track_comps(reference, self.comps), reference.set_name,
+                                     VOC_CLASSES, "<class>")[2]
+
     def validate(self, submission, ids=None) -> List[str]:
         set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)
         comp, files, warnings = validate_result_files(submission, "det", self.comps, set_name, VOC_CLASSES,
                                                       "<class>")
         notes = ["comp%d, set '%s', %d of 20 classes" % (comp, set_name, len(files))]
+        labels, boxes = {}, []
         for cls, path in files.items():
-            label = submission.label(path)
-            notes.append("%s: %d lines" % (label, check_syntax(path, label, ids)))
+            labels[cls] = submission.label(path)
+            boxes.append(check_boxes(path, labels[cls], ids))
+            notes.append("%s: %d lines" % (labels[cls], len(boxes[-1])))
+        hint = boxes_warning(labels, boxes)
+        if hint:
+            notes.append("warning: " + hint)
         missing = [c for c in VOC_CLASSES if c not in files]
         if missing:
             notes.append("no file for: %s (those classes will score AP 0)" % ", ".join(missing))

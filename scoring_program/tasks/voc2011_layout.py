@@ -9,14 +9,15 @@ from typing import Dict, List, NamedTuple, Optional
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import (NearMiss, Vocabulary, first_hint, hint_phrase, ignored_warnings, with_hint,
+                             without_extension)
 from ..formats.text import lookup, read_bytes, to_int
 from ..formats.voc import join_keys
 from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Task, no_progress, plural
+from .base import Reference, Task, as_text, no_progress, plural
 from .voc_common import comp_expected, distinct_images, find_plain_set, map_columns, plain_sets, track_comps
 
 PROTOCOL = [
@@ -234,9 +235,12 @@ class Voc2011Layout(Task):
         # the person boxes, only the parts are hidden), so which layouts name a listed person, and which repeat one,
         # are facts about the submission
         if unknown.size:
+            first = lr.image[int(unknown[0])]
+            hint = Vocabulary(sorted(set(k.split()[0] for k in as_text(gt.keys)))).hint(first)
             warnings.append(Own("%s: %d layout(s) for a person (image, object) that is not in the %s list were "
-                                "skipped, first at line %d." % (label, unknown.size, set_name,
-                                                                int(lr.line[unknown[0]]))))
+                                "skipped, first at line %d%s." % (label, unknown.size, set_name,
+                                                                  int(lr.line[unknown[0]]), "" if hint is None else
+                                                                  "; " + hint_phrase("image ids", first, hint))))
         if repeated.size:
             warnings.append(Own("%s: %d later layout(s) for a person that already had a higher-ranked layout "
                                 "were skipped (one layout per person), first at line %d."
@@ -326,7 +330,9 @@ class Voc2011Layout(Task):
         gt = reference.data
         return {"images": plural(distinct_images(gt.keys), "image"), "persons": plural(int(gt.npersons), "person")}
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def _ignored(self, submission):
+        """(whether a file has the layout file's name pattern, [(label, name)] of the files not read, why(name) ->
+        (reason, near-miss hint))."""
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]
         comps = sorted({int(m.group(1)) for m in matched if int(m.group(1)) in self.comps}) or list(self.comps)
         sets = sorted({m.group(2) for m in matched}) or sorted(
@@ -338,6 +344,13 @@ class Voc2011Layout(Task):
             return "only the file comp%d_layout_%s.xml is read" % (comps[0], sets[0]), hint(name)
 
         ignored = [(submission.label(path), n) for n, path in submission.files() if not _RX.fullmatch(n)]
+        return bool(matched), ignored, why
+
+    def ignored_files(self, submission, reference=None) -> List[str]:
+        return ignored_warnings(*self._ignored(submission)[1:])
+
+    def validate(self, submission, ids=None) -> List[str]:
+        matched, ignored, why = self._ignored(submission)
         try:
             comp, set_name, path = find_results(submission, self.comps)
         except SubmissionError as e:
@@ -350,8 +363,11 @@ class Voc2011Layout(Task):
         if ids is not None and len(lr):
             known = np.isin(np.array([s.encode("utf-8") for s in lr.image], dtype="S"), ids)
             if not known.all():
+                first = lr.image[int(np.flatnonzero(~known)[0])]
+                hint = Vocabulary(as_text(ids.tolist())).hint(first)
                 notes.append("warning: %s: %d layout(s) name an image that is not in the given ids: they will be "
-                             "skipped" % (label, int(np.count_nonzero(~known))))
+                             "skipped%s" % (label, int(np.count_nonzero(~known)), "" if hint is None else
+                                            "; " + hint_phrase("image ids", first, hint)))
         return notes + ignored_warnings(ignored, why)
 
 

@@ -8,7 +8,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.images import DecodeBuffer, LabelImage, first_pixel_where
 from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
@@ -297,7 +297,10 @@ class Voc2011Segmentation(Task):
         pngs, other = list_results(folder, submission.label)
         ids = reference.data.ids
         missing, outside = split_results(pngs, ids)
-        check_none_missing(missing, len(ids), outside, folder_label)
+        try:
+            check_none_missing(missing, len(ids), outside, folder_label)
+        except SubmissionError as e:    # the near miss among the test list's ids (public): validate --ids's hint
+            raise with_hint(e, _not_read(submission, folder, folder_label, list(ids))[4]) from None
         return SegSubmission(comp, folder_label, pngs, other, outside)
 
     def evaluate(self, reference, submitted, progress, per_item) -> SegEvaluation:
@@ -400,6 +403,11 @@ class Voc2011Segmentation(Task):
         out.update(class_figures([k for k in columns if k.key != "IoU_background"], "class", "classes"))
         return out
 
+    def ignored_files(self, submission, reference) -> List[str]:
+        comp, folder = find_result_dir(submission, track_comps(reference, self.comps), reference.set_name)
+        # the names alone, as validate without --ids (the PNGs outside the test list: the full level's warning)
+        return _not_read(submission, folder, submission.label(folder), None)[3]
+
     def validate(self, submission, ids=None) -> List[str]:
         folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)
         try:
@@ -409,31 +417,9 @@ class Voc2011Segmentation(Task):
         name = os.path.basename(folder)
         set_name = _DIR_RX.fullmatch(name).group(2)
         folder_label = submission.label(folder)
-        pngs, other = list_results(folder, submission.label)
-        outside, missing = [], []
         if ids is not None:
             ids = [i.decode("utf-8", "replace") if isinstance(i, bytes) else str(i) for i in np.asarray(ids).tolist()]
-            missing, outside = split_results(pngs, ids)
-        # what the scorer will not read: other entries of the folder, PNGs of images outside --ids, everything else
-        hint_id, hint_file = NearMiss(missing), NearMiss(m + ".png" for m in missing)
-        only = "only <id>.png files directly inside %s are read" % folder_label
-
-        def why_in_folder(entry):
-            if ids is not None:
-                return only, hint_file(entry)
-            image = entry.lower().endswith(IMAGE_EXTENSIONS) and without_extension(entry) not in pngs
-            return only, without_extension(entry) + ".png" if image else None
-
-        def why_outside(png):
-            meant = hint_id(png[:-4])
-            return "no image %r in the --ids list" % png[:-4], meant and repr(meant)
-
-        in_folder = [(label, label.rsplit("/", 1)[-1]) for label in other]
-        not_listed = [(folder_label + "/" + png, png) for png in outside]
-        elsewhere = [(submission.label(path), n) for n, path in submission.files() if os.path.dirname(path) != folder]
-        warnings = (ignored_warnings(in_folder, why_in_folder) + ignored_warnings(not_listed, why_outside)
-                    + ignored_warnings(elsewhere, lambda n: (only, None)))
-        hint = first_hint(in_folder, why_in_folder) or first_hint(not_listed, why_outside)
+        pngs, missing, outside, warnings, hint = _not_read(submission, folder, folder_label, ids)
         try:
             if ids is not None:
                 check_none_missing(missing, len(ids), outside, folder_label)
@@ -452,6 +438,37 @@ class Voc2011Segmentation(Task):
                  % (comp, set_name, len(pngs), folder_label)]
         notes.append("image sizes are checked against the ground truth when scoring")
         return notes + warnings
+
+
+def _not_read(submission, folder: str, folder_label: str, ids: Optional[List[str]]):
+    """The result folder's PNGs ({id: path}), the ids without one and the PNGs of no listed id (ids: the test
+    list, or None), the warning lines about the files the scorer will not read (each with its near-miss hint) and
+    the first hint (for an error): validate's and the scorer's, the same."""
+    pngs, other = list_results(folder, submission.label)
+    outside, missing = [], []
+    if ids is not None:
+        missing, outside = split_results(pngs, ids)
+    # what the scorer will not read: other entries of the folder, PNGs of images outside the list, everything else
+    hint_id, hint_file = NearMiss(missing), NearMiss(m + ".png" for m in missing)
+    only = "only <id>.png files directly inside %s are read" % folder_label
+
+    def why_in_folder(entry):
+        if ids is not None:
+            return only, hint_file(entry)
+        image = entry.lower().endswith(IMAGE_EXTENSIONS) and without_extension(entry) not in pngs
+        return only, without_extension(entry) + ".png" if image else None
+
+    def why_outside(png):
+        meant = hint_id(png[:-4])
+        return "no image %r in the --ids list" % png[:-4], meant and repr(meant)
+
+    in_folder = [(label, label.rsplit("/", 1)[-1]) for label in other]
+    not_listed = [(folder_label + "/" + png, png) for png in outside]
+    elsewhere = [(submission.label(path), n) for n, path in submission.files() if os.path.dirname(path) != folder]
+    warnings = (ignored_warnings(in_folder, why_in_folder) + ignored_warnings(not_listed, why_outside)
+                + ignored_warnings(elsewhere, lambda n: (only, None)))
+    return pngs, missing, outside, warnings, first_hint(in_folder, why_in_folder) or first_hint(not_listed,
+                                                                                                why_outside)
 
 
 def _folder_hint(submission, comps):

@@ -10,7 +10,7 @@ from typing import Dict, List, NamedTuple, Tuple
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
-from ..formats.files import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
+from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.text import check_known, parse_table, read_bytes, to_float, to_int
 from ..formats.voc import ConfidenceFile, read_confidences, read_gt_labels
 from ..metrics.ap import ap_voc2010
@@ -433,6 +433,12 @@ class RankedListTask(Task):
         return RankedListEvaluation(submitted.comp, submitted.set_name, records,
                                     float(np.mean(aps)) if aps else 0.0, submitted.ignored, submitted.unscored)
 
+    def ignored_files(self, submission, reference) -> List[str]:
+        unscored = self._unscored_files(submission, reference.set_name)
+        return validate_result_files(submission, self.words.kind, track_comps(reference, self.comps),
+                                     reference.set_name, self.names, "<%s>" % self.words.name,
+                                     view=_Without(submission, unscored) if unscored else None)[2]
+
     def validate(self, submission, ids=None) -> List[str]:
         kind, names, words = self.words.kind, self.names, self.words
         set_name = infer_set(submission, kind, names + self.unscored_names, self.comps)
@@ -449,7 +455,7 @@ class RankedListTask(Task):
             to_float(rec, self.key_fields, "confidence")
             if ids is not None:
                 keys = rec.keys(0, ids)
-                check_known(keys, np.isin(keys, ids), rec, "image id")
+                check_known(keys, np.isin(keys, ids), rec, "image id", universe=ids)
             notes.append("%s: %d lines" % (label, len(rec)))
         missing = [n for n in names if n not in files]
         if missing:
