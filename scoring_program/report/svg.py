@@ -174,25 +174,21 @@ def bars_svg(bars, width=840):
         idx.sort(key=lambda i: (-(bars.values[i] if bars.values[i] == bars.values[i] else -np.inf), i))
     label_w = min(260, max(40, int(max([len(bars.labels[i]) for i in idx] or [4]) * fs * CHAR_WIDTH) + 8))
     texts = [bars.value_text[i] if bars.value_text else _fmt(bars.values[i], bars.precision) for i in idx]
+    if bars.extra is not None and not bars.value_text:
+        # beside a marker a bare number could read as the marker's value: with markers, every value label names
+        # its bar ("top-1 accuracy 0.0000"); the same words for every value, so the text shows nothing but numbers
+        texts = ["%s %s" % (bars.xlabel or "value", t) for t in texts]
     x0, x1 = bars.xlim
     top = 6
     legend = bars.extra is not None and bars.extra_label
     total_h = top + row * len(idx) + 34 + (16 if legend else 0)
     ml = label_w
-    for named in (False, True):
-        value_w = int(max([len(t) for t in texts] or [4]) * fs * CHAR_WIDTH) + 10
-        pw = width - ml - value_w
-        sx = pw / float(x1 - x0 or 1)
+    value_w = int(max([len(t) for t in texts] or [4]) * fs * CHAR_WIDTH) + 10
+    pw = width - ml - value_w
+    sx = pw / float(x1 - x0 or 1)
 
-        def px(v):
-            return ml + (min(max(v, x0), x1) - x0) * sx
-
-        if named or bars.value_text or bars.extra is None:
-            break
-        # a bare value label the marker would cross is moved past the marker: it then names its bar ("top-1
-        # accuracy 0.0000"), so that it cannot read as the marker's value
-        texts = ["%s %s" % (bars.xlabel or "value", t) if _marker_crosses(bars, i, t, px, fs) else t
-                 for i, t in zip(idx, texts)]
+    def px(v):
+        return ml + (min(max(v, x0), x1) - x0) * sx
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="100%%" style="max-width:%dpx" viewBox="0 0 %d %d" '
            'font-family="sans-serif" font-size="%d" role="img">' % (width, width, total_h, fs)]

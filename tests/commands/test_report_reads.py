@@ -289,12 +289,17 @@ def test_kinetics_kit_readme_writes_the_score_at_its_leaderboard_precision():
 # ---------------------------------------------------------------- no label beside the wrong mark
 def test_a_value_label_past_the_marker_names_its_bar():
     """kinetics' bars: top-1 accuracy with the mean PSC as a red marker. squat's 0.0000 beside a marker at 0.01
-    read as 'mean PSC 0'; moved past the marker, the label names its bar. A label the marker does not cross stays
-    bare; a label that names both values itself (VOC's 'AP (P@50%R ...)') is left as it is."""
+    read as 'mean PSC 0': with markers every value label names its bar (the same words whatever the values, so the
+    text shows nothing but numbers), and a label the marker would cross is moved past the marker. A label that
+    names both values itself (VOC's 'AP (P@50%R ...)') is left as it is."""
     from scoring_program.report.svg import bars_svg
     labels = re.compile(r'<text x="[0-9.]+" y="\d+" fill="#222">([^<]*)</text>')
     bars = R.Bars("t", ["squat", "push_up", "clap"], [0.0, 1.0, 0.5], xlabel="top-1 accuracy",
                   extra=[0.01, 1.0, 0.9], extra_label="mean PSC")
-    assert labels.findall(bars_svg(bars)) == ["top-1 accuracy 1.0000", "0.5000", "top-1 accuracy 0.0000"]
+    svg = bars_svg(bars)
+    assert labels.findall(svg) == ["top-1 accuracy 1.0000", "top-1 accuracy 0.5000", "top-1 accuracy 0.0000"]
+    marks = [float(x) for x in re.findall(r'<rect x="([0-9.]+)" y="\d+" width="3"', svg)]
+    xs = [float(x) for x in re.findall(r'<text x="([0-9.]+)" y="\d+" fill="#222">', svg)]
+    assert len(marks) == 4 and xs[2] > marks[2]     # (the 4th: the legend) squat's label starts past its marker (at 0.01), not on it
     named = R.Bars("t", ["a"], [0.0], xlabel="AP", extra=[0.01], value_text=["0.0000 (P@50%R 0.0100)"])
     assert labels.findall(bars_svg(named)) == ["0.0000 (P@50%R 0.0100)"]
