@@ -434,8 +434,7 @@ class ActionTubes(Task):
             t = fmt.read_csv(path, label, cols)
             vids = np.unique(fmt.text_column(t, "video"))
             labs = np.unique(fmt.text_column(t, "label"))
-            big = np.iinfo(np.int64).max // 4
-            fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, big), labs)
+            fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, fmt.UNKNOWN_LENGTH), labs)
             if path is det_path:
                 d = fmt.read_frame_detections(path, label, fake)
                 notes.append("%s: %d detections, %d videos, %d labels" % (label, d.score.size, vids.size, labs.size))

@@ -195,6 +195,7 @@ def reference_fingerprint(reference):
 # ------------------------------------------------------------------ the participant's figures (Task.figures)
 # the per-class leaderboard columns: their key prefix names the class
 CLASS_PREFIXES = ("AP_", "IoU_", "hit_rate_", "jaccard_")
+LISTED_SETS = ("train", "val", "trainval", "test")     # the VOC devkit's image sets, as its list files name them
 
 
 def plural(n, word, words=None) -> str:
@@ -387,10 +388,23 @@ class Task(object):
         the first fault the scorer would reject; a file the scorer would not read is a warning.
 
         ids: optional numpy "S" array of the ids the participant expects to be evaluated on (validate --ids).
+        The tasks with sets (has_sets) also take set_name=, the set that list names (listed_set).
         Returns a list of notes (one line each) for the participant; warnings start with formats.files.WARNING
         ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.files.ignored_warnings).
         """
         raise NotImplementedError
+
+    def listed_set(self, ids_path: str) -> Optional[str]:
+        """The image set that validate's --ids FILE names by its file name, for a task whose reference holds sets
+        (has_sets): VOC's lists are <set>.txt and <name>_<set>.txt (ImageSets/Main/test.txt, jumping_test.txt),
+        and the scorer rejects result files of any other set. None when the name tells no set. validate then
+        passes it as validate(..., set_name=) (the VOC tasks' validate take it)."""
+        if not self.has_sets:
+            return None
+        stem = os.path.basename(ids_path)
+        stem = stem[:-4] if stem.lower().endswith(".txt") else stem
+        last = stem.rsplit("_", 1)[-1]
+        return last if last in LISTED_SETS else None
 
     def figures(self, reference: Reference, columns: Sequence["ScoreKey"]) -> Dict[str, str]:
         """{name: text} for the participant's Data page and kit README (participant.py's templates): how much

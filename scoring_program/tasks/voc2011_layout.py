@@ -325,10 +325,10 @@ class Voc2011Layout(Task):
         gt = reference.data
         return {"images": plural(distinct_images(gt.keys), "image"), "persons": plural(int(gt.npersons), "person")}
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]
         comps = sorted({int(m.group(1)) for m in matched if int(m.group(1)) in self.comps}) or list(self.comps)
-        sets = sorted({m.group(2) for m in matched}) or sorted(
+        sets = [set_name] if set_name else sorted({m.group(2) for m in matched}) or sorted(
             s for s in (_near_miss_set(n) for n in submission.names()) if s) or ["test"]
         present = set(submission.names())
         hint = NearMiss(c for c in ("comp%d_layout_%s.xml" % (k, sets[0]) for k in comps) if c not in present)
@@ -338,7 +338,7 @@ class Voc2011Layout(Task):
 
         ignored = [(submission.label(path), n) for n, path in submission.files() if not _RX.fullmatch(n)]
         try:
-            comp, set_name, path = find_results(submission, self.comps)
+            comp, set_name, path = find_results(submission, self.comps, set_name)
         except SubmissionError as e:
             if matched:
                 raise

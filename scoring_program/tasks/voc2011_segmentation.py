@@ -399,10 +399,10 @@ class Voc2011Segmentation(Task):
         out.update(class_figures([k for k in columns if k.key != "IoU_background"], "class", "classes"))
         return out
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)
         try:
-            comp, folder = find_result_dir(submission, self.comps, None)
+            comp, folder = find_result_dir(submission, self.comps, set_name)
         except SubmissionError as e:
             raise with_hint(e, folder_hint) from None
         name = os.path.basename(folder)
