@@ -23,16 +23,16 @@ PROGRAM_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # t
 
 class Where(NamedTuple):
     """Where the scoring program runs, told from the files beside the package (never from the environment)."""
-    worker: bool        # `metadata` (the worker's command) beside scoring_program/: the scoring program as the
-                        # platform unpacks it from scoring_program.zip; a starting kit and a checkout have none
+    worker: bool        # `metadata` (the worker's command) or metadata.yaml beside scoring_program/: the program
+                        # as the platform unpacks it from scoring_program.zip; a starting kit and a checkout have none
     setup: str          # for a local run: the command that installs the libraries, for a set-up problem's line
 
 
 def where(root: str = PROGRAM_ROOT) -> Where:
     """The worker (the bundle's scoring program: `metadata` beside the package) or a local run: a starting kit (its
     requirements.txt beside the package) or the project's checkout (its Makefile)."""
-    if os.path.isfile(os.path.join(root, "metadata")):
-        return Where(True, "")
+    if any(os.path.isfile(os.path.join(root, name)) for name in ("metadata", "metadata.yaml")):
+        return Where(True, "")     # Codabench also reads a metadata.yaml that an organizer may write
     requirements = os.path.join(root, "requirements.txt")
     if os.path.isfile(os.path.join(root, "Makefile")):
         setup = "run `make venv` in the project (%s) and use .venv/bin/python" % root

@@ -91,8 +91,7 @@ def _validate(slug: str, submission: str, ids_path: str, work: str) -> int:
     res = materialize(submission, os.path.join(work, "res"))
     task = registry.get(slug)
     listed = task.listed_set(ids_path) if ids_path else None     # VOC: the set the list names (test.txt)
-    extra = {"set_name": listed} if listed else {}
-    notes = task.validate(echoing(Submission)(res), ids, **extra)
+    notes = task.validate(echoing(Submission)(res), ids, set_name=listed)
     warnings = [n for n in notes if n.startswith(WARNING)]
     for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
         print(one_line(n))

@@ -890,9 +890,15 @@ def _header(data: bytes, label: str, columns: tuple, err) -> tuple:
 # Numbers and rules
 
 def number_error(rec: Records, k: int, name: str, nums: Numbers, err=SubmissionError, integer: bool = False):
-    """The SubmissionError for nums.bad: the file, the line, what was expected and the field (shortened)."""
+    """The SubmissionError for nums.bad: the file, the line, what was expected and the field (shortened); a first
+    record whose fields are all words is named as a header row."""
     i = nums.bad
     field = rec.field(i, k)
+    if i == 0 and nums.reason not in ("long", "range", "finite"):
+        line = line_text(rec.data, int(rec.starts[k][0]))
+        if header_row(line):            # 'image confidence' above the rows: named as what it is
+            return err(rec.file, int(rec.lines[0]), expected="data from the first line on (no header row)",
+                       found="a header row: %s" % shorten(line))
     if nums.reason == "long":
         expected, found = number_too_long(len(field))
     else:

@@ -412,7 +412,7 @@ class ActionTubes(Task):
                 "num_classes": plural(len(classes), "class", "classes")}
 
     # ------------------------------------------------------------------------------------------- validate
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         fixed = ("frame_detections.csv", "tubes.csv")
         det_path = submission.find(fixed[0])
         tube_path = submission.find(fixed[1])

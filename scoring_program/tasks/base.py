@@ -383,12 +383,14 @@ class Task(object):
         """The image sets the reference folder holds, sorted (tasks with has_sets)."""
         return []
 
-    def validate(self, submission: "Submission", ids=None) -> List[str]:
+    def validate(self, submission: "Submission", ids=None, set_name: Optional[str] = None) -> List[str]:
         """Check names and syntax without the reference data, by the scorer's file rules: raise SubmissionError on
         the first fault the scorer would reject; a file the scorer would not read is a warning.
 
         ids: optional numpy "S" array of the ids the participant expects to be evaluated on (validate --ids).
-        The tasks with sets (has_sets) also take set_name=, the set that list names (listed_set).
+        set_name: the image set that list names (listed_set), for the tasks with sets (has_sets; the others ignore
+        it): result files of another set are then the error the scorer gives; None: the set is inferred from the
+        submission's file names.
         Returns a list of notes (one line each) for the participant; warnings start with formats.files.WARNING
         ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.files.ignored_warnings).
         """
@@ -398,7 +400,7 @@ class Task(object):
         """The image set that validate's --ids FILE names by its file name, for a task whose reference holds sets
         (has_sets): VOC's lists are <set>.txt and <name>_<set>.txt (ImageSets/Main/test.txt, jumping_test.txt),
         and the scorer rejects result files of any other set. None when the name tells no set. validate then
-        passes it as validate(..., set_name=) (the VOC tasks' validate take it)."""
+        passes it to validate(..., set_name=)."""
         if not self.has_sets:
             return None
         stem = os.path.basename(ids_path)

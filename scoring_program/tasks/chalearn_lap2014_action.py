@@ -436,7 +436,7 @@ class ChalearnLap2014Action(Task):
         out.update(class_figures(columns, "action"))
         return out
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         names = submission.names()
         if ids is not None:
             known = set(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ids.tolist())

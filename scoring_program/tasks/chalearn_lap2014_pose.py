@@ -383,7 +383,7 @@ class ChalearnLap2014Pose(Task):
         out.update(class_figures(columns, "limb"))
         return out
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         notes = []
         known = None
         if ids is not None:

@@ -307,7 +307,7 @@ class ChalearnLap2015CulturalEvent(Task):
         out.update(class_figures(columns, "event"))
         return out
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         files, ignored = submitted_files(submission, list(CATEGORIES))
         hint = NearMiss(c + ".txt" for c in CATEGORIES if c not in files)
         # the competition's categories are the first edition's 50; another .txt name is read only if the reference

@@ -195,6 +195,12 @@ MISTAKES = [
      "submission error: Seq01_prediction.csv, line 1: expected 3 or 4 comma-separated fields (ActionID,StartFrame,"
      "EndFrame or ActorID,ActionID,StartFrame,EndFrame); found 1 (the fields are separated by tabs, not commas): "
      "'1\\t6\\t1\\t41'"),
+    ("chalearn-lap2015-cultural-event", "header_row", lambda d: _rewrite(_files(d, ".txt")[:1],
+                                                                      lambda t: "image confidence\n" + t),
+     "submission error: Annual_Buffalo_Roundup.txt, line 1: expected data from the first line on (no header row); "
+     "found a header row: 'image confidence'"),
+    ("voc2011-detection", "header_row", lambda d: _rewrite(_files(d, ".txt")[:1],
+                                                        lambda t: "image confidence xmin ymin xmax ymax\n" + t), None),
     ("chalearn-lap2015-cultural-event", "commas", _separated(".txt", " ", ","),
      "submission error: Annual_Buffalo_Roundup.txt, line 1: expected 2 fields (<image id> <confidence>); found 1 "
      "(the fields are separated by commas, not spaces or tabs): '005297.jpg,0.000000'"),
