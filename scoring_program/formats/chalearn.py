@@ -60,7 +60,8 @@ def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     layouts = "ActionID,StartFrame,EndFrame or ActorID,ActionID,StartFrame,EndFrame"
     if has_content(data, 0, head_end):
         first = line_text(data, 0)
-        if header_row(first):
+        second = line_text(data, head_end + 1) if head_end + 1 < len(data) else ""
+        if header_row(first) and second and not header_row(second):     # words above rows of numbers
             raise err(file, 1, expected="no header row: every line is a prediction, %s" % layouts,
                       found="a header row: %s" % shorten(first))
         if nsep + 1 not in (3, 4):

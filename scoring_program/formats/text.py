@@ -891,12 +891,13 @@ def _header(data: bytes, label: str, columns: tuple, err) -> tuple:
 
 def number_error(rec: Records, k: int, name: str, nums: Numbers, err=SubmissionError, integer: bool = False):
     """The SubmissionError for nums.bad: the file, the line, what was expected and the field (shortened); a first
-    record whose fields are all words is named as a header row."""
+    record whose fields are all words, above one that is not, is named as a header row."""
     i = nums.bad
     field = rec.field(i, k)
-    if i == 0 and nums.reason not in ("long", "range", "finite"):
+    if i == 0 and len(rec) > 1 and nums.reason not in ("long", "range", "finite"):
         line = line_text(rec.data, int(rec.starts[k][0]))
-        if header_row(line):            # 'image confidence' above the rows: named as what it is
+        below = line_text(rec.data, int(rec.starts[k][1]))
+        if header_row(line) and not header_row(below):      # 'image confidence' above rows of data
             return err(rec.file, int(rec.lines[0]), expected="data from the first line on (no header row)",
                        found="a header row: %s" % shorten(line))
     if nums.reason == "long":

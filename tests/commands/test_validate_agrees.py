@@ -191,6 +191,10 @@ MISTAKES = [
      "submission error: Seq01_prediction.csv, line 1: expected no header row: every line is a prediction, "
      "ActionID,StartFrame,EndFrame or ActorID,ActionID,StartFrame,EndFrame; found a header row: "
      "'ActorID,ActionID,StartFrame,EndFrame'"),
+    ("chalearn-lap2014-action", "only_words", lambda d: _rewrite(_files(d, ".csv")[:1], lambda t: "my notes\n"),
+     "submission error: Seq01_prediction.csv, line 1: expected 3 or 4 comma-separated fields (ActionID,StartFrame,"
+     "EndFrame or ActorID,ActionID,StartFrame,EndFrame); found 1 (the fields are separated by spaces, not commas): "
+     "'my notes'"),         # no rows of numbers below: not a header row
     ("chalearn-lap2014-action", "tabs", _separated(".csv", ",", "\t"),
      "submission error: Seq01_prediction.csv, line 1: expected 3 or 4 comma-separated fields (ActionID,StartFrame,"
      "EndFrame or ActorID,ActionID,StartFrame,EndFrame); found 1 (the fields are separated by tabs, not commas): "
