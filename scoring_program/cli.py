@@ -3,7 +3,8 @@ map errors to exit codes. The only module (with the other entry points) that pri
 
     python score.py INPUT OUTPUT     reads INPUT/ref and INPUT/res, writes OUTPUT/scores.txt, scores.json,
                                      detailed_results.html
-    python score.py                  the same with Codabench's /app/input and /app/output
+    python score.py                  on the worker, the same with Codabench's /app/input and /app/output; in a
+                                     local run (a starting kit, a checkout), the usage (exit 2)
     python score.py INPUT OUTPUT --private-report PATH
                                      also writes the per-item tables (facts about single test items, for the
                                      organizer only) to PATH, an HTML file outside OUTPUT
@@ -20,6 +21,12 @@ an INPUT folder that does not exist (named as such, no one's data blamed); 3 int
 it with the traceback), or a scoring image whose numpy or Pillow is missing or too old (one line naming it, see
 runtime.py).
 
+The worker runs the bundle's scoring program, which has `metadata` (the worker's command) beside scoring_program/;
+a starting kit or a checkout has none: that is a local run (runtime.where), where the user owns the interpreter and
+the paths. Locally, a missing or old library is a local set-up problem with the line that installs it, and an INPUT
+that does not exist or holds no ref/ is the user's path: one line naming it, then the usage line (exit 2 and 3 as
+on the worker).
+
 Nothing that imports numpy or Pillow is imported at module level: runtime.problem checks them first.
 """
 from __future__ import annotations
@@ -27,6 +34,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Optional
 
 from . import runtime
 from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ReferenceDataError, ScoringError, SubmissionError, failure,
@@ -36,8 +44,9 @@ from .tasks import registry
 from .tasks.base import Progress, no_progress, read_private, read_track, reference_word
 
 USAGE = ("usage: python score.py [INPUT OUTPUT [--report full|hidden] [--private-report PATH]]   (INPUT holds ref/ "
-         "and res/; default /app/input /app/output; --report: the report level, by default the reference data's "
-         "REPORT_LEVEL file, else hidden; PATH: the organizer's report, an HTML file outside OUTPUT)")
+         "and res/; with no argument, on the worker: /app/input /app/output; --report: the report level, by default "
+         "the reference data's REPORT_LEVEL file, else hidden; PATH: the organizer's report, an HTML file outside "
+         "OUTPUT)")
 EXIT_CODES = ("exit status: 0 scored; 1 submission error; 2 reference-data error, bad command line or INPUT not "
               "found; 3 internal error or unusable scoring image")
 
@@ -156,6 +165,26 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     return result
 
 
+class WrongInput(ScoringError):
+    """A local run's INPUT that exists but holds no ref/ (say the submission folder itself): the user's path, exit
+    2, blaming neither the organizer's reference data nor the participant."""
+    exit_code = EXIT_USAGE
+    prefix = "error"
+
+    def __init__(self, input_dir):
+        super().__init__(message="INPUT %s holds no ref/ folder: INPUT is the folder that holds ref/ (the ground "
+                                 "truth) and res/ (the submission); in the starting kit, sample_input" % input_dir)
+
+
+def local_input_problem(input_dir: str) -> Optional[ScoringError]:
+    """A local run's INPUT that cannot be one (the user's path, not the organizer's data), else None."""
+    if not os.path.isdir(input_dir):
+        return InputFolderMissing(input_dir)
+    if not os.path.isdir(os.path.join(input_dir, "ref")):
+        return WrongInput(input_dir)
+    return None
+
+
 def _option(argv, name):
     """(value, argv without the option) for `name VALUE`; value None when absent; raises IndexError without VALUE."""
     if name not in argv:
@@ -217,18 +246,23 @@ def main(slug, argv=None):
     except IndexError:
         _say(sys.stderr, USAGE + "\n")
         return EXIT_USAGE
-    if len(argv) == 0:
+    place = runtime.where()
+    if len(argv) == 0 and place.worker:
         input_dir, output_dir = "/app/input", "/app/output"
     elif len(argv) == 2:
         input_dir, output_dir = argv
-    else:
+    else:                       # locally, no argument at all is a request for the usage too
         _say(sys.stderr, USAGE + "\n")
         return EXIT_USAGE
     t0 = time.time()
-    platform = runtime.problem(registry.libraries(slug))
+    platform = runtime.problem(registry.libraries(slug), local=not place.worker)
     if platform:
         _say(sys.stderr, platform + "\n")
         return EXIT_INTERNAL
+    wrong = None if place.worker else local_input_problem(input_dir)
+    if wrong is not None:
+        _say(sys.stderr, wrong.render() + "\n" + USAGE + "\n")
+        return wrong.exit_code
     from .report.result import LEVELS
     from .report.write import format_score, locked_output, remove_stale
 

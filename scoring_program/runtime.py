@@ -3,17 +3,45 @@
 A library that is missing, broken or older than the oldest supported stack (codalab/codalab-legacy:py37:
 numpy 1.17.2, Pillow 6.1.0) is the platform's image, not the participant's submission nor the organizer's data:
 the CLI prints one line naming the package, the version found and the image to use, and exits 3.
+When the scorer runs on the user's own machine (a starting kit, a checkout), the same fault is a local set-up
+problem instead, with the line that installs what is missing (where()).
 This module imports only the standard library.
 """
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
+from typing import NamedTuple
 
 OLDEST = {"numpy": (1, 17, 2), "PIL": (6, 1, 0)}
 PACKAGE_NAMES = {"numpy": "numpy", "PIL": "Pillow"}
 DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
+PROGRAM_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the folder holding scoring_program/
+
+
+class Where(NamedTuple):
+    """Where the scoring program runs, told from the files beside the package (never from the environment)."""
+    worker: bool        # `metadata` (the worker's command) or metadata.yaml beside scoring_program/: the program
+                        # as the platform unpacks it from scoring_program.zip; a starting kit and a checkout have none
+    setup: str          # for a local run: the command that installs the libraries, for a set-up problem's line
+
+
+def where(root: str = PROGRAM_ROOT) -> Where:
+    """The worker (the bundle's scoring program: `metadata` beside the package) or a local run: a starting kit (its
+    requirements.txt beside the package) or the project's checkout (its Makefile)."""
+    if any(os.path.isfile(os.path.join(root, name)) for name in ("metadata", "metadata.yaml")):
+        return Where(True, "")     # Codabench also reads a metadata.yaml that an organizer may write
+    requirements = os.path.join(root, "requirements.txt")
+    if os.path.isfile(os.path.join(root, "Makefile")):
+        setup = "run `make venv` in the project (%s) and use .venv/bin/python" % root
+    elif os.path.isfile(requirements):
+        setup = "run `pip install -r %s` (in a virtual environment: python3 -m venv venv; . venv/bin/activate)" \
+                % requirements
+    else:
+        setup = "run `pip install numpy Pillow` (in a virtual environment: python3 -m venv venv; . venv/bin/activate)"
+    return Where(False, setup)
 
 
 def parse_version(text):
@@ -36,8 +64,8 @@ def _version_of(module):
 def problem(module_names=("numpy",), importer=importlib.import_module, local=False):
     """None when every module imports and is recent enough; else the one line to print.
 
-    local: the line for a command run on the user's own machine (validate, dryrun), where the interpreter is
-    theirs to set up, not the platform's image."""
+    local: the line for a command run on the user's own machine (validate, dryrun, a kit's score.py), where the
+    interpreter is theirs to set up, not the platform's image: it ends with where().setup."""
     for name in module_names:
         package = PACKAGE_NAMES.get(name, name)
         oldest = ".".join(str(v) for v in OLDEST[name])
@@ -58,9 +86,7 @@ def problem(module_names=("numpy",), importer=importlib.import_module, local=Fal
 def _line(package, found, oldest, local=False):
     if local:
         return ("local set-up problem (nothing to do with the submission): this Python's (%s) %s %s; the scoring "
-                "program needs %s >= %s: run `make venv` in the project (or `pip install -r requirements.txt` in "
-                "the starting kit) and use that environment's python" % (sys.executable, package, found, package,
-                                                                        oldest))
+                "program needs %s >= %s: %s" % (sys.executable, package, found, package, oldest, where().setup))
     return ("platform error (not your fault, nor the organizer's data): the scoring image's %s %s; the scoring "
             "program needs %s >= %s: use the image %s or newer (see docker/README.md)"
             % (package, found, package, oldest, DEFAULT_IMAGE))

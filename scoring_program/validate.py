@@ -3,7 +3,9 @@
     python -m scoring_program.validate SLUG SUBMISSION(.zip|dir) [--ids FILE]
 
 --ids FILE: a text file with one id per line (first whitespace-separated field), e.g. the public test-image list;
-ids in the submission that are not in it are reported.
+ids in the submission that are not in it are reported. For VOC, a list named as the devkit names them
+(ImageSets/Main/test.txt, jumping_test.txt) also names the set: result files of another set are an error, as in
+the scorer (Task.listed_set).
 
 The file rules are the scorer's: a file the scorer would reject is an error (exit 1, one line naming the file, the
 line, what was expected and what was found); a file the scorer would not read is a warning ('warning: X will be
@@ -87,7 +89,9 @@ def _validate(slug: str, submission: str, ids_path: str, work: str) -> int:
     except OSError as e:
         raise CommandError("cannot read --ids FILE %s: %s" % (ids_path, clean(e)))
     res = materialize(submission, os.path.join(work, "res"))
-    notes = registry.get(slug).validate(echoing(Submission)(res), ids)
+    task = registry.get(slug)
+    listed = task.listed_set(ids_path) if ids_path else None     # VOC: the set the list names (test.txt)
+    notes = task.validate(echoing(Submission)(res), ids, set_name=listed)
     warnings = [n for n in notes if n.startswith(WARNING)]
     for n in [n for n in notes if not n.startswith(WARNING)] + warnings:     # the warnings last, near the verdict
         print(one_line(n))

@@ -94,17 +94,21 @@ def test_missing_input_folder_is_named_and_not_blamed_on_the_reference_data(tmp_
     missing = tmp_path / "no-such-input"
     p = _score_py(missing, tmp_path / "out")
     assert p.returncode == 2
-    assert p.stderr == "error: INPUT folder not found: %s\n" % missing
-    assert "reference data" not in p.stderr and "organizer" not in p.stderr
+    from scoring_program.cli import USAGE       # a checkout is a local run: the usage line follows
+    assert p.stderr == "error: INPUT folder not found: %s\n%s\n" % (missing, USAGE)
+    line = p.stderr.splitlines()[0]
+    assert "reference data" not in line and "organizer" not in line
     assert not (tmp_path / "out" / "scores.txt").exists()
 
 
-def test_missing_ref_in_an_existing_input_is_a_reference_data_error(tmp_path):
+def test_missing_ref_in_an_existing_input_is_the_local_user_s_path(tmp_path):
+    """In a local run (a checkout) INPUT is the user's path; the worker's side: tests/commands/test_local_blame.py."""
     inp = tmp_path / "input"
     (inp / "res").mkdir(parents=True)
     p = _score_py(inp, tmp_path / "out")
     assert p.returncode == 2
-    assert p.stderr.startswith("reference data error (the organizer's fault") and "INPUT/ref is missing" in p.stderr
+    assert p.stderr.startswith("error: INPUT %s holds no ref/ folder" % inp)
+    assert "organizer" not in p.stderr.splitlines()[0]
 
 
 def test_missing_res_is_a_submission_error(tmp_path):

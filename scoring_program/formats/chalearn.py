@@ -13,8 +13,8 @@ from typing import Optional
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import SMALL_ROWS, Records, Rule, check_rules, has_content, line_text, number_error, numbers_at_once
-from .text import parse_table, read_bytes
+from .text import SMALL_ROWS, Records, Rule, check_rules, has_content, header_row, line_text, number_error
+from .text import numbers_at_once, parse_table, read_bytes, separator_hint
 
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
 
@@ -57,10 +57,16 @@ def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     head_end = data.find(b"\n")
     head_end = len(data) if head_end < 0 else head_end
     nsep = data.count(b",", 0, head_end)
-    if has_content(data, 0, head_end) and nsep + 1 not in (3, 4):
-        raise err(file, 1, expected="3 or 4 comma-separated fields (ActionID,StartFrame,EndFrame or "
-                  "ActorID,ActionID,StartFrame,EndFrame)",
-                  found="%d: %s" % (nsep + 1, shorten(line_text(data, 0))))
+    layouts = "ActionID,StartFrame,EndFrame or ActorID,ActionID,StartFrame,EndFrame"
+    if has_content(data, 0, head_end):
+        first = line_text(data, 0)
+        second = line_text(data, head_end + 1) if head_end + 1 < len(data) else ""
+        if header_row(first) and second and not header_row(second):     # words above rows of numbers
+            raise err(file, 1, expected="no header row: every line is a prediction, %s" % layouts,
+                      found="a header row: %s" % shorten(first))
+        if nsep + 1 not in (3, 4):
+            raise err(file, 1, expected="3 or 4 comma-separated fields (%s)" % layouts,
+                      found="%d%s: %s" % (nsep + 1, separator_hint(first, b",") if nsep == 0 else "", shorten(first)))
     rec = parse_table(data, file, (3, 4), err, allow_blank=False, sep=b",", what="comma-separated fields")
     n = rec.ncols
     if len(rec) == 0:

@@ -225,7 +225,11 @@ def parse_json(data: Union[bytes, mmap.mmap], label: str, err: Type[ScoringError
 def json_error(label: str, e: Exception, err: Type[ScoringError] = SubmissionError, line: Optional[int] = None,
                column: Optional[int] = None) -> ScoringError:
     """The one-line message of an exception of json.loads (JSONDecodeError with its line and column, unless given;
-    UnicodeDecodeError; RecursionError)."""
+    UnicodeDecodeError; RecursionError). A document with nothing but white space is named as an empty file, not
+    as "Expecting value at column 1"."""
+    if isinstance(e, json.JSONDecodeError) and not e.doc.strip():
+        return err(label, message="the file is empty" if not e.doc else "the file holds only white space",
+                   expected="a JSON object")
     if isinstance(e, json.JSONDecodeError):
         return err(label, line=line or e.lineno, message="not valid JSON (%s at column %d)"
                    % (e.msg, column or e.colno))

@@ -766,6 +766,37 @@ def blocks(data: bytes, start: int = 0):
             b0 = end
 
 
+_SEPARATORS = ((";", "';'"), ("\t", "tabs"), ("|", "'|'"), (",", "commas"), (" ", "spaces"))
+
+
+def other_separator(text: str, sep: Optional[bytes]) -> Optional[str]:
+    """For a line read as one field: the separator it seems to use instead of `sep` (b',' or None, white space),
+    named for a message ("';'", "tabs", "commas", ...), else None. Only on the error path (one line)."""
+    inner = text.strip()
+    for char, name in _SEPARATORS:
+        if char in inner and (sep is not None or char not in " \t"):
+            return name
+    return None
+
+
+def separator_hint(text: str, sep: Optional[bytes]) -> str:
+    """' (the fields are separated by ';', not commas)' for a line of one field that uses another separator."""
+    other = other_separator(text, sep)
+    if other is None:
+        return ""
+    return " (the fields are separated by %s, not %s)" % (other, "commas" if sep is not None else "spaces or tabs")
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_ ()#.-]*")
+
+
+def header_row(text: str) -> bool:
+    """True for a line whose fields (split on commas, semicolons, tabs or spaces) are all words, none a number:
+    a header row such as 'ActorID,ActionID,StartFrame,EndFrame' over a table of numbers. Error path only."""
+    fields = [f for f in re.split(r"[,;\t ]+", text.strip()) if f]
+    return bool(fields) and all(_WORD.fullmatch(f) for f in fields)
+
+
 def parse_table(data: bytes, file_label: str, ncols, err=SubmissionError, allow_blank: bool = True, sep=None,
                 what: str = "fields", keep=None, start: int = 0, line: int = 1) -> Records:
     """Split `data` (from byte `start`, which begins line `line`) into records of exactly `ncols` fields.
@@ -789,8 +820,9 @@ def parse_table(data: bytes, file_label: str, ncols, err=SubmissionError, allow_
         raise err(file_label, scan.blank, expected="%s on every line" % _describe(allowed, what), found="a blank line")
     if scan.bad_count is not None:
         line, count, at = scan.bad_count
+        text = line_text(data, at)
         raise err(file_label, line, expected=_describe((scan.n,) if len(allowed) > 1 else allowed, what),
-                  found="%d: %s" % (count, shorten(line_text(data, at))))
+                  found="%d%s: %s" % (count, separator_hint(text, sep) if count == 1 else "", shorten(text)))
     if scan.too_long is not None:
         line, length = scan.too_long
         expected, found = field_too_long(length)
@@ -844,9 +876,14 @@ def _header(data: bytes, label: str, columns: tuple, err) -> tuple:
     missing = [c for c in columns if not hits[c]]
     dup = sorted(c for c in columns if len(hits[c]) > 1)
     if missing or dup:
+        text = line_text(data, start)
+        other = other_separator(text, b",") if fst.size == 1 else None
+        if other is not None:
+            found = "fields separated by %s, not commas" % other
+        else:
+            found = ("missing %s" % ", ".join(missing)) if missing else "the column %s twice" % dup[0]
         raise err(label, line, expected="a header row naming the columns %s" % ",".join(columns),
-                  found=(("missing %s" % ", ".join(missing)) if missing else "the column %s twice" % dup[0])
-                  + ": " + shorten(line_text(data, start)))
+                  found=found + ": " + shorten(text))
     return fst.size, dict((c, hits[c][0]) for c in columns), end + 1, line
 
 
@@ -854,9 +891,16 @@ def _header(data: bytes, label: str, columns: tuple, err) -> tuple:
 # Numbers and rules
 
 def number_error(rec: Records, k: int, name: str, nums: Numbers, err=SubmissionError, integer: bool = False):
-    """The SubmissionError for nums.bad: the file, the line, what was expected and the field (shortened)."""
+    """The SubmissionError for nums.bad: the file, the line, what was expected and the field (shortened); a first
+    record whose fields are all words, above one that is not, is named as a header row."""
     i = nums.bad
     field = rec.field(i, k)
+    if i == 0 and len(rec) > 1 and nums.reason not in ("long", "range", "finite"):
+        line = line_text(rec.data, int(rec.starts[k][0]))
+        below = line_text(rec.data, int(rec.starts[k][1]))
+        if header_row(line) and not header_row(below):      # 'image confidence' above rows of data
+            return err(rec.file, int(rec.lines[0]), expected="data from the first line on (no header row)",
+                       found="a header row: %s" % shorten(line))
     if nums.reason == "long":
         expected, found = number_too_long(len(field))
     else:

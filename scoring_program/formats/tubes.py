@@ -197,10 +197,21 @@ def _reorder(order, *arrays) -> tuple:
     return arrays if order is None else tuple(x[order] for x in arrays)
 
 
+UNKNOWN_LENGTH = np.iinfo(np.int64).max // 4    # num_frames at or above this: a length no one knows (validate has
+                                                # no videos.csv; a video outside the test list)
+
+
+def _frame_expected(num_frames: int) -> str:
+    """What a frame must be, for the message: the range when the video's length is known, else in words."""
+    if num_frames >= UNKNOWN_LENGTH:
+        return "a positive frame number (1-based, at most the video's num_frames)"
+    return "a frame in 1..%d (the video's num_frames)" % num_frames
+
+
 def _check_frames(t: Records, frame: np.ndarray, nf_row: np.ndarray, err):
     """The frame rule: 1 <= frame <= the video's num_frames."""
-    check_rules([Rule((frame >= 1) & (frame <= nf_row), lambda i: "a frame in 1..%d (the video's num_frames)" % int(
-        nf_row[i]), lambda i: "%d%s" % (int(frame[i]), frame_hint(int(frame[i]))))], t.lines, t.file, err)
+    check_rules([Rule((frame >= 1) & (frame <= nf_row), lambda i: _frame_expected(int(nf_row[i])),
+                      lambda i: "%d%s" % (int(frame[i]), frame_hint(int(frame[i]))))], t.lines, t.file, err)
 
 
 def inverted_rows(box: np.ndarray) -> np.ndarray:

@@ -484,7 +484,7 @@ class ActionTubes(Task):
     def ignored_files(self, submission, reference=None) -> List[str]:
         return ignored_warnings(*_ignored(submission))
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         det_path = submission.find(FILES[0])
         tube_path = submission.find(FILES[1])
         ignored, why = _ignored(submission)
@@ -500,8 +500,7 @@ class ActionTubes(Task):
             t = fmt.read_csv(path, label, cols)
             vids = np.unique(fmt.text_column(t, "video"))
             labs = np.unique(fmt.text_column(t, "label"))
-            big = np.iinfo(np.int64).max // 4
-            fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, big), labs)
+            fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, fmt.UNKNOWN_LENGTH), labs)
             if path is det_path:
                 d = fmt.read_frame_detections(path, label, fake)
                 notes.append("%s: %d detections, %d videos, %d labels" % (label, d.score.size, vids.size, labs.size))

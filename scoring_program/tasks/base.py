@@ -195,6 +195,7 @@ def reference_fingerprint(reference):
 # ------------------------------------------------------------------ the participant's figures (Task.figures)
 # the per-class leaderboard columns: their key prefix names the class
 CLASS_PREFIXES = ("AP_", "IoU_", "hit_rate_", "jaccard_")
+LISTED_SETS = ("train", "val", "trainval", "test")     # the VOC devkit's image sets, as its list files name them
 
 
 def plural(n, word, words=None) -> str:
@@ -405,11 +406,14 @@ class Task(object):
         """The image sets the reference folder holds, sorted (tasks with has_sets)."""
         return []
 
-    def validate(self, submission: "Submission", ids=None) -> List[str]:
+    def validate(self, submission: "Submission", ids=None, set_name: Optional[str] = None) -> List[str]:
         """Check names and syntax without the reference data, by the scorer's file rules: raise SubmissionError on
         the first fault the scorer would reject; a file the scorer would not read is a warning.
 
         ids: optional numpy "S" array of the ids the participant expects to be evaluated on (validate --ids).
+        set_name: the image set that list names (listed_set), for the tasks with sets (has_sets; the others ignore
+        it): result files of another set are then the error the scorer gives; None: the set is inferred from the
+        submission's file names.
         Returns a list of notes (one line each) for the participant; warnings start with formats.hints.WARNING
         ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.hints.ignored_warnings).
         """
@@ -420,6 +424,18 @@ class Task(object):
         ('warning: <file> will be ignored: <reason> (did you mean <name>?)', formats.hints.ignored_warnings): the
         very lines validate prints, so that the scorer and validate say the same. By default none."""
         return []
+
+    def listed_set(self, ids_path: str) -> Optional[str]:
+        """The image set that validate's --ids FILE names by its file name, for a task whose reference holds sets
+        (has_sets): VOC's lists are <set>.txt and <name>_<set>.txt (ImageSets/Main/test.txt, jumping_test.txt),
+        and the scorer rejects result files of any other set. None when the name tells no set. validate then
+        passes it to validate(..., set_name=)."""
+        if not self.has_sets:
+            return None
+        stem = os.path.basename(ids_path)
+        stem = stem[:-4] if stem.lower().endswith(".txt") else stem
+        last = stem.rsplit("_", 1)[-1]
+        return last if last in LISTED_SETS else None
 
     def figures(self, reference: Reference, columns: Sequence["ScoreKey"]) -> Dict[str, str]:
         """{name: text} for the participant's Data page and kit README (participant.py's templates): how much

@@ -442,7 +442,7 @@ class ChalearnLap2014Action(Task):
         _, _, outside, odd, why_outside, why_odd = _sorted_files(submission, None)
         return ignored_warnings(outside, why_outside) + ignored_warnings(odd, why_odd)
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         names = submission.names()
         evaluated, files, outside, odd, why_outside, why_odd = _sorted_files(submission, ids)
         try:

@@ -389,7 +389,7 @@ class ChalearnLap2014Pose(Task):
         _, odd, outside, why_odd, why_outside = _sorted_files(submission, None)
         return ignored_warnings(outside, why_outside) + ignored_warnings(odd, why_odd)
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         notes = []
         known = None
         if ids is not None:

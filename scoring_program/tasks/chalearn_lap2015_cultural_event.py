@@ -315,7 +315,7 @@ class ChalearnLap2015CulturalEvent(Task):
         return ignored_warnings([(submission.label(path), n) for n, path in submission.files() if n in ignored],
                                 _why_ignored(hint))
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         files, ignored = submitted_files(submission, list(CATEGORIES))
         hint = NearMiss(c + ".txt" for c in CATEGORIES if c not in files)
         # the competition's categories are the first edition's 50; another .txt name is read only if the reference

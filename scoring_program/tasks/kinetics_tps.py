@@ -310,7 +310,7 @@ class KineticsTps(Task):
                 "humans": plural(len(gt.human_frame), "human"), "classes": name_list(classes),
                 "num_classes": plural(len(classes), "action class", "action classes")}
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         with no_cycle_collection():
             return self._validate(submission, ids)
 

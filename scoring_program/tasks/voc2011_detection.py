@@ -392,8 +392,8 @@ class Voc2011Detection(Task):
         return validate_result_files(submission, "det", track_comps(reference, self.comps), reference.set_name,
                                      VOC_CLASSES, "<class>")[2]
 
-    def validate(self, submission, ids=None) -> List[str]:
-        set_name = infer_set(submission, "det", VOC_CLASSES, self.comps)
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
+        set_name = set_name or infer_set(submission, "det", VOC_CLASSES, self.comps)
         comp, files, warnings = validate_result_files(submission, "det", self.comps, set_name, VOC_CLASSES,
                                                       "<class>")
         notes = ["comp%d, set '%s', %d of 20 classes" % (comp, set_name, len(files))]

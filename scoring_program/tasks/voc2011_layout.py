@@ -330,12 +330,12 @@ class Voc2011Layout(Task):
         gt = reference.data
         return {"images": plural(distinct_images(gt.keys), "image"), "persons": plural(int(gt.npersons), "person")}
 
-    def _ignored(self, submission):
+    def _ignored(self, submission, set_name=None):
         """(whether a file has the layout file's name pattern, [(label, name)] of the files not read, why(name) ->
-        (reason, near-miss hint))."""
+        (reason, near-miss hint)); set_name: the set validate's --ids list names, if any."""
         matched = [m for m in (_RX.fullmatch(n) for n in submission.names()) if m]
         comps = sorted({int(m.group(1)) for m in matched if int(m.group(1)) in self.comps}) or list(self.comps)
-        sets = sorted({m.group(2) for m in matched}) or sorted(
+        sets = [set_name] if set_name else sorted({m.group(2) for m in matched}) or sorted(
             s for s in (_near_miss_set(n) for n in submission.names()) if s) or ["test"]
         present = set(submission.names())
         hint = NearMiss(c for c in ("comp%d_layout_%s.xml" % (k, sets[0]) for k in comps) if c not in present)
@@ -349,10 +349,10 @@ class Voc2011Layout(Task):
     def ignored_files(self, submission, reference=None) -> List[str]:
         return ignored_warnings(*self._ignored(submission)[1:])
 
-    def validate(self, submission, ids=None) -> List[str]:
-        matched, ignored, why = self._ignored(submission)
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
+        matched, ignored, why = self._ignored(submission, set_name)
         try:
-            comp, set_name, path = find_results(submission, self.comps)
+            comp, set_name, path = find_results(submission, self.comps, set_name)
         except SubmissionError as e:
             if matched:
                 raise

@@ -408,10 +408,10 @@ class Voc2011Segmentation(Task):
         # the names alone, as validate without --ids (the PNGs outside the test list: the full level's warning)
         return _not_read(submission, folder, submission.label(folder), None)[3]
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         folder_hint = None if _result_dirs(submission) else _folder_hint(submission, self.comps)
         try:
-            comp, folder = find_result_dir(submission, self.comps, None)
+            comp, folder = find_result_dir(submission, self.comps, set_name)
         except SubmissionError as e:
             raise with_hint(e, folder_hint) from None
         name = os.path.basename(folder)

@@ -439,9 +439,9 @@ class RankedListTask(Task):
                                      reference.set_name, self.names, "<%s>" % self.words.name,
                                      view=_Without(submission, unscored) if unscored else None)[2]
 
-    def validate(self, submission, ids=None) -> List[str]:
+    def validate(self, submission, ids=None, set_name=None) -> List[str]:
         kind, names, words = self.words.kind, self.names, self.words
-        set_name = infer_set(submission, kind, names + self.unscored_names, self.comps)
+        set_name = set_name or infer_set(submission, kind, names + self.unscored_names, self.comps)
         unscored = self._unscored_files(submission, set_name)
         comp, files, warnings = validate_result_files(submission, kind, self.comps, set_name, names,
                                                       "<%s>" % words.name,
