@@ -20,9 +20,10 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from typing import Iterable, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, List, NamedTuple, Optional
 
-import numpy as np
+if TYPE_CHECKING:                   # numpy is imported where it is used: cli imports this module before it checks
+    import numpy as np              # the libraries (a missing numpy is then named, with the pip line)
 
 from ..errors import SubmissionError, clean, quote_some
 
@@ -238,6 +239,7 @@ def hint_phrase(things: str, first: str, hint: Hint) -> str:
 def id_hint(first: str, universe: np.ndarray, things: str = "ids") -> str:
     """'; <hint_phrase>' for an error about the unknown id `first` when universe ('S' array: the evaluated ids,
     public for the caller) holds the id it most likely meant; else ''. Built on the error path only."""
+    import numpy as np
     hint = Vocabulary(v.decode("utf-8", "replace") for v in np.asarray(universe).tolist()).hint(first)
     return "" if hint is None else "; " + hint_phrase(things, first, hint)
 
@@ -280,6 +282,7 @@ def unmatched(label: str, things: str, names: List[str], known: np.ndarray, voca
     """The Unmatched of a file whose distinct names `names` (in order of first appearance) are known or not
     (known: bool per name); count and total: of the file's units (rows), by default the names themselves. None
     when every name is known. The hint is looked up for the first unknown name only."""
+    import numpy as np
     bad = np.flatnonzero(~np.asarray(known, dtype=bool))
     if not bad.size:
         return None
@@ -295,6 +298,7 @@ def box_hint(boxes: np.ndarray, what: str = "boxes") -> Optional[str]:
     """A hint about boxes (N, 4) read as x1, y1, x2, y2 pixel corners that look written in another convention:
     every coordinate within 0..1 (normalised), or at least half of them with x2 < x1 or y2 < y1 (x, y, w, h).
     None when they look like pixel corners. A fact about the submission alone."""
+    import numpy as np
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     n = boxes.shape[0]
     if n == 0:

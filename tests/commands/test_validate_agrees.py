@@ -236,6 +236,6 @@ def test_frame_zero_is_said_in_words_without_the_video_lengths(tmp_path):
     (scored, score_line), (checked, check_line) = run_both("action-tubes", submission, tmp_path)
     assert (scored, checked) == (1, 1)
     assert check_line == ("submission error: frame_detections.csv, line 2: expected a positive frame number (1-based, "
-                          "at most the video's num_frames); found 0")
+                          "at most the video's num_frames); found 0 (frames count from 1: are yours 0-based?)")
     assert score_line == ("submission error: frame_detections.csv, line 2: expected a frame in 1..35 (the video's "
-                          "num_frames); found 0")
+                          "num_frames); found 0 (frames count from 1: are yours 0-based?)")
