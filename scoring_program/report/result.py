@@ -112,12 +112,13 @@ CURVES_NOTE = ("Each precision/recall curve is drawn from the points at every k-
                "in the scores." % (MIN_BLOCK, MAX_POINTS))
 
 
-def precision_recall_plots(series, envelope=True):
+def precision_recall_plots(series, envelope=True, blocked=False):
     """One precision/recall plot per class (small multiples), titled by the class, drawn from rank blocks
-    (rank_blocks: series hold one point per ranked item); envelope: shade the VOC interpolated precision."""
+    (rank_blocks: series hold one point per ranked item, or, blocked, rank_blocks' points already: a task that
+    keeps only those); envelope: shade the VOC interpolated precision."""
     out = []
     for s in series:
-        x, y = rank_blocks(s.x, s.y)
+        x, y = (s.x, s.y) if blocked else rank_blocks(s.x, s.y)
         out.append(Plot(s.label, "recall", "precision", [Series(s.label, x, y, envelope=envelope)],
                         note=CURVES_NOTE))
     return out

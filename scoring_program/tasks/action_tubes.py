@@ -277,7 +277,7 @@ class ActionTubes(Task):
             tb = fmt.read_tubes(tube_path, tl, videos)
         return Submitted(d, dl, tb, tl)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """frame-AP with TIDE's error analysis, video-AP, AUC (metrics.tubes)."""
         videos, gt = reference.data
         classes = _cls(videos)

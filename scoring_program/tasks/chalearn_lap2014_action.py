@@ -368,7 +368,7 @@ class ChalearnLap2014Action(Task):
             predictions[seq] = (label, pr)
         return ActionSubmission(predictions, missing, alias_notes, ignored_files)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> ActionEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> ActionEvaluation:
         """Every ground-truth sequence scored (evalAction), plus the aggregates of the report. The per-sequence
         records are always kept: the report's notes count from them."""
         seqs = reference.data.sequences

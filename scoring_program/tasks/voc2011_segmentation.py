@@ -299,7 +299,7 @@ class Voc2011Segmentation(Task):
         check_none_missing(missing, len(ids), outside, folder_label)
         return SegSubmission(comp, folder_label, pngs, other, outside)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> SegEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> SegEvaluation:
         """Accumulate the confusion matrix image by image (one ground truth and one result in memory at a time);
         per_item: also keep a small ImageRecord and the confusion counts of each image (the organizer's table and
         the bootstrap's per-image records)."""
