@@ -347,7 +347,7 @@ class Voc2011Detection(Task):
             det = submitted.detections.pop(cls, None) if keep else submitted.detections.get(cls)
             if det is None:
                 records.append(ClassRecord(cls, 0.0 if npos else None, npos, ndiff, 0, 0, 0, np.zeros(0),
-                                           np.zeros(0), None))
+                                           np.zeros(0), None, 0.0 if npos and analyses else None))
                 continue
             m = voc_det_match(det.confidence, det.image, det.boxes, gt.img[g], gt.boxes[g], gt.difficult[g],
                               nimg)
