@@ -275,7 +275,8 @@ class Task(object):
             with clock(names.get("read", "read")):
                 submitted = self.read_submission(submission, reference, progress)
             with clock(names.get("evaluate", "evaluate")):
-                evaluation = self.evaluate(reference, submitted, progress, private or decompose, analyses)
+                # the private report shows every diagnostic: it needs the analyses whatever the level
+                evaluation = self.evaluate(reference, submitted, progress, private or decompose, analyses or private)
             with clock(names.get("report", "report")):
                 result = self.report(evaluation, private)
             if decompose:

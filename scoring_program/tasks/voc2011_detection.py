@@ -328,7 +328,9 @@ class Voc2011Detection(Task):
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """VOCevaldet.m + VOCap.m per class; with analyses, also the curves, the AP at overlap 0.75 and TIDE's
         error analysis on the same matching (metrics.tide). The detections ranked class-major (RankedDetections)
-        are kept only for the analyses and per_item (the organizer's table, the bootstrap)."""
+        are kept only for the analyses and per_item (the organizer's table, the bootstrap); then each class's
+        Detections leave submitted.detections once matched (what the evaluation needs of them is kept), so that
+        the read arrays and the ranked ones are not held at once."""
         gt = reference.data
         nimg = int(gt.ids.size)
         records = []
@@ -381,8 +383,8 @@ class Voc2011Detection(Task):
         del pieces
         tide = errors = None
         if analyses:
-            every = SamePairs(*[np.concatenate([p[f] for p in pairs]) if pairs else np.zeros(0, dtype=np.int64)
-                                for f in range(3)])
+            every = SamePairs(*[np.concatenate([p[f] for p in pairs]) if pairs else
+                                np.zeros(0, dtype=(np.int64, np.int64, np.float64)[f]) for f in range(3)])
             del pairs
             tide, errors = tide_analysis(gt, ranked, gt_matched, every)
         return Evaluation(submitted, gt, records, ranked, gt_matched, tide, errors)
