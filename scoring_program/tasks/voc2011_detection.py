@@ -92,7 +92,7 @@ class ClassRecord(NamedTuple):
 
 class RankedDetections(NamedTuple):
     """Every detection of every class, class-major in VOCevaldet.m's rank order (n of them): cls (n,) int8 index
-    into VOC_CLASSES, image (n,) int64 index into DetectionTruth.ids (empty unless per_item: the organizer's table
+    into VOC_CLASSES, image (n,) int32 index into DetectionTruth.ids (empty unless per_item: the organizer's table
     and the bootstrap), confidence (n,) float64, tp, fp (n,) bool (neither: the candidate is difficult)."""
     cls: np.ndarray
     image: np.ndarray
@@ -365,7 +365,7 @@ class Voc2011Detection(Task):
             if keep:
                 # the pieces are allocated while earlier classes' detections are released: they reuse that memory
                 pieces.append(RankedDetections(np.full(len(det), k, dtype=np.int8),
-                                               det.image[m.order] if per_item else np.zeros(0, dtype=np.int64),
+                                               det.image[m.order] if per_item else np.zeros(0, dtype=np.int32),
                                                det.confidence[m.order], m.tp, m.fp))
                 gt_matched[np.flatnonzero(g)[m.candidate[m.tp]]] = True
                 if analyses:
@@ -378,7 +378,7 @@ class Voc2011Detection(Task):
         if not keep:
             return Evaluation(submitted, gt, records, None, None, None, None)
         ranked = RankedDetections(*[np.concatenate([p[f] for p in pieces]) if pieces else
-                                    np.zeros(0, dtype=(np.int8, np.int64, np.float64, bool, bool)[f])
+                                    np.zeros(0, dtype=(np.int8, np.int32, np.float64, bool, bool)[f])
                                     for f in range(len(RankedDetections._fields))])
         del pieces
         tide = errors = None
