@@ -390,10 +390,14 @@ def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, ncl
     gt_matched = np.zeros(gt_class.size, dtype=bool)
     gt_matched[match.gt[match.gt >= 0]] = True
     fps = np.flatnonzero(fp)
-    det_columns = _box_columns(np.asarray(det_box).reshape(-1, 4)[order[fps]])
+    rows = order[fps]           # the false positives' rows of det_box: their boxes are read there, not copied
+    box = np.asarray(det_box, dtype=np.float64).reshape(-1, 4)
+    with np.errstate(over="ignore", invalid="ignore"):      # _box_columns' area, on the rows as they are
+        det_columns = (box[:, 0], box[:, 1], box[:, 2], box[:, 3],
+                       (box[:, 2] - box[:, 0] + 1.0) * (box[:, 3] - box[:, 1] + 1.0))
     gt_columns = _box_columns(gt_box)
     pair_fp, pair_gt, ious = overlapping_pairs(det_key[fps], gt_key,
-                                               lambda a, b: _iou_rows(det_columns, gt_columns, a, b))
+                                               lambda a, b: _iou_rows(det_columns, gt_columns, rows[a], b))
     errors = classify_errors(det_class, fp, fps[pair_fp], pair_gt, ious, gt_class, gt_matched)
     npos = np.bincount(gt_class, minlength=nclasses)
     result = tide_delta_ap(det_class, match.score32[order], tp, fp, errors, gt_class, gt_matched, npos, nclasses,
