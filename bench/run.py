@@ -1,6 +1,7 @@
 """make bench: full-scale synthetic data per competition, whole-process seconds and peak memory of score.py.
 
     python -m bench.run [SLUG ...] [--keep] [--stack legacy-py37 | --python PATH] [--before CHECKOUT]
+                        [--report hidden|full]
 
 score.py runs under the pinned stack (this interpreter) unless --stack names a legacy stack (its virtualenv is
 made by bench.compat) or --python names an interpreter; the data is always generated here, and the baselines run
@@ -15,7 +16,9 @@ Each generator's make_bench(work_dir) returns {"input": dir, "what": text} and o
 sides of a ratio alike. Each ratio is printed, and the table at the end lists them with every run's seconds, peak
 RSS and peak RSS over the input's size. With --before, the same inputs are also scored by another checkout's
 score.py (e.g. a git worktree of main) just before, side by side: rows "<variant> (before)". The size of each
-run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does.
+run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does. --report full
+measures the report level that computes every analysis (ref/REPORT_LEVEL; checkouts older than the report levels
+ignore the file and always compute them).
 """
 import argparse
 import hashlib
@@ -84,6 +87,8 @@ def main(argv):
     ap.add_argument("--stack", help="score under this stack of docker/stacks/ (e.g. legacy-py37)")
     ap.add_argument("--python", help="score under this interpreter")
     ap.add_argument("--before", help="also score every input with this checkout's score.py (side by side)")
+    ap.add_argument("--report", choices=("hidden", "full"),
+                    help="the report level: written as ref/REPORT_LEVEL into every input (default: none, hidden)")
     a = ap.parse_args(argv)
     keep = a.keep
     python = scoring_interpreter(a.stack, a.python)
@@ -104,6 +109,10 @@ def main(argv):
             gen = time.perf_counter() - t0
             inputs = info.get("inputs") or {"all": info["input"]}
             variants = list(inputs.items())
+            if a.report:
+                for inp in inputs.values():
+                    with open(os.path.join(inp, "ref", "REPORT_LEVEL"), "w") as f:
+                        f.write(a.report + "\n")
             for variant, inp in variants:
                 for root in ([os.path.abspath(a.before)] if a.before else []) + [ROOT]:
                     label = variant + (" (before)" if root != ROOT else "")

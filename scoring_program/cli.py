@@ -131,7 +131,7 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     tables). decompose: also Result.decomposition (the bootstrap's per-item view of the same evaluation; the files
     written are the same). level: the report level (full or hidden); None: the reference data's (report_level)."""
     from .report.html import render, render_private
-    from .report.result import HIDDEN, Own
+    from .report.result import FULL, HIDDEN, Own
     from .report.write import atomic_write, write_outputs
 
     task = registry.get(slug)
@@ -149,8 +149,10 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     part = read_private(ref_dir)
     if part is not None:
         level = HIDDEN          # every diagnostic of the whole test set would tell about its private part
+    # the diagnostics are computed only for a report that shows them: the full level, or the organizer's report
     result = task.score(ref_dir, Submission(res_dir), progress or no_progress, private=bool(private_report),
-                        decompose=decompose or part is not None)      # the task's pipeline (tasks/base.py)
+                        decompose=decompose or part is not None,      # the task's pipeline (tasks/base.py)
+                        analyses=level == FULL or bool(private_report))
     keys = task.score_keys(ref_dir)     # the reference is cached: read once for both
     if part is not None:
         split_private_part(result, keys[0].key, part)

@@ -434,7 +434,7 @@ def test_report_bars_and_where_the_points_were_lost(root):
     assert bars.values == [res.scores["AP_" + c] for c in bars.labels]
     (section,) = res.sections
     assert section.title == LOST
-    mean_bars, dap_table, count_table = section.blocks
+    mean_bars, dap_table, count_table, _beyond = section.blocks     # _beyond: tests/metrics/test_detection_extras.py
     # the TIDE table's AP is the metric's AP, class by class
     assert [(r[0], r[1]) for r in dap_table.rows] == [(c, "%.4f" % res.scores["AP_" + c]) for c in bars.labels]
     assert len(mean_bars.labels) == 6 and min(mean_bars.values) >= 0

@@ -60,13 +60,21 @@ class TideErrors(NamedTuple):
     missed: np.ndarray
 
 
+SPECIAL_TYPES = ("false positives", "false negatives")     # TIDE's special errors: FalsePos, FalseNeg
+
+
 class TideResult(NamedTuple):
     """ap: (nclasses,) the AP of the original results (NaN where ap_of gives None); dap: (6, nclasses) the AP
     gained per class by each oracle of ERROR_TYPES (NaN where the class has no AP); count: (6, nclasses) detections
-    of each type per class (missed: ground truths)."""
+    of each type per class (missed: ground truths); special: (2, nclasses) the AP gained per class by TIDE's
+    special oracles of SPECIAL_TYPES (NaN where the class has no AP): every false positive ranked below every true
+    positive (FalsePositiveError: perfect precision, recall unchanged), every unmatched ground truth removed from
+    the positives (FalseNegativeError: perfect recall, precision unchanged; a class left without positives has AP
+    0, as get_ap gives)."""
     ap: np.ndarray
     dap: np.ndarray
     count: np.ndarray
+    special: np.ndarray
 
 
 def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 18) -> tuple:
@@ -111,6 +119,12 @@ def _segment_max_first(values: np.ndarray, starts: np.ndarray) -> tuple:
     return top, np.minimum.reduceat(idx, starts)
 
 
+def _classes(det_class) -> np.ndarray:
+    """det_class as an integer array, int8 kept (no int64 copy of a million detections' classes)."""
+    det_class = np.asarray(det_class)
+    return det_class if det_class.dtype.kind == "i" else det_class.astype(np.int64)
+
+
 def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt_matched,
                     pos_threshold=POS_THRESHOLD, bg_threshold=BG_THRESHOLD):
     """TIDE's error type of every false positive and the missed ground truths (module docstring): TideErrors.
@@ -119,13 +133,14 @@ def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt
     detection (overlapping_pairs order); pairs with an IoU below bg_threshold may be left out (they change nothing:
     a false positive without a pair at or above it is a background error); gt_class, gt_matched: per counted ground
     truth."""
-    det_class = np.asarray(det_class, dtype=np.int64)
+    det_class = _classes(det_class)
     det_fp = np.asarray(det_fp, dtype=bool)
     gt_class = np.asarray(gt_class, dtype=np.int64)
     gt_matched = np.asarray(gt_matched, dtype=bool)
     pair_det = np.asarray(pair_det, dtype=np.int64)
-    kind = np.where(det_fp, BKG, NO_ERROR).astype(np.int8)        # no ground truth at >= bg_threshold: background
-    target = np.full(det_class.size, -1, dtype=np.int64)
+    kind = np.full(det_class.size, NO_ERROR, dtype=np.int8)
+    kind[det_fp] = BKG                                             # no ground truth at >= bg_threshold: background
+    target = np.full(det_class.size, -1, dtype=np.int32 if gt_class.size < 2 ** 31 else np.int64)
     iou = np.asarray(pair_iou, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         keep = det_fp[pair_det] & (iou >= bg_threshold)
@@ -171,7 +186,7 @@ def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_mat
     det_*: class-major, in the metric's rank order inside a class (det_score non-increasing there); npos: the
     metric's number of positives per class; ap_of(tp, fp, npos) -> the metric's AP (None: the class has none)
     from flags in rank order. Only the classes an oracle changes are recomputed (a loop over classes)."""
-    det_class = np.asarray(det_class, dtype=np.int64)
+    det_class = _classes(det_class)
     det_score = np.asarray(det_score, dtype=np.float64)
     det_tp = np.asarray(det_tp, dtype=bool)
     det_fp = np.asarray(det_fp, dtype=bool)
@@ -222,4 +237,26 @@ def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_mat
         dap[MISSED, c] = v - base[c]
     with np.errstate(invalid="ignore"):
         dap = np.where(np.isnan(base)[None, :], np.nan, np.maximum(dap, 0.0))
-    return TideResult(base, dap, count)
+    special = special_delta_ap(det_tp, det_fp, bounds, npos, base, ap_of)
+    return TideResult(base, dap, count, special)
+
+
+def special_delta_ap(det_tp, det_fp, bounds, npos, base, ap_of) -> np.ndarray:
+    """TIDE's special errors (quantify.py fix_special_errors, main_errors.py FalsePositiveError and
+    FalseNegativeError): (2, nclasses) dAP, NaN where base (the original AP) is NaN. bounds: (nclasses + 1,) the
+    class-major segments of det_tp, det_fp (rank order inside a class).
+
+    False positives: FalsePositiveError.fix scores every true positive 1 and every other detection 0, so the true
+    positives come first: ap_of on ntp true positives alone (the false positives after them add no recall).
+    False negatives: fix_errors(false_neg_dict=...) takes every unmatched counted ground truth out of the
+    positives: ap_of on the same flags with npos = ntp (0 positives left: AP 0, get_ap)."""
+    nclasses = base.size
+    out = np.full((len(SPECIAL_TYPES), nclasses), np.nan)
+    for c in np.flatnonzero(~np.isnan(base)):
+        tp = det_tp[bounds[c]:bounds[c + 1]]
+        fp = det_fp[bounds[c]:bounds[c + 1]]
+        ntp = int(np.count_nonzero(tp))
+        perfect = np.ones(ntp, dtype=bool)
+        out[0, c] = ap_of(perfect, ~perfect, int(npos[c])) - base[c]
+        out[1, c] = (ap_of(tp, fp, ntp) if ntp else 0.0) - base[c]
+    return out

@@ -325,15 +325,19 @@ def act_ap_of_flags(tp, fp, npos):
 
 class FrameMatch(NamedTuple):
     """ACT frameAP's matching: order (detections class-major in rank order), score32 (the float32 scores ranked),
-    tp and gt (the ground-truth row each detection took, -1: none), per detection in input order."""
+    tp and gt (the ground-truth row each detection took, -1: none), per detection in input order; tp_at: the tp
+    flags of the same matching at each of frame_match's `also` thresholds."""
     order: np.ndarray
     score32: np.ndarray
     tp: np.ndarray
     gt: np.ndarray
+    tp_at: tuple = ()
 
 
-def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th: float = 0.5) -> FrameMatch:
-    """ACT frameAP's ranking and greedy matching (frame_ap): FrameMatch."""
+def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, th: float = 0.5,
+                also: tuple = ()) -> FrameMatch:
+    """ACT frameAP's ranking and greedy matching (frame_ap): FrameMatch; also: other thresholds matched on the same
+    candidate pairs (FrameMatch.tp_at), as frame_ap at that threshold would."""
     det_class = np.asarray(det_class, dtype=np.int64)
     det_key = np.asarray(det_key, dtype=np.int64)
     gt_class = np.asarray(gt_class, dtype=np.int64)
@@ -353,8 +357,10 @@ def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box
     pd, off = expand(hi - lo)
     pg = lo[pd] + off
     ious = _iou_rows(_box_columns(det_box), _box_columns(np.asarray(gt_box)[go]), pd, pg)
-    tp, took = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size).match(th, with_gt=True)
-    return FrameMatch(order, s32, tp, np.where(took >= 0, go[np.maximum(took, 0)] if go.size else -1, -1))
+    pairs = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size)
+    tp, took = pairs.match(th, with_gt=True)
+    return FrameMatch(order, s32, tp, np.where(took >= 0, go[np.maximum(took, 0)] if go.size else -1, -1),
+                      tuple(pairs.match(t) for t in also))
 
 
 def frame_ap(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box, nclasses, th=0.5):
@@ -384,10 +390,14 @@ def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, ncl
     gt_matched = np.zeros(gt_class.size, dtype=bool)
     gt_matched[match.gt[match.gt >= 0]] = True
     fps = np.flatnonzero(fp)
-    det_columns = _box_columns(np.asarray(det_box).reshape(-1, 4)[order[fps]])
+    rows = order[fps]           # the false positives' rows of det_box: their boxes are read there, not copied
+    box = np.asarray(det_box, dtype=np.float64).reshape(-1, 4)
+    with np.errstate(over="ignore", invalid="ignore"):      # _box_columns' area, on the rows as they are
+        det_columns = (box[:, 0], box[:, 1], box[:, 2], box[:, 3],
+                       (box[:, 2] - box[:, 0] + 1.0) * (box[:, 3] - box[:, 1] + 1.0))
     gt_columns = _box_columns(gt_box)
     pair_fp, pair_gt, ious = overlapping_pairs(det_key[fps], gt_key,
-                                               lambda a, b: _iou_rows(det_columns, gt_columns, a, b))
+                                               lambda a, b: _iou_rows(det_columns, gt_columns, rows[a], b))
     errors = classify_errors(det_class, fp, fps[pair_fp], pair_gt, ious, gt_class, gt_matched)
     npos = np.bincount(gt_class, minlength=nclasses)
     result = tide_delta_ap(det_class, match.score32[order], tp, fp, errors, gt_class, gt_matched, npos, nclasses,

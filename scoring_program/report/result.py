@@ -148,16 +148,21 @@ def curve_area(recall, precision, envelope) -> float:
 
 
 def faithful_pr_plots(curves, envelope, note):
-    """One precision/recall plot per (title, recall, precision) curve (one point per ranked item), drawn from rank
-    blocks (rank_blocks) only where the area it shades is within FAITHFUL of the curve's own AP under the same rule
-    (curve_area); every other curve becomes a Plot without series whose note says why it is not drawn.
+    """One precision/recall plot per (title, recall, precision) curve (one point per ranked item), or per (title,
+    recall, precision, exact AP) curve already in rank blocks, drawn from rank blocks (rank_blocks) only where the
+    area it shades is within FAITHFUL of the curve's own AP under the same rule (curve_area); every other curve becomes a Plot without series whose note says why it is not drawn.
     envelope: VOCap.m's envelope shaded (VOC AP); otherwise ACT's trapezoids, the points joined from (0, 1)."""
     out = []
-    for title, recall, precision in curves:
-        x, y = rank_blocks(recall, precision)
+    for curve in curves:
+        title, recall, precision = curve[:3]
+        if len(curve) > 3:      # (title, blocks' recall, blocks' precision, the exact AP): blocked already
+            x, y, exact = np.asarray(recall, dtype=np.float64), np.asarray(precision, dtype=np.float64), curve[3]
+        else:
+            x, y = rank_blocks(recall, precision)
+            exact = curve_area(recall, precision, envelope)
         if x.size == 0:
             continue
-        if abs(curve_area(x, y, envelope) - curve_area(recall, precision, envelope)) > FAITHFUL:
+        if abs(curve_area(x, y, envelope) - exact) > FAITHFUL:
             out.append(Plot(title, "recall", "precision", [],
                             note=NOT_DRAWN % (AREA_RULE[envelope], FAITHFUL, MIN_BLOCK)))
         elif envelope:
@@ -169,10 +174,14 @@ def faithful_pr_plots(curves, envelope, note):
     return out
 
 
-def precision_recall_plots(series, envelope=True):
+def precision_recall_plots(series, envelope=True, blocked_aps=None):
     """One precision/recall plot per class (small multiples), titled by the class, drawn from rank blocks
     (rank_blocks: series hold one point per ranked item) where faithful to the class's AP (faithful_pr_plots);
-    envelope: shade the VOC interpolated precision."""
+    envelope: shade the VOC interpolated precision. blocked_aps: the series hold rank_blocks' points already (a
+    task that keeps only those), and these are their classes' exact APs, in the same order."""
+    if blocked_aps is not None:
+        return faithful_pr_plots([(s.label, s.x, s.y, ap) for s, ap in zip(series, blocked_aps)], envelope,
+                                 CURVES_NOTE)
     return faithful_pr_plots([(s.label, s.x, s.y) for s in series], envelope, CURVES_NOTE)
 
 

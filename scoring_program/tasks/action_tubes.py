@@ -18,7 +18,7 @@ from ..metrics.bootstrap import Decomposition
 from ..report.result import (MAX_POINTS, MIN_BLOCK, Bars, HeatMap, Own, Plot, Result, ScoreKey, Series, Table,
                              faithful_pr_plots)
 from .base import Reference, Task, as_text, name_list, no_progress, plural, unmatched_warning
-from .voc2011_detection import tide_section
+from .voc2011_detection import beyond_table, tide_section
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
               ("video_mAP_50_95", M.video_thresholds_50_95()))
@@ -104,7 +104,8 @@ class Submitted(NamedTuple):
 
 class FrameEvaluation(NamedTuple):
     """frame-AP: per class AP, (recall, precision), detections, true positives; match: metrics.tubes.FrameMatch;
-    tide: TideResult; errors: TideErrors (kind in match.order)."""
+    tide: TideResult; errors: TideErrors (kind in match.order); aps75: per class AP at IoU 0.75. Without the
+    analyses the curves are empty and tide, errors and aps75 are None."""
     aps: np.ndarray
     curves: list
     ndet: np.ndarray
@@ -112,6 +113,7 @@ class FrameEvaluation(NamedTuple):
     match: object
     tide: object
     errors: object
+    aps75: object = None
 
 
 class VideoEvaluation(NamedTuple):
@@ -336,7 +338,7 @@ class ActionTubes(Task):
             tb = fmt.read_tubes(tube_path, tl, videos)
         return Submitted(d, dl, tb, tl)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """frame-AP with TIDE's error analysis, video-AP, AUC (metrics.tubes)."""
         videos, gt = reference.data
         classes = _cls(videos)
@@ -348,11 +350,20 @@ class ActionTubes(Task):
             span = int(videos.num_frames.max()) + 1
             det_key, gt_key = d.video * span + d.frame, gt.video * span + gt.frame
             gt_class = gt.tube_label[np.repeat(np.arange(gt.tube_label.size), gt.tube_length)]
-            m = M.frame_match(d.label, det_key, d.score, d.box, gt_class, gt_key, gt.box)
-            aps, curves = M.class_aps(m.tp[m.order], d.label[m.order], np.bincount(gt_class, minlength=C), C)
-            tide, errors = M.frame_tide(d.label, det_key, d.box, gt_class, gt_key, gt.box, m, C)
+            m = M.frame_match(d.label, det_key, d.score, d.box, gt_class, gt_key, gt.box,
+                              also=(0.75,) if analyses else ())
+            npos = np.bincount(gt_class, minlength=C)
+            ranked_label = d.label[m.order]
+            aps, curves = M.class_aps(m.tp[m.order], ranked_label, npos, C)
+            tide = errors = aps75 = None
+            if analyses:
+                aps75 = M.class_aps(m.tp_at[0][m.order], ranked_label, npos, C)[0]
+                del ranked_label
+                tide, errors = M.frame_tide(d.label, det_key, d.box, gt_class, gt_key, gt.box, m, C)
+            else:
+                curves = [(np.zeros(0), np.zeros(0))] * C      # drawn only at the full level
             frame = FrameEvaluation(aps, curves, np.bincount(d.label, minlength=C),
-                                    np.bincount(d.label[m.tp], minlength=C), m, tide, errors)
+                                    np.bincount(d.label[m.tp], minlength=C), m, tide, errors, aps75)
         progress(1, 3, "measures")
         thresholds = []
         for _, ths in VIDEO_KEYS:
@@ -404,9 +415,13 @@ class ActionTubes(Task):
         res.tables.append(Table("frame-AP per class (IoU 0.5)", ["class", "AP", "GT boxes", "detections", "TP"],
                                 [[classes[c], aps[c], int(npos_frames[c]), int(ndet[c]), int(ntp[c])]
                                  for c in range(C)]))
-        if ev.frame is not None:
+        if ev.frame is not None and ev.frame.tide is not None:
             tide_section(res, ev.frame.tide, classes, "ACT frameAP's matching (+1 pixel IoU >= 0.5 with a free box "
                          "of the class in the same video frame, frames as the images)", what="ground-truth boxes")
+            # ACT's recall of a class without ground truth is 0 (act_pr)
+            beyond_table(res, classes, ev.frame.aps75, np.where(npos_frames > 0, ntp / np.maximum(npos_frames, 1),
+                                                                0.0),
+                         ev.frame.tide, "ACT frameAP's matching at IoU >= 0.75 instead of 0.5, pr_to_ap")
         res.plots.extend(act_pr_plots("frame-AP", classes, curves))
         # ---- video-AP
         tb, label = sub.tubes, sub.tubes_label

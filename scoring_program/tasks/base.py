@@ -4,8 +4,8 @@ Task.score runs the pipeline, the same for every competition; a task never compo
 
     reference = self.reference(ref_dir)                 load_reference, cached while its files are unchanged
     submitted = self.read_submission(submission, reference, progress)      formats/ only: the task's record
-    evaluation = self.evaluate(reference, submitted, progress, per_item)   metrics/ only: per-item records and
-                                                                           aggregates
+    evaluation = self.evaluate(reference, submitted, progress, per_item, analyses)   metrics/ only: per-item
+                                                                           records and aggregates
     result = self.report(evaluation, private)           report.Result: aggregates; per-item tables when private
     result.decomposition = self.decompose(evaluation)   on request: the bootstrap's view of the same evaluation
 
@@ -276,12 +276,14 @@ class Task(object):
 
     # ---------------------------------------------------------------------------------------- the pipeline
     def score(self, ref_dir, submission: "Submission", progress: ProgressCallback = no_progress, private=False,
-              decompose=False) -> "Result":
+              decompose=False, analyses=True) -> "Result":
         """ref_dir: INPUT/ref; submission: formats.files.Submission. Returns report.Result, its scores in column
         order: aggregates only in what the participant sees; with private, also Result.private, the per-item
         tables for the organizer (score.py --private-report); with decompose, also Result.decomposition
         (metrics.bootstrap.Decomposition: the ranking score as a function of item weights, for rescore
-        --bootstrap).
+        --bootstrap). analyses=False: the report's diagnostics (error analyses, curves, per-class tables) are not
+        computed; cli asks for them only when a report shows them (the full level, or the organizer's private
+        report): the scores, warnings and notes are the same either way.
 
         The reference first (a broken reference is reported as such, whatever the submission), then the
         submission read against it, the evaluation (per-item records and aggregates; per_item: also the records
@@ -296,7 +298,8 @@ class Task(object):
             with clock(names.get("read", "read")):
                 submitted = self.read_submission(submission, reference, progress)
             with clock(names.get("evaluate", "evaluate")):
-                evaluation = self.evaluate(reference, submitted, progress, private or decompose)
+                # the private report shows every diagnostic: it needs the analyses whatever the level
+                evaluation = self.evaluate(reference, submitted, progress, private or decompose, analyses or private)
             with clock(names.get("report", "report")):
                 result = self.report(evaluation, private)
                 result.warnings[:0] = file_warnings(self.ignored_files(submission, reference))
@@ -377,10 +380,12 @@ class Task(object):
         -> the task's submission record."""
         raise NotImplementedError
 
-    def evaluate(self, reference: Reference, submitted, progress: ProgressCallback, per_item: bool):
+    def evaluate(self, reference: Reference, submitted, progress: ProgressCallback, per_item: bool,
+                 analyses: bool = True):
         """The reference and the submission record -> the task's evaluation record (per-item records plus
         aggregates; metrics/ only). per_item: keep the per-item records that only the private report and the
-        bootstrap need."""
+        bootstrap need. analyses: also the diagnostics only the full report shows (error analyses, curves); without
+        them report must write the same scores, warnings and notes."""
         raise NotImplementedError
 
     def report(self, evaluation, private: bool) -> "Result":

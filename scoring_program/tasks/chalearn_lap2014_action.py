@@ -180,8 +180,9 @@ class ActionEvaluation(NamedTuple):
     submission: ActionSubmission
 
 
-def evaluate_sequence(seq, sequence, prediction):
-    """One sequence -> (SequenceResult, (action, start offset, end offset) of its matched intervals)."""
+def evaluate_sequence(seq, sequence, prediction, offsets=True):
+    """One sequence -> (SequenceResult, (action, start offset, end offset) of its matched intervals; empty without
+    offsets: only the full report's histograms show them)."""
     gt, nframes = sequence.gt, sequence.nframes
     label, pr = prediction if prediction is not None else (None, None)
     if pr is None or len(pr) == 0:
@@ -206,7 +207,10 @@ def evaluate_sequence(seq, sequence, prediction):
     else:
         actions, j, flagged, score = rule_2014(keys, common, union)
         actors, rule = None, "2014 (3 columns)"
-    row, start_offset, end_offset = matched_offsets(gt_masks, pr_masks)
+    if offsets:
+        row, start_offset, end_offset = matched_offsets(gt_masks, pr_masks)
+    else:
+        row = start_offset = end_offset = np.zeros(0, dtype=np.int64)
     scored = np.isin(pr_keys, keys)
     result = SequenceResult(seq, label, rule, nframes, len(gt), 0 if pr is None else len(pr),
                             int(np.count_nonzero(~scored)), score, actors, actions, j, flagged, gt_frames, pr_frames,
@@ -369,16 +373,17 @@ class ChalearnLap2014Action(Task):
             predictions[seq] = (label, pr)
         return ActionSubmission(predictions, missing, alias_notes, ignored_files)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> ActionEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> ActionEvaluation:
         """Every ground-truth sequence scored (evalAction), plus the aggregates of the report. The per-sequence
-        records are always kept: the report's notes count from them."""
+        records are always kept: the report's notes count from them. The matched intervals' offsets only with
+        analyses (the full report's histograms)."""
         seqs = reference.data.sequences
         records, offsets = [], []
         per_action = [[] for _ in ACTIONS]
         sums = np.zeros((3, len(ACTIONS)), dtype=np.int64)
         for k, (seq, sequence) in enumerate(seqs.items()):
             progress(k, len(seqs), "sequences")
-            r, matched = evaluate_sequence(seq, sequence, submitted.predictions.get(seq))
+            r, matched = evaluate_sequence(seq, sequence, submitted.predictions.get(seq), analyses)
             counted = ~r.flagged if r.actors is not None else np.ones(r.j.shape, dtype=bool)
             for a, v in zip(r.actions[counted].tolist(), r.j[counted].tolist()):
                 per_action[a - 1].append(v)

@@ -270,7 +270,7 @@ class ChalearnLap2014Pose(Task):
                 shadowed.append(submission.label(shadow))
         return PoseSubmission(paths, files, missing, shadowed, [nm for nm in submission.names() if nm not in used])
 
-    def evaluate(self, reference, submitted, progress, per_item) -> PoseEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> PoseEvaluation:
         """evalPose over every ground-truth panorama, decoded one at a time into the same two buffers (flat
         memory, no allocation per panorama). The per-panorama records are always kept: the report's notes count
         from them."""

@@ -212,7 +212,7 @@ class ChalearnLap2015CulturalEvent(Task):
         progress(len(names), len(names), "categories")
         return CulturalSubmission({c: submission.label(p) for c, p in files.items()}, lines, ignored)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """AP per category and mAP (the scores), and the top-scored event of every image against its true event;
         with per_item, also every category's positives and ranking in image numbers (Evaluation.positives and
         .rankings, the bootstrap's records)."""

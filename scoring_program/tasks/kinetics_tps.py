@@ -213,7 +213,7 @@ class KineticsTps(Task):
                                     plabel)
         return KineticsSubmission(pr, vlabel, plabel)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """Arrays in, every number of the report out (testable without files). The per-video records (video_psc,
         class_ok) are always kept: the report is made from them."""
         gt, pr = reference.data, submitted.predictions

@@ -14,11 +14,12 @@ from ..formats.voc_det import check_boxes, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
-from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images, voc_det_match
+from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images, voc_det_match, voc_flags
 from ..metrics.overlap import iou_columns_plus1
 from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors, overlapping_pairs,
                             tide_delta_ap)
-from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
+from ..report.result import (LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots,
+                             rank_blocks)
 from .base import Reference, Task, class_figures, no_progress, plural
 from .voc_common import (find_plain_set, infer_set, map_columns, plain_sets, result_files, track_comps,
                          validate_result_files)
@@ -74,7 +75,9 @@ class Submitted(NamedTuple):
 
 class ClassRecord(NamedTuple):
     """One class: AP (None without non-difficult objects), objects, difficult objects, detections, TP, FP, the
-    precision/recall curve, the result file's label (None: missing)."""
+    precision/recall curve's rank blocks (report.result.rank_blocks: recall, precision; empty without the
+    analyses), the result file's label (None: missing), the AP at overlap 0.75 (None without an AP or without the
+    analyses)."""
     name: str
     ap: object
     npos: int
@@ -85,23 +88,32 @@ class ClassRecord(NamedTuple):
     recall: np.ndarray
     precision: np.ndarray
     file: object
+    ap75: object = None
 
 
 class RankedDetections(NamedTuple):
-    """Every detection of every class, class-major in VOCevaldet.m's rank order: class, image, confidence, box,
-    tp, fp; matched: the object (index into DetectionTruth) a true positive matched, else -1."""
+    """Every detection of every class, class-major in VOCevaldet.m's rank order (n of them): cls (n,) int8 index
+    into VOC_CLASSES, image (n,) int32 index into DetectionTruth.ids (empty unless per_item: the organizer's table
+    and the bootstrap), confidence (n,) float64, tp, fp (n,) bool (neither: the candidate is difficult)."""
     cls: np.ndarray
     image: np.ndarray
     confidence: np.ndarray
-    boxes: np.ndarray
     tp: np.ndarray
     fp: np.ndarray
-    matched: np.ndarray
+
+
+class SamePairs(NamedTuple):
+    """The (false positive, counted object) pairs of the same image at IoU >= 0.1 (metrics.tide.overlapping_pairs,
+    detection-major): det (p,) index into RankedDetections, gt (p,) index into the counted objects, iou (p,)."""
+    det: np.ndarray
+    gt: np.ndarray
+    iou: np.ndarray
 
 
 class Evaluation(NamedTuple):
     """classes: ClassRecord per VOC class; ranked: RankedDetections; gt_matched: per object, matched by a true
-    positive; tide: TideResult over the counted (not difficult) objects; tide_errors: TideErrors."""
+    positive; tide: TideResult over the counted (not difficult) objects; tide_errors: TideErrors. Without the
+    analyses tide and tide_errors are None, and so are ranked and gt_matched unless per_item."""
     submitted: Submitted
     gt: DetectionTruth
     classes: list
@@ -111,19 +123,42 @@ class Evaluation(NamedTuple):
     tide_errors: TideErrors
 
 
-def tide_analysis(gt, ranked, gt_matched):
-    """TIDE on VOCevaldet.m's matching: the counted objects (VOC class, not difficult) are the ground truth; a
-    detection whose candidate is difficult is neither TP nor FP and stays where it is."""
-    counted = np.flatnonzero((gt.cls >= 0) & ~gt.difficult)
-    fp = np.flatnonzero(ranked.fp)
-    det_columns = [np.ascontiguousarray(ranked.boxes[fp, k]) for k in range(4)]
-    gt_columns = [np.ascontiguousarray(gt.boxes[counted, k]) for k in range(4)]
+def counted_objects(gt) -> np.ndarray:
+    """The objects TIDE takes as the ground truth: a VOC class, not difficult (indices into DetectionTruth)."""
+    return np.flatnonzero((gt.cls >= 0) & ~gt.difficult)
+
+
+def false_positive_pairs(gt, counted, det, match, start) -> SamePairs:
+    """SamePairs of one class's false positives (det: the class's Detections, match: its DetMatch), their det
+    offset by the class's start in RankedDetections: one class at a time, so that no copy of every detection's box
+    is held (the detection-major order is the same as over all classes at once)."""
+    fp = np.flatnonzero(match.fp)
+    rows = match.order[fp]
+    det_columns = [det.boxes[rows, k] for k in range(4)]
+    gt_columns = [gt.boxes[counted, k] for k in range(4)]
 
     def iou_of(pair_det, pair_gt):
-        return iou_columns_plus1(*[c[pair_det] for c in det_columns] + [c[pair_gt] for c in gt_columns])
+        # the pairs whose x ranges meet (iw > 0) first: the others have IoU 0 (iou_columns_plus1's `disjoint`,
+        # NaN included), and their y columns are never gathered
+        iw = (np.minimum(det_columns[2][pair_det], gt_columns[2][pair_gt])
+              - np.maximum(det_columns[0][pair_det], gt_columns[0][pair_gt]) + 1.0)
+        near = np.flatnonzero(iw > 0)
+        pair_det, pair_gt = pair_det[near], pair_gt[near]
+        iou = np.zeros(iw.size)
+        iou[near] = iou_columns_plus1(*[c[pair_det] for c in det_columns] + [c[pair_gt] for c in gt_columns])
+        return iou
 
-    pair_fp, pair_gt, iou = overlapping_pairs(ranked.image[fp], gt.img[counted], iou_of)
-    errors = classify_errors(ranked.cls, ranked.fp, fp[pair_fp], pair_gt, iou, gt.cls[counted], gt_matched[counted])
+    pair_fp, pair_gt, iou = overlapping_pairs(det.image[rows], gt.img[counted], iou_of)
+    return SamePairs(fp[pair_fp] + start, pair_gt, iou)
+
+
+def tide_analysis(gt, ranked, gt_matched, pairs):
+    """TIDE on VOCevaldet.m's matching: the counted objects (VOC class, not difficult) are the ground truth; a
+    detection whose candidate is difficult is neither TP nor FP and stays where it is. pairs: SamePairs of every
+    class, in class order."""
+    counted = counted_objects(gt)
+    errors = classify_errors(ranked.cls, ranked.fp, pairs.det, pairs.gt, pairs.iou, gt.cls[counted],
+                             gt_matched[counted])
     npos = np.bincount(gt.cls[counted], minlength=len(VOC_CLASSES))
     result = tide_delta_ap(ranked.cls, ranked.confidence, ranked.tp, ranked.fp, errors, gt.cls[counted],
                            gt_matched[counted], npos, len(VOC_CLASSES), voc_ap_of_flags)
@@ -171,6 +206,30 @@ def tide_section(res, tide, names, matching, what="objects"):
     section.add(Table("Errors per class (false positives of each type; missed: %s)" % what,
                       ["class"] + list(TIDE_SHORT), [[names[c]] + [int(v) for v in tide.count[:, c]]
                                                      for c in scored], note=TIDE_KEY))
+
+
+BEYOND_NOTE = (
+    "AP@0.75: the same AP when a match needs an overlap (IoU) of at least 0.75 instead of 0.5. Max recall: the share "
+    "of the ground truth that some detection matched, the recall at the end of the ranked list. FP and FN (TIDE's "
+    "special errors): the AP gained if every false positive were ranked below every true positive (perfect "
+    "precision, same recall), and if every missed ground truth were left out of the positives (perfect recall, same "
+    "precision). The first row is the mean over the classes below.")
+
+
+def beyond_table(res, names, ap75, max_recall, tide, matching) -> None:
+    """The "Beyond AP at IoU 0.5" table of the "Where the points were lost" section (the full level's analyses):
+    per class with an AP (tide.ap not NaN) its AP at IoU 0.75 (ap75[c], computed with `matching`), its maximum
+    recall (max_recall[c]) and TIDE's special dAP (tide.special), under a first row of their means."""
+    scored = np.flatnonzero(~np.isnan(tide.ap))
+    if not scored.size:
+        return
+    columns = np.array([[ap75[c], max_recall[c], tide.special[0, c], tide.special[1, c]] for c in scored],
+                       dtype=np.float64)
+    rows = [["mean over %s" % plural(scored.size, "class", "classes")] + [float(v) for v in columns.mean(axis=0)]]
+    rows += [[names[c]] + [float(v) for v in columns[i]] for i, c in enumerate(scored)]
+    res.section(LOST).add(Table("Beyond AP at IoU 0.5: AP@0.75, max recall, false positives against false "
+                                "negatives (%s)" % matching,
+                                ["class", "AP@0.75", "max recall", "dAP: FP", "dAP: FN"], rows, note=BEYOND_NOTE))
 
 
 def per_image_table(evaluation):
@@ -287,44 +346,68 @@ class Voc2011Detection(Task):
                 detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
         return Submitted(comp, reference.set_name, labels, detections, ignored)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> Evaluation:
-        """VOCevaldet.m + VOCap.m per class, and TIDE's error analysis on the same matching (metrics.tide)."""
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
+        """VOCevaldet.m + VOCap.m per class; with analyses, also the curves, the AP at overlap 0.75 and TIDE's
+        error analysis on the same matching (metrics.tide). The detections ranked class-major (RankedDetections)
+        are kept only for the analyses and per_item (the organizer's table, the bootstrap); then each class's
+        Detections leave submitted.detections once matched (what the evaluation needs of them is kept), so that
+        the read arrays and the ranked ones are not held at once."""
         gt = reference.data
         nimg = int(gt.ids.size)
         records = []
         gt_matched = np.zeros(gt.cls.size, dtype=bool)
-        n = sum(len(d) for d in submitted.detections.values())
-        ranked = RankedDetections(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n),
-                                  np.zeros((n, 4)), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool),
-                                  np.full(n, -1, dtype=np.int64))
+        keep = analyses or per_item
+        pieces = []             # per class, its RankedDetections fields (concatenated once every class is done)
+        counted = counted_objects(gt)
+        pairs = []
         end = 0
         for k, cls in enumerate(VOC_CLASSES):
             progress(k, len(VOC_CLASSES), "classes")
             g = gt.cls == k
             npos = int(np.count_nonzero(g & ~gt.difficult))
             ndiff = int(np.count_nonzero(g & gt.difficult))
-            det = submitted.detections.get(cls)
+            # with the ranked arrays kept, each class's detections are released once matched (peak memory)
+            det = submitted.detections.pop(cls, None) if keep else submitted.detections.get(cls)
             if det is None:
                 records.append(ClassRecord(cls, 0.0 if npos else None, npos, ndiff, 0, 0, 0, np.zeros(0),
-                                           np.zeros(0), None))
+                                           np.zeros(0), None, 0.0 if npos and analyses else None))
                 continue
             m = voc_det_match(det.confidence, det.image, det.boxes, gt.img[g], gt.boxes[g], gt.difficult[g],
                               nimg)
             rec, prec = pr_curve(m.tp, m.fp, npos)
-            at = slice(end, end + len(det))             # this class's place in the class-major ranked arrays
-            end += len(det)
-            ranked.cls[at] = k
-            ranked.image[at] = det.image[m.order]
-            ranked.confidence[at] = det.confidence[m.order]
-            ranked.boxes[at] = det.boxes[m.order]
-            ranked.tp[at] = m.tp
-            ranked.fp[at] = m.fp
-            ranked.matched[at][m.tp] = np.flatnonzero(g)[m.candidate[m.tp]]
-            records.append(ClassRecord(cls, ap_voc2010(rec, prec) if npos else None, npos, ndiff, len(det),
-                                       int(m.tp.sum()), int(m.fp.sum()), rec, prec, submitted.labels[cls]))
+            ap = ap_voc2010(rec, prec) if npos else None
+            ap75 = None
+            if analyses:
+                rec, prec = rank_blocks(rec, prec)      # the curve as the report draws it (the AP is above)
+                if npos:
+                    ap75 = voc_ap_of_flags(*voc_flags(m.candidate, m.overlap, gt.difficult[g], 0.75), npos)
+            else:
+                rec = prec = np.zeros(0)
+            if keep:
+                # the pieces are allocated while earlier classes' detections are released: they reuse that memory
+                pieces.append(RankedDetections(np.full(len(det), k, dtype=np.int8),
+                                               det.image[m.order] if per_item else np.zeros(0, dtype=np.int32),
+                                               det.confidence[m.order], m.tp, m.fp))
+                gt_matched[np.flatnonzero(g)[m.candidate[m.tp]]] = True
+                if analyses:
+                    pairs.append(false_positive_pairs(gt, counted, det, m, end))
+                end += len(det)
+            records.append(ClassRecord(cls, ap, npos, ndiff, len(det), int(m.tp.sum()), int(m.fp.sum()), rec, prec,
+                                       submitted.labels[cls], ap75))
+            del det, m
         progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
-        gt_matched[ranked.matched[ranked.tp]] = True
-        tide, errors = tide_analysis(gt, ranked, gt_matched)
+        if not keep:
+            return Evaluation(submitted, gt, records, None, None, None, None)
+        ranked = RankedDetections(*[np.concatenate([p[f] for p in pieces]) if pieces else
+                                    np.zeros(0, dtype=(np.int8, np.int32, np.float64, bool, bool)[f])
+                                    for f in range(len(RankedDetections._fields))])
+        del pieces
+        tide = errors = None
+        if analyses:
+            every = SamePairs(*[np.concatenate([p[f] for p in pairs]) if pairs else
+                                np.zeros(0, dtype=(np.int64, np.int64, np.float64)[f]) for f in range(3)])
+            del pairs
+            tide, errors = tide_analysis(gt, ranked, gt_matched, every)
         return Evaluation(submitted, gt, records, ranked, gt_matched, tide, errors)
 
     def report(self, evaluation, private) -> Result:
@@ -333,7 +416,7 @@ class Voc2011Detection(Task):
         res = Result(self.title)
         res.protocol = list(self.protocol)
         nimg = int(gt.ids.size)
-        rows, aps, series = [], [], []
+        rows, aps, series, series_aps = [], [], [], []
         for r in evaluation.classes:
             if r.file is None:
                 if r.npos:          # only for a class with objects in the ground truth: withheld at hidden
@@ -349,6 +432,7 @@ class Voc2011Detection(Task):
                 aps.append(r.ap)
                 if r.recall.size:
                     series.append(Series(r.name, r.recall, r.precision))
+                    series_aps.append(r.ap)
             rows.append([r.name, float("nan") if r.ap is None else r.ap, r.npos, r.ndifficult, r.ndetections,
                          r.ntp, r.nfp, r.ndetections - r.ntp - r.nfp, "missing" if r.file is None else r.file])
         res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
@@ -357,13 +441,17 @@ class Voc2011Detection(Task):
         res.bars.append(Bars("AP per class (comp%d, set '%s')" % (sub.comp, sub.set_name),
                              [r.name for r in scored], [r.ap for r in scored],
                              xlabel="average precision (VOCevaldet.m + VOCap.m)"))
-        tide_section(res, evaluation.tide, VOC_CLASSES, "VOCevaldet.m's matching (+1 pixel IoU >= 0.5, difficult "
-                     "objects ignored, first claimant by rank)")
+        if evaluation.tide is not None:
+            tide_section(res, evaluation.tide, VOC_CLASSES, "VOCevaldet.m's matching (+1 pixel IoU >= 0.5, "
+                         "difficult objects ignored, first claimant by rank)")
+            beyond_table(res, VOC_CLASSES, [r.ap75 for r in evaluation.classes],
+                         [r.ntp / float(r.npos) if r.npos else None for r in evaluation.classes], evaluation.tide,
+                         "VOCevaldet.m's matching at overlap >= 0.75 instead of 0.5, VOCap.m")
         res.tables.append(Table("Per-class average precision (comp%d, set '%s', %d images)"
                                 % (sub.comp, sub.set_name, nimg),
                                 ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
                                  "true positives", "false positives", "ignored (difficult)", "file"], rows))
-        res.plots.extend(precision_recall_plots(series))
+        res.plots.extend(precision_recall_plots(series, blocked_aps=series_aps))
         if sub.ignored:
             res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
         hint = boxes_warning(sub.labels, [d.boxes for d in sub.detections.values()])

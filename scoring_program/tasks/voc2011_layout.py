@@ -247,7 +247,7 @@ class Voc2011Layout(Task):
                                 % (label, repeated.size, int(lr.line[repeated[0]]))))
         return LayoutSubmission(comp, label, lr, person, kept, warnings)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> LayoutEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> LayoutEvaluation:
         """Per part class the AP, the PR curve, the tp/fp flags in rank order and where the points were lost, and
         the per-person counts; per_item: also the listed person of each ranked part (the bootstrap's per-person
         records)."""

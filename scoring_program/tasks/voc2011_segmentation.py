@@ -303,7 +303,7 @@ class Voc2011Segmentation(Task):
             raise with_hint(e, _not_read(submission, folder, folder_label, list(ids))[4]) from None
         return SegSubmission(comp, folder_label, pngs, other, outside)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> SegEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> SegEvaluation:
         """Accumulate the confusion matrix image by image (one ground truth and one result in memory at a time);
         per_item: also keep a small ImageRecord and the confusion counts of each image (the organizer's table and
         the bootstrap's per-image records)."""

@@ -407,7 +407,7 @@ class RankedListTask(Task):
         progress(len(names), len(names), self.words.names)
         return RankedListSubmission(comp, reference.set_name, files, list(ignored), unscored)
 
-    def evaluate(self, reference, submitted, progress, per_item) -> RankedListEvaluation:
+    def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> RankedListEvaluation:
         """VOCevalcls.m / VOCevalaction.m per name: the AP of the result file's ranking of the GT list (a missing
         file scores AP 0, or n/a without positives), its precision at 50% recall and the AP's two halves; mAP is
         the mean over the names that have an AP."""
