@@ -107,6 +107,18 @@ def ignored_warning(label, reason, hint=None) -> str:
     return "%s%s will be ignored: %s%s" % (WARNING, label, reason, " (did you mean %s?)" % hint if hint else "")
 
 
+def fixed_files_ignored(submission, fixed):
+    """For a format of fixed file names (the only ones the scorer reads): ([(label, name)] of the other submitted
+    files, why(name) -> (reason, near-miss hint among the fixed names not found))."""
+    hint = NearMiss(f for f in fixed if submission.find(f) is None)
+    ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
+
+    def why(name):
+        return "only %s are read" % " and ".join(fixed), hint(name)
+
+    return ignored, why
+
+
 def ignored_warnings(ignored, why, limit=10):
     """Warning lines for the files the scorer will not read: one per file for the first `limit`, with
     why(name) -> (reason, hint or None), then one line counting the rest (hints are looked up for `limit` only).

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
 from ..formats import tubes as fmt
-from ..formats.hints import (NearMiss, Unmatched, Vocabulary, box_hint, first_hint, ignored_warnings, unmatched,
-                             with_hint)
+from ..formats.hints import (Unmatched, Vocabulary, box_hint, first_hint, fixed_files_ignored, ignored_warnings,
+                             unmatched, with_hint)
 from ..formats.text import decode
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
@@ -497,12 +497,12 @@ class ActionTubes(Task):
 
     # ------------------------------------------------------------------------------------------- validate
     def ignored_files(self, submission, reference=None) -> List[str]:
-        return ignored_warnings(*_ignored(submission))
+        return ignored_warnings(*fixed_files_ignored(submission, FILES))
 
     def validate(self, submission, ids=None, set_name=None) -> List[str]:
         det_path = submission.find(FILES[0])
         tube_path = submission.find(FILES[1])
-        ignored, why = _ignored(submission)
+        ignored, why = fixed_files_ignored(submission, FILES)
         if det_path is None and tube_path is None:
             error = SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
                                     found="%s" % (", ".join(submission.names()[:5]) or "no file"))
@@ -554,17 +554,6 @@ def _outside_warning(label: str, first: str, count: int, total: int, unit: str, 
     u = Unmatched(label, "video ids", count, total, unit, "name a test video", first,
                   Vocabulary(as_text(videos.ids.tolist())).hint(first))
     return unmatched_warning(u, public=True)
-
-
-def _ignored(submission):
-    """([(label, name)] of the submitted files the scorer does not read, why(name) -> (reason, near-miss hint))."""
-    hint = NearMiss(name for name in FILES if submission.find(name) is None)
-    ignored = [(submission.label(path), n) for n, path in submission.files() if n not in FILES]
-
-    def why(name):
-        return "only %s and %s are read" % FILES, hint(name)
-
-    return ignored, why
 
 
 TASK = ActionTubes()

@@ -7,7 +7,8 @@ from typing import Dict, List, NamedTuple
 import numpy as np
 
 from ..errors import SubmissionError
-from ..formats.hints import NearMiss, Unmatched, Vocabulary, first_hint, ignored_warnings, quoted, with_hint
+from ..formats.hints import (Unmatched, Vocabulary, first_hint, fixed_files_ignored, ignored_warnings, quoted,
+                             with_hint)
 from ..formats.kinetics_tps import (check_classes, file_bytes, load_json, no_cycle_collection, read_ground_truth,
                                     read_part_predictions, read_predictions_bytes)
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
@@ -315,10 +316,10 @@ class KineticsTps(Task):
             return self._validate(submission, ids)
 
     def ignored_files(self, submission, reference=None) -> List[str]:
-        return ignored_warnings(*_ignored(submission))
+        return ignored_warnings(*fixed_files_ignored(submission, (VID_FILE, PART_FILE)))
 
     def _validate(self, submission, ids):
-        ignored, why = _ignored(submission)
+        ignored, why = fixed_files_ignored(submission, (VID_FILE, PART_FILE))
         try:
             vpath, vlabel = _locate(submission, VID_FILE)
             ppath, plabel = _locate(submission, PART_FILE)
@@ -347,18 +348,6 @@ class KineticsTps(Task):
         if only:
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
         return notes + ignored_warnings(ignored, why)
-
-
-def _ignored(submission):
-    """([(label, name)] of the submitted files the scorer does not read, why(name) -> (reason, near-miss hint))."""
-    fixed = (VID_FILE, PART_FILE)
-    hint = NearMiss(f for f in fixed if submission.find(f) is None)
-    ignored = [(submission.label(path), n) for n, path in submission.files() if n not in fixed]
-
-    def why(name):
-        return "only %s and %s are read" % fixed, hint(name)
-
-    return ignored, why
 
 
 TASK = KineticsTps()
