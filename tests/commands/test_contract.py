@@ -20,7 +20,7 @@ def _ref(slug):
 @pytest.mark.parametrize("sub", ["perfect", "random"])
 def test_sample_submission_scores(slug, sub, tmp_path):
     res = os.path.join(ROOT, "starting_kit", slug, "submissions", sub)
-    proc, out = run_score(slug, _ref(slug), res, tmp_path)
+    proc, out = run_score(slug, _ref(slug), res, tmp_path, process=True)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     txt = (out / "scores.txt").read_text()
@@ -47,7 +47,7 @@ def test_sample_submission_scores(slug, sub, tmp_path):
 def test_malformed_sample_is_rejected(slug, case, tmp_path):
     exp = malformed_cases(slug)[case]
     res = os.path.join(ROOT, "starting_kit", slug, "malformed", case)
-    proc, out = run_score(slug, _ref(slug), res, tmp_path)
+    proc, out = run_score(slug, _ref(slug), res, tmp_path, process=True)
     assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
     err = [l for l in proc.stderr.splitlines() if l.strip()]
     assert len(err) == 1, proc.stderr
