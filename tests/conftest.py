@@ -72,18 +72,38 @@ FRESH_WARNING_FILTERS = (("default", DeprecationWarning, "__main__"), ("ignore",
 
 
 def score_in_process(slug, argv):
-    """cli.main(slug, argv) as `python score.py ARGV` would run it, in this process: the task's reference cache
-    emptied (a worker starts with none), stdout and stderr captured, a fresh interpreter's warning filters (a
-    warning is printed on stderr as it would be), and the signal handlers main installs put back afterwards.
-    Returns a CompletedProcess."""
+    """cli.main(slug, argv) as `python score.py ARGV` would run it, in this process (main_in_process), with the
+    task's reference cache emptied: a worker starts with none. Returns a CompletedProcess."""
+    from scoring_program import cli
+    from scoring_program.tasks import registry
+    registry.get(slug)._cached = None
+    return main_in_process(lambda: cli.main(slug, argv), ["score.py"] + list(argv))
+
+
+def command_in_process(module, argv):
+    """`python -m scoring_program.MODULE ARGV` in this process (main_in_process; argparse's exit is the exit
+    code). Returns a CompletedProcess."""
+    import importlib
+    main = importlib.import_module("scoring_program." + module).main
+
+    def call():
+        try:
+            return main([str(a) for a in argv])
+        except SystemExit as e:
+            return e.code if isinstance(e.code, int) else 1
+    return main_in_process(call, ["-m", "scoring_program." + module] + [str(a) for a in argv])
+
+
+def main_in_process(call, args):
+    """call() (a command's main) with stdout and stderr captured, a fresh interpreter's warning filters (a warning
+    is printed on stderr as it would be), and the signal handlers a main installs put back afterwards: the exit
+    code and the output the command gives in a process of its own, without starting an interpreter (0.2 s of CPU
+    each). Returns a CompletedProcess."""
     import contextlib
     import io
     import signal
     import warnings
 
-    from scoring_program import cli
-    from scoring_program.tasks import registry
-    registry.get(slug)._cached = None
     names = [n for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n)]
     handlers = dict((n, signal.getsignal(getattr(signal, n))) for n in names)
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -96,11 +116,11 @@ def score_in_process(slug, argv):
                 else:
                     warnings.simplefilter(action, category)
             warnings.showwarning = _show_warning
-            code = cli.main(slug, argv)
+            code = call()
     finally:
         for n, handler in handlers.items():
             signal.signal(getattr(signal, n), handler)
-    return subprocess.CompletedProcess(["score.py"] + list(argv), code, stdout.getvalue(), stderr.getvalue())
+    return subprocess.CompletedProcess(args, code, stdout.getvalue(), stderr.getvalue())
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -1,6 +1,7 @@
 """The Codalab/Codabench contract, for every competition that exists: score.py through a subprocess on the
-starting kit's sample submissions, and every malformed sample -> exit 1, one line naming file and line, no scores;
-and every competition a declared unit (its folders, its task's hooks on the base's pipeline)."""
+starting kit's sample submissions, and every malformed sample -> exit 1, one line naming file and line, no scores
+(score.py's main in this process: the same code once the interpreter has started); and every competition a declared
+unit (its folders, its task's hooks on the base's pipeline)."""
 import json
 import os
 
@@ -47,7 +48,7 @@ def test_sample_submission_scores(slug, sub, tmp_path):
 def test_malformed_sample_is_rejected(slug, case, tmp_path):
     exp = malformed_cases(slug)[case]
     res = os.path.join(ROOT, "starting_kit", slug, "malformed", case)
-    proc, out = run_score(slug, _ref(slug), res, tmp_path, process=True)
+    proc, out = run_score(slug, _ref(slug), res, tmp_path)
     assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
     err = [l for l in proc.stderr.splitlines() if l.strip()]
     assert len(err) == 1, proc.stderr
