@@ -80,17 +80,21 @@ def score_in_process(slug, argv):
     return main_in_process(lambda: cli.main(slug, argv), ["score.py"] + list(argv))
 
 
-def command_in_process(module, argv):
-    """`python -m scoring_program.MODULE ARGV` in this process (main_in_process; argparse's exit is the exit
-    code). Returns a CompletedProcess."""
+def command_in_process(module, argv, cwd=ROOT):
+    """`python -m scoring_program.MODULE ARGV` run from cwd, in this process (main_in_process; argparse's exit is
+    the exit code). Returns a CompletedProcess."""
     import importlib
     main = importlib.import_module("scoring_program." + module).main
 
     def call():
+        here = os.getcwd()
+        os.chdir(cwd)
         try:
             return main([str(a) for a in argv])
         except SystemExit as e:
             return e.code if isinstance(e.code, int) else 1
+        finally:
+            os.chdir(here)
     return main_in_process(call, ["-m", "scoring_program." + module] + [str(a) for a in argv])
 
 
