@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 PATTERNS = ("competitions/*/pages/*.md", "competitions/*/templates/*.md", "starting_kit/*/README.md")
 PAGES = sorted(os.path.relpath(p, ROOT) for pattern in PATTERNS for p in glob.glob(os.path.join(ROOT, pattern)))
 

@@ -18,7 +18,7 @@ from adversarial import MIB, assert_bounded, folder_bytes, measured, one_line
 from bench.synth import action_tubes as synth
 from scoring_program.formats.limits import MAX_TUBES_PER_VIDEO_CLASS as CAP
 from scoring_program.metrics import tubes as M
-from test_adversarial_tubes import REF, SLUG, TUBE_HEADER, TUBES, VIDEO, honest_tubes, padded, score, submission
+from tubecases import REF, SLUG, TUBE_HEADER, TUBES, VIDEO, honest_tubes, padded, score, submission
 
 
 def one_frame_tubes(size, videos, labels, per_group, first=0):

@@ -10,7 +10,7 @@ from privacy import no_item_ids, only_numbers_differ
 from scoring_program.errors import SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.voc import VOC_CLASSES
-from scoring_program.metrics.ap import ap_voc2010, pr_curve
+from scoring_program.metrics.ap import ap_voc2010
 from scoring_program.metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ap
 from scoring_program.report.result import LOST
 from scoring_program.tasks.voc2011_classification import TASK
@@ -45,13 +45,6 @@ def test_missing_images_are_ranked_last_in_gt_order():
 
 def test_no_positive_has_no_ap():
     assert voc_cls_ap([0.1, 0.2], [-1, 0])[0] is None
-
-
-def test_vocap_envelope_and_sentinels():
-    # rec [.5 .5 1], prec [1 .5 .4]: mpre -> [1 1 .5 .4 0]; steps at recall .5 (p 1) and 1 (p .4)
-    assert ap_voc2010([0.5, 0.5, 1.0], [1.0, 0.5, 0.4]) == pytest.approx(0.5 + 0.5 * 0.4)
-    # recall never reaching 1 adds nothing beyond the last recall
-    assert ap_voc2010([0.25], [1.0]) == pytest.approx(0.25)
 
 
 # ---------------------------------------------------------------- where the points were lost, worked by hand
@@ -157,12 +150,6 @@ def test_scoring_a_missing_negative_below_all_others_never_raises_ap(labels, rnd
     after = voc_cls_ap(conf2, lab)[0]
     if before is not None:
         assert after <= before + 1e-12
-
-
-def test_pr_curve_counts():
-    rec, prec = pr_curve([1, 0, 1], [0, 1, 0], 4)
-    assert rec.tolist() == [0.25, 0.25, 0.5]
-    assert prec[2] == pytest.approx(2 / 3)
 
 
 # ---------------------------------------------------------------- end to end through files

@@ -582,11 +582,21 @@ def test_weight_zero_is_the_panorama_removed_and_weight_two_its_copy(tmp_path, s
 
 
 
+_PANORAMAS = {}
+
+
+def panoramas(h):
+    """panorama_kinds(np.random.RandomState(h), h, W): every kind's PNG bytes, made once for the kinds' tests."""
+    if h not in _PANORAMAS:
+        _PANORAMAS[h] = panorama_kinds(np.random.RandomState(h), h, W)
+    return _PANORAMAS[h]
+
+
 @pytest.mark.parametrize("kind", sorted(panorama_kinds(np.random.RandomState(0), 2, 8)))
 def test_every_png_kind_decodes_as_pillow_convert_L_with_or_without_a_buffer(tmp_path, kind):
     buffer = DecodeBuffer()
     for h in (3, 9, 3):                                 # the buffer is reused, then reallocated, then again
-        data = panorama_kinds(np.random.RandomState(h), h, W)[kind]
+        data = panoramas(h)[kind]
         path = tmp_path / ("%d.png" % h)
         path.write_bytes(data)
         theirs = pillow61_convert_L(Image.open(io.BytesIO(data)))

@@ -172,3 +172,54 @@ def test_ranking_page_numbers_by_hand():
     # a: sorted 0.4, 0.8, 0.9, 0.9; the 2.5th percentile sits at 0.075 of the first gap: 0.4 + 0.075 * 0.4
     assert "[0.4300, 0.9000]" in page
     assert "y: why" in page and "x (see leaderboard.html)" in page
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1), st.sampled_from(["whole", "heavy"]))
+def test_ranked_lists_trapezoid_is_act_on_the_collapsed_points(seed, kind):
+    """metrics.bootstrap.RankedLists.ap_trapezoid_raw == ACT's pr_to_ap (metrics.ap.ap_trapezoid_raw) on the list
+    with weight-0 entries removed and one point per entry at its weighted counts, list by list, on lists long enough
+    to wrap a packed lane (and on weights over 255, the float64 path)."""
+    from scoring_program.metrics.ap import ap_trapezoid_raw
+    from scoring_program.metrics.bootstrap import RankedLists
+    rng = np.random.RandomState(seed)
+    n, lists, m = rng.randint(1, 12), rng.randint(1, 4), rng.randint(0, 1500)
+    group = np.sort(rng.randint(0, lists, m))
+    item = rng.randint(0, n, m)
+    tp = rng.rand(m) < 0.25
+    npos = np.stack([np.bincount(item[(group == g) & tp], minlength=n) + rng.randint(0, 2, n)
+                     for g in range(lists)], axis=1)
+    weights = rng.randint(0, 256 if kind == "whole" else 600, (4, n)).astype(float)
+    weights[0] = 1
+    weights[1, : n // 2] = 0
+    total = weights @ npos
+    got = RankedLists(group, item, tp, ~tp, lists).ap_trapezoid_raw(weights, total)
+    for r in range(weights.shape[0]):
+        for g in range(lists):
+            w = weights[r, item[group == g]]
+            flags = tp[group == g][w > 0]
+            w = w[w > 0]
+            ctp, seen = np.cumsum(w * flags), np.cumsum(w)
+            want = ap_trapezoid_raw(ctp / total[r, g], ctp / seen) if total[r, g] > 0 and w.size else 0.0
+            assert abs(got[r, g] - want) <= 1e-12
+
+
+def test_segment_sums_by_hand_and_in_every_lane_width():
+    # metrics.bootstrap.SegmentSums, which event_recognition.weighted_mean_ap brought
+    from scoring_program.metrics.bootstrap import SegmentSums
+    # columns 2 0 | (empty) | 1 1 3: segment sums w2 + w0, 0, 2 * w1 + w3
+    sums = SegmentSums([2, 0, 1, 1, 3], [0, 2, 2])
+    assert sums.max_repeat == 2
+    w = np.array([[1., 2, 3, 4], [0, 0, 0, 0], [5, 1, 0, 2], [1, 1, 1, 1], [7, 0, 0, 9]])
+    assert sums(w).tolist() == [[4, 0, 8], [0, 0, 0], [5, 0, 4], [2, 0, 3], [7, 0, 9]]
+    rng = np.random.RandomState(0)
+    columns = rng.randint(0, 50, size=400)
+    starts = np.sort(rng.randint(0, 400, size=60))
+    sums = SegmentSums(columns, starts)
+    ends = np.append(starts[1:], 400)
+    for w in (rng.randint(0, 4, size=(7, 50)).astype(float),              # 16-bit lanes
+              rng.randint(0, 40000, size=(5, 50)).astype(float),          # 32-bit lanes
+              rng.randint(0, 2 ** 40, size=(3, 50)).astype(float),        # float64
+              rng.rand(6, 50)):                                           # not whole: float64
+        want = [[w[r, columns[a:e]].sum() for a, e in zip(starts, ends)] for r in range(w.shape[0])]
+        assert np.allclose(sums(w), want, rtol=1e-15, atol=0)

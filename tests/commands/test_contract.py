@@ -1,6 +1,7 @@
 """The Codalab/Codabench contract, for every competition that exists: score.py through a subprocess on the
-starting kit's sample submissions, and every malformed sample -> exit 1, one line naming file and line, no scores;
-and every competition a declared unit (its folders, its task's hooks on the base's pipeline)."""
+starting kit's sample submissions, and every malformed sample -> exit 1, one line naming file and line, no scores
+(score.py's main in this process: the same code once the interpreter has started); and every competition a declared
+unit (its folders, its task's hooks on the base's pipeline)."""
 import json
 import os
 
@@ -20,7 +21,7 @@ def _ref(slug):
 @pytest.mark.parametrize("sub", ["perfect", "random"])
 def test_sample_submission_scores(slug, sub, tmp_path):
     res = os.path.join(ROOT, "starting_kit", slug, "submissions", sub)
-    proc, out = run_score(slug, _ref(slug), res, tmp_path)
+    proc, out = run_score(slug, _ref(slug), res, tmp_path, process=True)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     txt = (out / "scores.txt").read_text()

@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from conftest import CHECKER, ROOT, checker_run, competition_slugs, read_scores, run_score
+from conftest import CHECKER, ROOT, checker_run, command_in_process, competition_slugs, read_scores, run_score
 
 from scoring_program import bundle, dryrun, participant
 from scoring_program.safezip import UnsafeZip, safe_extract
@@ -159,8 +159,7 @@ def test_demo_runs_each_phase_through_both_workers_and_ends_with_a_verdict(dist,
 
 # ------------------------------------------------------------------ nothing built behind your back, nothing deleted
 def _dryrun(*args):
-    return subprocess.run([sys.executable, "-m", "scoring_program.dryrun"] + [str(a) for a in args],
-                          capture_output=True, text=True, cwd=ROOT)
+    return command_in_process("dryrun", args)
 
 
 def test_no_bundle_is_an_error_naming_the_build_command_and_builds_nothing(tmp_path):

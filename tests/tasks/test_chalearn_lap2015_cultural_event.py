@@ -422,27 +422,6 @@ def test_weight_k_is_the_image_k_times_and_0_removes_it(tmp_path, seed):
         assert abs(got[r] - res.scores["mAP"]) <= 1e-12, (r, w)
 
 
-def test_segment_sums_by_hand_and_in_every_lane_width():
-    # (Tests metrics.bootstrap.SegmentSums, which weighted_mean_ap brought; its place is tests/test_bootstrap.py.)
-    from scoring_program.metrics.bootstrap import SegmentSums
-    # columns 2 0 | (empty) | 1 1 3: segment sums w2 + w0, 0, 2 * w1 + w3
-    sums = SegmentSums([2, 0, 1, 1, 3], [0, 2, 2])
-    assert sums.max_repeat == 2
-    w = np.array([[1., 2, 3, 4], [0, 0, 0, 0], [5, 1, 0, 2], [1, 1, 1, 1], [7, 0, 0, 9]])
-    assert sums(w).tolist() == [[4, 0, 8], [0, 0, 0], [5, 0, 4], [2, 0, 3], [7, 0, 9]]
-    rng = np.random.RandomState(0)
-    columns = rng.randint(0, 50, size=400)
-    starts = np.sort(rng.randint(0, 400, size=60))
-    sums = SegmentSums(columns, starts)
-    ends = np.append(starts[1:], 400)
-    for w in (rng.randint(0, 4, size=(7, 50)).astype(float),              # 16-bit lanes
-              rng.randint(0, 40000, size=(5, 50)).astype(float),          # 32-bit lanes
-              rng.randint(0, 2 ** 40, size=(3, 50)).astype(float),        # float64
-              rng.rand(6, 50)):                                           # not whole: float64
-        want = [[w[r, columns[a:e]].sum() for a, e in zip(starts, ends)] for r in range(w.shape[0])]
-        assert np.allclose(sums(w), want, rtol=1e-15, atol=0)
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10 ** 6))
 def test_weighted_mean_ap_is_the_mean_of_weighted_ap_voc2010(seed):

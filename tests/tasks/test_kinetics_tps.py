@@ -346,7 +346,7 @@ def test_invalid_json_names_line_and_column(tmp_path):
 def test_baseline_writes_a_valid_submission(tmp_path):
     import subprocess
     import sys
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    from conftest import ROOT as root
     ref = os.path.join(root, "reference_data", "kinetics-tps")
     out = tmp_path / "res"
     subprocess.run([sys.executable, os.path.join(root, "starting_kit", "kinetics-tps", "baseline.py"),
@@ -450,7 +450,7 @@ def test_box_rules_other_than_length_are_unchanged(tmp_path):
 def test_validate_and_score_py_print_the_cut_box_warning(tmp_path):
     from conftest import run_score
     from scoring_program.formats.files import Submission
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    from conftest import ROOT as root
     sub = tmp_path / "sub"
     sub.mkdir()
     perfect = os.path.join(root, "starting_kit", "kinetics-tps", "submissions", "perfect")

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import CHECKER, ROOT, checker_run
+from conftest import CHECKER, ROOT, checker_run, command_in_process
 from scoring_program import bundle
 from scoring_program.build import BundleError
 from scoring_program.build.competition_yaml import load_competition
@@ -256,8 +256,6 @@ def _as_comp(src, dst, odd, even):
 
 @pytest.mark.parametrize("slug", VOC_SLUGS)
 def test_odd_and_even_comps_rank_in_separate_competitions(tmp_path, slug):
-    import subprocess
-    import sys
     from scoring_program.tasks import registry
     odd, even = registry.get(slug).comps
     entries = {odd: os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect")}
@@ -272,9 +270,8 @@ def test_odd_and_even_comps_rank_in_separate_competitions(tmp_path, slug):
             assert _zip(cb.read("reference_data.zip")).read("TRACK") == b"comp%d\n" % track
         write(plan, str(out))
         for comp, entry in entries.items():
-            p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", slug, entry, "--dist", str(out),
-                                "--keep", str(tmp_path / ("keep-%d-%d" % (track, comp)))],
-                               capture_output=True, text=True, cwd=ROOT)
+            p = command_in_process("dryrun", [slug, entry, "--dist", out,
+                                              "--keep", tmp_path / ("keep-%d-%d" % (track, comp))])
             if comp == track:           # scored, on this track's leaderboard only
                 assert p.returncode == 0, p.stderr
                 assert p.stdout.splitlines()[0].endswith("[comp%d track leaderboard]" % track)
@@ -317,8 +314,6 @@ def _seen_by_participant(folder, stdout, stderr):
 
 @pytest.mark.parametrize("slug", _competitions())
 def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slug):
-    import subprocess
-    import sys
     from conftest import read_scores
     from scoring_program.report.write import format_score
     """Development on the sample (full), Final on a copy one test item apart with a private part: each phase bound
@@ -349,9 +344,8 @@ def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slu
     entry = os.path.join(ROOT, "starting_kit", slug, "submissions", name)
     for flavor in ("codabench", "codalab"):
         keep = tmp_path / ("keep-" + flavor)
-        p = subprocess.run([sys.executable, "-m", "scoring_program.dryrun", slug, entry, "--dist", str(out),
-                            "--phase", "Final", "--flavor", flavor, "--keep", str(keep)],
-                           capture_output=True, text=True, cwd=ROOT)
+        p = command_in_process("dryrun", [slug, entry, "--dist", out, "--phase", "Final", "--flavor", flavor,
+                                          "--keep", keep])
         assert p.returncode == 0, p.stderr
         public = read_scores(keep)
         private = read_scores(keep / "private")

@@ -3,13 +3,11 @@ with a near-miss hint. Each competition's cases run validate (no reference) and 
 data): an ignored file leaves the scores exactly as without it, a rejected file is rejected by both."""
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, command_in_process
 from scoring_program.errors import SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.tasks import registry
@@ -329,8 +327,7 @@ def test_the_scorers_line_and_validates(tmp_path, name):
 
 # ---------------------------------------------------------------- command line
 def _validate_cli(*args):
-    return subprocess.run([sys.executable, "-m", "scoring_program.validate"] + [str(a) for a in args],
-                          capture_output=True, text=True, cwd=ROOT)
+    return command_in_process("validate", args)
 
 
 def test_cli_warnings_exit_0_after_the_notes(tmp_path):

@@ -20,7 +20,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, command_in_process
 
 from scoring_program import bundle, dryrun, rescore, validate
 from scoring_program.formats.limits import ECHO_CHARS
@@ -198,6 +198,10 @@ def dist(tmp_path_factory):
 
 
 def run_module(module, *args, **kw):
+    """`python -m scoring_program.MODULE ARGS` from the project's root; validate and dryrun in this process
+    (conftest.command_in_process: the same exit code and lines), rescore, whose workers run apart, as a process."""
+    if module in ("validate", "dryrun") and "timeout" not in kw:
+        return command_in_process(module, args)
     return subprocess.run([sys.executable, "-m", "scoring_program." + module] + [str(a) for a in args],
                           capture_output=True, text=True, cwd=ROOT, timeout=kw.get("timeout", 300))
 

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import ROOT, run_score
+from conftest import ROOT, command_in_process, run_score
 from scoring_program.errors import SubmissionError
 from scoring_program.formats.files import Submission
 from scoring_program.formats.text import parse_table, to_float, to_int
@@ -168,8 +168,7 @@ def test_scorer_imports_without_yaml_or_cv2():
 
 
 def _validate(*args):
-    return subprocess.run([sys.executable, "-m", "scoring_program.validate"] + list(args), capture_output=True,
-                          text=True, cwd=ROOT)
+    return command_in_process("validate", args)
 
 
 def test_validate_accepts_the_sample_and_rejects_malformed(tmp_path):

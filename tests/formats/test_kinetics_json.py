@@ -206,7 +206,7 @@ def _check(fast, slow):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.randoms(use_true_random=False), st.booleans())
+@given(st.randoms(use_true_random=True), st.booleans())
 def test_random_documents_give_identical_arrays_through_both_paths(tmp_path_factory, rng, plain):
     tmp_path = tmp_path_factory.mktemp("k")
     vid, gt_part = gt_doc(rng, plain)
@@ -251,7 +251,7 @@ def corrupt(data, rng):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.randoms(use_true_random=False))
+@given(st.randoms(use_true_random=True))
 def test_random_corruptions_give_the_same_error(tmp_path_factory, rng):
     tmp_path = tmp_path_factory.mktemp("k")
     vid, gt_part = gt_doc(rng, True)
@@ -546,7 +546,7 @@ _ODD = [None, 3, "x", [], {}, [1, 2, 3], [1, 2, 3, "4"], [1, 2, 3, float("nan")]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.randoms(use_true_random=False))
+@given(st.randoms(use_true_random=True))
 def test_the_ground_truth_names_the_first_fault_of_the_walk(rng):
     """flatten_ground_truth (level by level, vectorized) names the fault the walk names, message for message."""
     vid, part = gt_doc(rng, True)
