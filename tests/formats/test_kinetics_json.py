@@ -168,7 +168,9 @@ def _same(a, b):
     assert type(a) == type(b) and a._fields == b._fields
     for k in a._fields:
         x, y = getattr(a, k), getattr(b, k)
-        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        if hasattr(x, "_fields") or hasattr(y, "_fields"):      # a record inside (Predictions.written)
+            _same(x, y)
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
             assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray), k
             assert (x.dtype, x.shape, x.tobytes()) == (y.dtype, y.shape, y.tobytes()), k
         else:
