@@ -77,7 +77,7 @@ class TideResult(NamedTuple):
     special: np.ndarray
 
 
-def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 15) -> tuple:
+def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 14) -> tuple:
     """The (detection, ground truth) pairs of the same group (image, frame) whose IoU is >= min_iou: (pair_det,
     pair_gt, iou), detection-major, ground truths in index order inside a detection's pairs. iou_of(pair_det,
     pair_gt) -> the metric's IoU of those pairs (a NaN fails the test). Only these pairs can make a detection
@@ -108,8 +108,8 @@ def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD
             pair_gt = gt_order[pair_gt]
         iou = np.asarray(iou_of(pair_det, pair_gt), dtype=np.float64)
         with np.errstate(invalid="ignore"):
-            keep = iou >= min_iou
-        out.append((pair_det[keep], pair_gt[keep], iou[keep]))
+            keep = np.flatnonzero(iou >= min_iou)       # few: gathered, faster than three boolean selections
+        out.append((pair_det.take(keep), pair_gt.take(keep), iou.take(keep)))
         lo = hi
     return tuple(np.concatenate([o[k] for o in out]) for k in range(3))
 

@@ -157,12 +157,14 @@ def false_positive_pairs(objects: CountedBoxes, det, match) -> SamePairs:
     def iou_of(pair_det, pair_gt):
         # the pairs whose x ranges meet (iw > 0) first: the others have IoU 0 (iou_columns_plus1's `disjoint`,
         # NaN included), and their y columns are never gathered
-        iw = (np.minimum(det_columns[2][pair_det], gt_columns[2][pair_gt])
-              - np.maximum(det_columns[0][pair_det], gt_columns[0][pair_gt]) + 1.0)
+        iw = np.minimum(det_columns[2].take(pair_det), gt_columns[2].take(pair_gt))
+        iw -= np.maximum(det_columns[0].take(pair_det), gt_columns[0].take(pair_gt))
+        iw += 1.0
         near = np.flatnonzero(iw > 0)
-        pair_det, pair_gt = pair_det[near], pair_gt[near]
+        pair_det, pair_gt = pair_det.take(near), pair_gt.take(near)
         iou = np.zeros(iw.size)
-        iou[near] = iou_columns_plus1(*[c[pair_det] for c in det_columns] + [c[pair_gt] for c in gt_columns])
+        iou[near] = iou_columns_plus1(*[c.take(pair_det) for c in det_columns] +
+                                      [c.take(pair_gt) for c in gt_columns])
         return iou
 
     pair_fp, pair_gt, iou = overlapping_pairs(det.image[rows], objects.img, iou_of)
