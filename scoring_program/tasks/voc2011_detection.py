@@ -64,13 +64,15 @@ class DetectionTruth(NamedTuple):
 
 
 class Submitted(NamedTuple):
-    """The result files read: comp, set name, {class: file label}, {class: Detections} (result-file order), the
-    names of the files not read."""
+    """The result files read: comp, set name, {class: file label}, {class: Detections} (result-file order; the
+    evaluation may release them class by class), the names of the files not read, boxes_warning on every file's
+    boxes as read ('' when they look like pixel corners)."""
     comp: int
     set_name: str
     labels: dict
     detections: dict
     ignored: list
+    box_warning: str = ""
 
 
 class ClassRecord(NamedTuple):
@@ -371,7 +373,8 @@ class Voc2011Detection(Task):
             if cls in files:
                 labels[cls] = submission.label(files[cls])
                 detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
-        return Submitted(comp, reference.set_name, labels, detections, ignored)
+        return Submitted(comp, reference.set_name, labels, detections, ignored,
+                         boxes_warning(labels, [d.boxes for d in detections.values()]))
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """VOCevaldet.m + VOCap.m per class; with analyses, also the curves, the AP at overlap 0.75 and TIDE's
@@ -480,9 +483,8 @@ class Voc2011Detection(Task):
         res.plots.extend(precision_recall_plots(series, blocked_aps=series_aps))
         if sub.ignored:
             res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
-        hint = boxes_warning(sub.labels, [d.boxes for d in sub.detections.values()])
-        if hint:
-            res.warnings.insert(0, Own(hint))
+        if sub.box_warning:
+            res.warnings.insert(0, Own(sub.box_warning))
         if private:
             res.private.append(per_image_table(evaluation))
         return res
