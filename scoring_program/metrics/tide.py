@@ -217,7 +217,10 @@ def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_mat
     det_fp = np.asarray(det_fp, dtype=bool)
     gt_class = np.asarray(gt_class, dtype=np.int64)
     npos = np.asarray(npos, dtype=np.int64)
-    bounds = np.searchsorted(det_class, np.arange(nclasses + 1))
+    edges = np.arange(nclasses + 1)
+    if nclasses < np.iinfo(det_class.dtype).max:
+        edges = edges.astype(det_class.dtype)       # int8 classes searched as int8: no int64 copy of a million
+    bounds = np.searchsorted(det_class, edges)
     kind = errors.kind
 
     def aps(tp, fp, keep, pos, classes, moved=None):
@@ -243,7 +246,7 @@ def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_mat
     best = best_claimants(det_score, errors, gt_matched)
     for t in (LOC, CLS, BOTH, DUPE, BKG):
         of_type = kind == t
-        count[t] = np.bincount(det_class[of_type], minlength=nclasses)
+        count[t] = [np.count_nonzero(of_type[bounds[c]:bounds[c + 1]]) for c in range(nclasses)]   # class-major
         tp, fp, keep, moved = det_tp, det_fp, ~of_type, None
         touched = set(np.flatnonzero(count[t]).tolist())
         if t == LOC:
