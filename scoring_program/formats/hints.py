@@ -306,19 +306,22 @@ def unmatched(label: str, things: str, names: List[str], known: np.ndarray, voca
 # ---------------------------------------------------------------------------------------------------------------
 # Numbers that look written in another convention
 
-def box_hint(boxes: np.ndarray, what: str = "boxes") -> Optional[str]:
+def box_hint(boxes, what: str = "boxes") -> Optional[str]:
     """A hint about boxes (N, 4) read as x1, y1, x2, y2 pixel corners that look written in another convention:
     every coordinate within 0..1 (normalised), or at least half of them with x2 < x1 or y2 < y1 (x, y, w, h).
-    None when they look like pixel corners. A fact about the submission alone."""
+    None when they look like pixel corners. A fact about the submission alone. boxes: one (N, 4) array, or a list
+    of them taken as their concatenation (each file's boxes as read: no copy of a million boxes is made)."""
     import numpy as np
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    n = boxes.shape[0]
+    parts = [np.asarray(b, dtype=np.float64).reshape(-1, 4) for b in (boxes if isinstance(boxes, list) else [boxes])]
+    parts = [b for b in parts if b.shape[0]]
+    n = sum(b.shape[0] for b in parts)
     if n == 0:
         return None
-    if float(boxes.min()) >= 0.0 and float(boxes.max()) <= 1.0 and float(boxes.max()) > 0.0:
+    low, high = min(float(b.min()) for b in parts), max(float(b.max()) for b in parts)
+    if low >= 0.0 and high <= 1.0 and high > 0.0:
         return ("every coordinate of the %d %s lies within 0..1: they look normalised; the format expects pixel "
                 "coordinates" % (n, what))
-    inverted = int(np.count_nonzero((boxes[:, 2] < boxes[:, 0]) | (boxes[:, 3] < boxes[:, 1])))
+    inverted = sum(int(np.count_nonzero((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))) for b in parts)
     if n >= 2 and 2 * inverted >= n:
         return ("%d of the %d %s have x2 < x1 or y2 < y1: they look written as x, y, width, height; the format "
                 "expects corners x1, y1, x2, y2" % (inverted, n, what))

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .segments import expand, segment_of, segment_starts
+from .segments import segment_of, segment_starts
 
 LOC, CLS, BOTH, DUPE, BKG, MISSED = range(6)
 ERROR_TYPES = ("localization", "class", "both", "duplicate", "background", "missed")
@@ -77,7 +77,7 @@ class TideResult(NamedTuple):
     special: np.ndarray
 
 
-def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 18) -> tuple:
+def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD, chunk: int = 1 << 14) -> tuple:
     """The (detection, ground truth) pairs of the same group (image, frame) whose IoU is >= min_iou: (pair_det,
     pair_gt, iou), detection-major, ground truths in index order inside a detection's pairs. iou_of(pair_det,
     pair_gt) -> the metric's IoU of those pairs (a NaN fails the test). Only these pairs can make a detection
@@ -89,23 +89,27 @@ def overlapping_pairs(det_group, gt_group, iou_of, min_iou: float = BG_THRESHOLD
     if not det_group.size or not gt_group.size:
         return empty, empty, np.zeros(0)
     ngroups = int(max(det_group.max(), gt_group.max())) + 1
-    gt_order = np.argsort(gt_group, kind="stable")
+    # the ground truths group-major, index order inside a group (none to sort when they come so, as VOC's do)
+    gt_order = None if np.all(gt_group[1:] >= gt_group[:-1]) else np.argsort(gt_group, kind="stable")
     per_group = np.bincount(gt_group, minlength=ngroups)
-    first = segment_starts(per_group)
     counts = per_group[det_group]
     ends = np.cumsum(counts)
+    # per detection: its first pair's position in the group-major ground truths, less its first pair's index
+    shift = segment_starts(per_group)[det_group] - (ends - counts)
     out = []
     lo = 0
     while lo < det_group.size:
         hi = max(int(np.searchsorted(ends, ends[lo] - counts[lo] + chunk, side="right")), lo + 1)
         n = counts[lo:hi]
-        pair_det, offset = expand(n)
-        pair_det += lo
-        pair_gt = gt_order[first[det_group[pair_det]] + offset]
+        pair_det = np.repeat(np.arange(lo, hi, dtype=np.int64), n)
+        pair_gt = np.arange(ends[lo] - counts[lo], ends[hi - 1], dtype=np.int64)
+        pair_gt += np.repeat(shift[lo:hi], n)
+        if gt_order is not None:
+            pair_gt = gt_order[pair_gt]
         iou = np.asarray(iou_of(pair_det, pair_gt), dtype=np.float64)
         with np.errstate(invalid="ignore"):
-            keep = iou >= min_iou
-        out.append((pair_det[keep], pair_gt[keep], iou[keep]))
+            keep = np.flatnonzero(iou >= min_iou)       # few: gathered, faster than three boolean selections
+        out.append((pair_det.take(keep), pair_gt.take(keep), iou.take(keep)))
         lo = hi
     return tuple(np.concatenate([o[k] for o in out]) for k in range(3))
 
@@ -133,6 +137,17 @@ def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt
     detection (overlapping_pairs order); pairs with an IoU below bg_threshold may be left out (they change nothing:
     a false positive without a pair at or above it is a background error); gt_class, gt_matched: per counted ground
     truth."""
+    kind, target = false_positive_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt_matched,
+                                         pos_threshold, bg_threshold)
+    return TideErrors(kind, target, missed_objects(target, gt_matched))
+
+
+def false_positive_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt_matched,
+                          pos_threshold=POS_THRESHOLD, bg_threshold=BG_THRESHOLD) -> tuple:
+    """classify_errors' (kind, target) of each detection (TideErrors' fields). A detection's type and target
+    depend only on its own pairs and on whether the ground truths of ITS class are matched (duplicate), so a
+    metric that matches class by class may call this once per class, on that class's detections and pairs, once
+    that class is matched: the same values as one call over every class."""
     det_class = _classes(det_class)
     det_fp = np.asarray(det_fp, dtype=bool)
     gt_class = np.asarray(gt_class, dtype=np.int64)
@@ -142,9 +157,12 @@ def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt
     kind[det_fp] = BKG                                             # no ground truth at >= bg_threshold: background
     target = np.full(det_class.size, -1, dtype=np.int32 if gt_class.size < 2 ** 31 else np.int64)
     iou = np.asarray(pair_iou, dtype=np.float64)
+    pg = np.asarray(pair_gt, dtype=np.int64)
     with np.errstate(invalid="ignore"):
         keep = det_fp[pair_det] & (iou >= bg_threshold)
-    pd, pg, iou = pair_det[keep], np.asarray(pair_gt, dtype=np.int64)[keep], iou[keep]
+    pd = pair_det
+    if not keep.all():          # overlapping_pairs of false positives only: nothing to leave out, no copy
+        pd, pg, iou = pair_det[keep], pg[keep], iou[keep]
     if pd.size:
         starts = np.flatnonzero(np.concatenate(([True], pd[1:] != pd[:-1])))
         dets = pd[starts]
@@ -159,10 +177,17 @@ def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt
         kind[dets] = np.select([loc, cls, dupe], [LOC, CLS, DUPE], BOTH)    # an IoU >= bg_threshold: not background
         target[dets[loc]] = pg[arg_same[loc]]
         target[dets[cls]] = pg[arg_other[cls]]
+    return kind, target
+
+
+def missed_objects(target, gt_matched) -> np.ndarray:
+    """Per ground truth: missed (TideErrors.missed): not matched, and no localization or class error (target, every
+    detection's) aims at it."""
+    gt_matched = np.asarray(gt_matched, dtype=bool)
     aimed = target[target >= 0]
-    usable = np.zeros(gt_class.size, dtype=bool)
+    usable = np.zeros(gt_matched.size, dtype=bool)
     usable[aimed[~gt_matched[aimed]]] = True
-    return TideErrors(kind, target, ~gt_matched & ~usable)
+    return ~gt_matched & ~usable
 
 
 def best_claimants(det_score, errors, gt_matched):
@@ -192,7 +217,10 @@ def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_mat
     det_fp = np.asarray(det_fp, dtype=bool)
     gt_class = np.asarray(gt_class, dtype=np.int64)
     npos = np.asarray(npos, dtype=np.int64)
-    bounds = np.searchsorted(det_class, np.arange(nclasses + 1))
+    edges = np.arange(nclasses + 1)
+    if nclasses < np.iinfo(det_class.dtype).max:
+        edges = edges.astype(det_class.dtype)       # int8 classes searched as int8: no int64 copy of a million
+    bounds = np.searchsorted(det_class, edges)
     kind = errors.kind
 
     def aps(tp, fp, keep, pos, classes, moved=None):
@@ -218,7 +246,7 @@ def tide_delta_ap(det_class, det_score, det_tp, det_fp, errors, gt_class, gt_mat
     best = best_claimants(det_score, errors, gt_matched)
     for t in (LOC, CLS, BOTH, DUPE, BKG):
         of_type = kind == t
-        count[t] = np.bincount(det_class[of_type], minlength=nclasses)
+        count[t] = [np.count_nonzero(of_type[bounds[c]:bounds[c + 1]]) for c in range(nclasses)]   # class-major
         tp, fp, keep, moved = det_tp, det_fp, ~of_type, None
         touched = set(np.flatnonzero(count[t]).tolist())
         if t == LOC:

@@ -198,6 +198,19 @@ CLASS_PREFIXES = ("AP_", "IoU_", "hit_rate_", "jaccard_")
 LISTED_SETS = ("train", "val", "trainval", "test")     # the VOC devkit's image sets, as its list files name them
 
 
+def return_freed_memory() -> None:
+    """Give the heap pages that freed arrays left back to the system (glibc's malloc_trim; nothing elsewhere). glibc
+    keeps the pages of the small and middle-sized blocks it frees (a result file's arrays) and maps every new large
+    block afresh: a task that releases its read arrays before building larger ones calls this in between, so that
+    the process's peak memory is the larger of the two phases, not their sum. Changes no result."""
+    if os.name != "posix":
+        return
+    import ctypes
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)      # the process's own symbols: glibc's, if it is there
+    if trim is not None:
+        trim(0)
+
+
 def plural(n, word, words=None) -> str:
     """'1 image', '3 images' (words: the plural when it is not word + 's')."""
     return "%d %s" % (n, word if n == 1 else (words or word + "s"))

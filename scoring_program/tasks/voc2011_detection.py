@@ -16,11 +16,11 @@ from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
 from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images, voc_det_match, voc_flags
 from ..metrics.overlap import iou_columns_plus1
-from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, classify_errors, overlapping_pairs,
-                            tide_delta_ap)
+from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, false_positive_errors, missed_objects,
+                            overlapping_pairs, tide_delta_ap)
 from ..report.result import (LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots,
                              rank_blocks)
-from .base import Reference, Task, class_figures, no_progress, plural
+from .base import Reference, Task, class_figures, no_progress, plural, return_freed_memory
 from .voc_common import (find_plain_set, infer_set, map_columns, plain_sets, result_files, track_comps,
                          validate_result_files)
 
@@ -64,13 +64,15 @@ class DetectionTruth(NamedTuple):
 
 
 class Submitted(NamedTuple):
-    """The result files read: comp, set name, {class: file label}, {class: Detections} (result-file order), the
-    names of the files not read."""
+    """The result files read: comp, set name, {class: file label}, {class: Detections} (result-file order; the
+    evaluation may release them class by class), the names of the files not read, boxes_warning on every file's
+    boxes as read ('' when they look like pixel corners)."""
     comp: int
     set_name: str
     labels: dict
     detections: dict
     ignored: list
+    box_warning: str = ""
 
 
 class ClassRecord(NamedTuple):
@@ -103,8 +105,9 @@ class RankedDetections(NamedTuple):
 
 
 class SamePairs(NamedTuple):
-    """The (false positive, counted object) pairs of the same image at IoU >= 0.1 (metrics.tide.overlapping_pairs,
-    detection-major): det (p,) index into RankedDetections, gt (p,) index into the counted objects, iou (p,)."""
+    """One class's (false positive, counted object) pairs of the same image at IoU >= 0.1
+    (metrics.tide.overlapping_pairs, detection-major): det (p,) index into the class's ranked detections, gt (p,)
+    index into the counted objects, iou (p,)."""
     det: np.ndarray
     gt: np.ndarray
     iou: np.ndarray
@@ -128,37 +131,63 @@ def counted_objects(gt) -> np.ndarray:
     return np.flatnonzero((gt.cls >= 0) & ~gt.difficult)
 
 
-def false_positive_pairs(gt, counted, det, match, start) -> SamePairs:
-    """SamePairs of one class's false positives (det: the class's Detections, match: its DetMatch), their det
-    offset by the class's start in RankedDetections: one class at a time, so that no copy of every detection's box
-    is held (the detection-major order is the same as over all classes at once)."""
+class CountedBoxes(NamedTuple):
+    """The counted objects (m of them, counted_objects) as TIDE reads them: index (m,) their indices into
+    DetectionTruth, img (m,) int64 image index, cls (m,) int64 class, columns: four (m,) float64 arrays xmin, ymin,
+    xmax, ymax (contiguous: faster to gather than the rows of DetectionTruth.boxes)."""
+    index: np.ndarray
+    img: np.ndarray
+    cls: np.ndarray
+    columns: list
+
+
+def counted_boxes(gt) -> CountedBoxes:
+    """CountedBoxes of DetectionTruth gt, made once for every class's false_positive_pairs."""
+    counted = counted_objects(gt)
+    return CountedBoxes(counted, gt.img[counted], gt.cls[counted], [gt.boxes[counted, k] for k in range(4)])
+
+
+def false_positive_pairs(objects: CountedBoxes, det, match) -> SamePairs:
+    """SamePairs of one class's false positives (det: the class's Detections, match: its DetMatch) and the counted
+    objects (counted_boxes), det indexing the class's ranked detections: one class at a time, so that no copy of
+    every detection's box is held."""
     fp = np.flatnonzero(match.fp)
     rows = match.order[fp]
     det_columns = [det.boxes[rows, k] for k in range(4)]
-    gt_columns = [gt.boxes[counted, k] for k in range(4)]
+    gt_columns = objects.columns
 
     def iou_of(pair_det, pair_gt):
         # the pairs whose x ranges meet (iw > 0) first: the others have IoU 0 (iou_columns_plus1's `disjoint`,
         # NaN included), and their y columns are never gathered
-        iw = (np.minimum(det_columns[2][pair_det], gt_columns[2][pair_gt])
-              - np.maximum(det_columns[0][pair_det], gt_columns[0][pair_gt]) + 1.0)
+        iw = np.minimum(det_columns[2].take(pair_det), gt_columns[2].take(pair_gt))
+        iw -= np.maximum(det_columns[0].take(pair_det), gt_columns[0].take(pair_gt))
+        iw += 1.0
         near = np.flatnonzero(iw > 0)
-        pair_det, pair_gt = pair_det[near], pair_gt[near]
+        pair_det, pair_gt = pair_det.take(near), pair_gt.take(near)
         iou = np.zeros(iw.size)
-        iou[near] = iou_columns_plus1(*[c[pair_det] for c in det_columns] + [c[pair_gt] for c in gt_columns])
+        iou[near] = iou_columns_plus1(*[c.take(pair_det) for c in det_columns] +
+                                      [c.take(pair_gt) for c in gt_columns])
         return iou
 
-    pair_fp, pair_gt, iou = overlapping_pairs(det.image[rows], gt.img[counted], iou_of)
-    return SamePairs(fp[pair_fp] + start, pair_gt, iou)
+    pair_fp, pair_gt, iou = overlapping_pairs(det.image[rows], objects.img, iou_of)
+    return SamePairs(fp[pair_fp], pair_gt, iou)
 
 
-def tide_analysis(gt, ranked, gt_matched, pairs):
+def class_errors(objects: CountedBoxes, det, match, cls, gt_matched) -> tuple:
+    """metrics.tide.false_positive_errors of one class's ranked detections (det: its Detections, match: its DetMatch,
+    cls: their class array), once the class is matched (gt_matched: per object of DetectionTruth): (kind, target),
+    target indexing the counted objects. The pairs live only while their class is classified."""
+    pairs = false_positive_pairs(objects, det, match)
+    return false_positive_errors(cls, match.fp, pairs.det, pairs.gt, pairs.iou, objects.cls,
+                                 gt_matched[objects.index])
+
+
+def tide_analysis(gt, ranked, gt_matched, kind, target):
     """TIDE on VOCevaldet.m's matching: the counted objects (VOC class, not difficult) are the ground truth; a
-    detection whose candidate is difficult is neither TP nor FP and stays where it is. pairs: SamePairs of every
-    class, in class order."""
+    detection whose candidate is difficult is neither TP nor FP and stays where it is. kind, target: every ranked
+    detection's error type and target (class_errors, class after class): metrics.tide.classify_errors' values."""
     counted = counted_objects(gt)
-    errors = classify_errors(ranked.cls, ranked.fp, pairs.det, pairs.gt, pairs.iou, gt.cls[counted],
-                             gt_matched[counted])
+    errors = TideErrors(kind, target, missed_objects(target, gt_matched[counted]))
     npos = np.bincount(gt.cls[counted], minlength=len(VOC_CLASSES))
     result = tide_delta_ap(ranked.cls, ranked.confidence, ranked.tp, ranked.fp, errors, gt.cls[counted],
                            gt_matched[counted], npos, len(VOC_CLASSES), voc_ap_of_flags)
@@ -256,7 +285,7 @@ def boxes_warning(labels: Dict[str, str], boxes: List[np.ndarray]) -> str:
     the file when there is one: the scorer's warning and validate's are this one text."""
     if not boxes:
         return ""
-    hint = box_hint(np.concatenate(boxes), "detection boxes")
+    hint = box_hint(list(boxes), "detection boxes")
     if not hint:
         return ""
     where = next(iter(labels.values())) if len(labels) == 1 else "the %d result files" % len(labels)
@@ -344,7 +373,8 @@ class Voc2011Detection(Task):
             if cls in files:
                 labels[cls] = submission.label(files[cls])
                 detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
-        return Submitted(comp, reference.set_name, labels, detections, ignored)
+        return Submitted(comp, reference.set_name, labels, detections, ignored,
+                         boxes_warning(labels, [d.boxes for d in detections.values()]))
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """VOCevaldet.m + VOCap.m per class; with analyses, also the curves, the AP at overlap 0.75 and TIDE's
@@ -358,9 +388,8 @@ class Voc2011Detection(Task):
         gt_matched = np.zeros(gt.cls.size, dtype=bool)
         keep = analyses or per_item
         pieces = []             # per class, its RankedDetections fields (concatenated once every class is done)
-        counted = counted_objects(gt)
-        pairs = []
-        end = 0
+        objects = counted_boxes(gt) if analyses else None
+        errors = []             # per class, its detections' error (kind, target), concatenated like pieces
         for k, cls in enumerate(VOC_CLASSES):
             progress(k, len(VOC_CLASSES), "classes")
             g = gt.cls == k
@@ -390,25 +419,25 @@ class Voc2011Detection(Task):
                                                det.confidence[m.order], m.tp, m.fp))
                 gt_matched[np.flatnonzero(g)[m.candidate[m.tp]]] = True
                 if analyses:
-                    pairs.append(false_positive_pairs(gt, counted, det, m, end))
-                end += len(det)
+                    errors.append(class_errors(objects, det, m, pieces[-1].cls, gt_matched))
             records.append(ClassRecord(cls, ap, npos, ndiff, len(det), int(m.tp.sum()), int(m.fp.sum()), rec, prec,
                                        submitted.labels[cls], ap75))
             del det, m
         progress(len(VOC_CLASSES), len(VOC_CLASSES), "classes")
         if not keep:
             return Evaluation(submitted, gt, records, None, None, None, None)
+        return_freed_memory()       # the read arrays' pages, before the ranked arrays are joined
         ranked = RankedDetections(*[np.concatenate([p[f] for p in pieces]) if pieces else
                                     np.zeros(0, dtype=(np.int8, np.int32, np.float64, bool, bool)[f])
                                     for f in range(len(RankedDetections._fields))])
         del pieces
-        tide = errors = None
+        tide = tide_errors = None
         if analyses:
-            every = SamePairs(*[np.concatenate([p[f] for p in pairs]) if pairs else
-                                np.zeros(0, dtype=(np.int64, np.int64, np.float64)[f]) for f in range(3)])
-            del pairs
-            tide, errors = tide_analysis(gt, ranked, gt_matched, every)
-        return Evaluation(submitted, gt, records, ranked, gt_matched, tide, errors)
+            kind, target = [np.concatenate([e[f] for e in errors]) if errors else
+                            np.zeros(0, dtype=(np.int8, np.int32)[f]) for f in range(2)]
+            del errors
+            tide, tide_errors = tide_analysis(gt, ranked, gt_matched, kind, target)
+        return Evaluation(submitted, gt, records, ranked, gt_matched, tide, tide_errors)
 
     def report(self, evaluation, private) -> Result:
         """The participant's Result (aggregates per class) and, when private, the per-image table."""
@@ -454,9 +483,8 @@ class Voc2011Detection(Task):
         res.plots.extend(precision_recall_plots(series, blocked_aps=series_aps))
         if sub.ignored:
             res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
-        hint = boxes_warning(sub.labels, [d.boxes for d in sub.detections.values()])
-        if hint:
-            res.warnings.insert(0, Own(hint))
+        if sub.box_warning:
+            res.warnings.insert(0, Own(sub.box_warning))
         if private:
             res.private.append(per_image_table(evaluation))
         return res
