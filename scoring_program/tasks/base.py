@@ -206,7 +206,11 @@ def return_freed_memory() -> None:
     if os.name != "posix":
         return
     import ctypes
-    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)      # the process's own symbols: glibc's, if it is there
+    try:
+        own = ctypes.CDLL(None)                                 # the process's own symbols: glibc's, if it is there
+    except OSError:                                             # a platform that cannot open them: nothing to give
+        return
+    trim = getattr(own, "malloc_trim", None)
     if trim is not None:
         trim(0)
 
