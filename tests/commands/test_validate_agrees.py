@@ -1,7 +1,8 @@
 """validate agrees with the scorer (issue 23, item 2): given the public test list (--ids), validate fails exactly the
 submissions that score.py fails.
 
-Every case runs through both as subprocesses: score.py INPUT OUTPUT (INPUT/ref the competition's sample reference,
+Every case runs through both (in this process, as conftest's score_in_process and command_in_process run them:
+the same exit code and lines as a process of their own): score.py INPUT OUTPUT (INPUT/ref the competition's sample reference,
 INPUT/res the submission) and `python -m scoring_program.validate SLUG SUBMISSION --ids LIST`, where LIST is the
 public test list as a participant has it (VOC's ImageSets/<task>/test.txt, which also names the set; the other
 competitions' ids, as the kit baselines' --ids-out writes them). The cases: every starting kit's submissions and
@@ -16,12 +17,10 @@ import glob
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, command_in_process, score_in_process
 
 KIT = os.path.join(ROOT, "starting_kit")
 REFERENCE = os.path.join(ROOT, "reference_data")
@@ -73,10 +72,9 @@ def run_both(slug, submission, tmp_path):
     inp.mkdir()
     os.symlink(os.path.join(REFERENCE, slug), str(inp / "ref"))
     os.symlink(str(submission), str(inp / "res"))
-    score = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"), str(inp),
-                            str(tmp_path / "output")], capture_output=True, text=True, timeout=300)
-    check = subprocess.run([sys.executable, "-m", "scoring_program.validate", slug, str(submission), "--ids",
-                            _ids_file(slug, tmp_path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    # both in this process (conftest: the same exit code and lines as a process of their own)
+    score = score_in_process(slug, [str(inp), str(tmp_path / "output")])
+    check = command_in_process("validate", [slug, str(submission), "--ids", _ids_file(slug, tmp_path)])
     assert score.returncode in (0, 1) and check.returncode in (0, 1), (score.stderr, check.stderr)
     return (score.returncode, _one_line(score.stderr)), (check.returncode, _one_line(check.stderr))
 
