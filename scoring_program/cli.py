@@ -157,6 +157,7 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     if part is not None:
         split_private_part(result, keys[0].key, part)
     result.level = level
+    result.columns = keys
     track = read_track(ref_dir)
     if track is not None:       # a public fact: the competition's own track
         result.notes.insert(0, Own("This entry ranks in the comp%d track: the leaderboard of this competition holds "
@@ -287,7 +288,10 @@ def main(slug, argv=None):
         _say(sys.stderr, stop.text())
         return stop.code
     # the scores are written: nothing below can fail the run (a failing stdout or stderr is ignored)
-    row = "  ".join("%s: %s" % (k, format_score(round(v, 6))) for k, v in list(result.scores.items())[:6])
+    # each score at its leaderboard column's precision, as the leaderboard and the report show it
+    precision = {c.key: c.precision for c in result.columns}
+    row = "  ".join("%s: %s" % (k, "%.*f" % (precision[k], v + 0.0) if k in precision
+                                else format_score(round(v, 6))) for k, v in list(result.scores.items())[:6])
     more = len(result.scores) - 6
     lines = ["%s  %s%s" % (slug, row, "  (+%d more)" % more if more > 0 else ""),
              "scores written to %s (%.2f s)" % (os.path.join(output_dir, "scores.txt"), time.time() - t0)]

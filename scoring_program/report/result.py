@@ -267,6 +267,7 @@ class Result(object):
         self.private = []             # Table: per-item diagnostics, written only by --private-report (organizer)
         self.decomposition = None     # metrics.bootstrap.Decomposition on request (rescore --bootstrap); a str: why not
         self.level = HIDDEN           # the report level (cli sets it from the reference data or --report)
+        self.columns = []             # ScoreKey: the leaderboard's columns (cli sets them), for their precision
         self.private_scores = OrderedDict()   # the private part's scores (PRIVATE_PART): OUTPUT/private/ only
 
     def shown_warnings(self):

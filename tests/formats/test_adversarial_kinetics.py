@@ -235,7 +235,7 @@ def test_integers_of_64_digits_are_read(tmp_path):
     res = _sample_with(tmp_path, part_text=_inject('"f": {"humans": [], "number": %s}' % ("9" * 64)))
     run = measured(KIN, REF, res, tmp_path)
     assert run.returncode == 0, run
-    assert run.stdout.startswith("kinetics-tps  score: 0.9999  top1: 1.0  mean_PSC: 1.0")
+    assert run.stdout.startswith("kinetics-tps  score: 0.999900  top1: 1.0000  mean_PSC: 1.0000")
 
 
 def test_a_message_quotes_at_most_a_short_start_of_participant_text(tmp_path):

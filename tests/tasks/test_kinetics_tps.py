@@ -469,7 +469,7 @@ def test_validate_and_score_py_print_the_cut_box_warning(tmp_path):
     assert "warning: %d predicted box(es) have more than 4 numbers" % n in notes[-1]
     proc, out = run_score("kinetics-tps", os.path.join(root, "reference_data", "kinetics-tps"), str(sub), tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("kinetics-tps  score: 0.9999  top1: 1.0  mean_PSC: 1.0")
+    assert proc.stdout.startswith("kinetics-tps  score: 0.999900  top1: 1.0000  mean_PSC: 1.0000")
     warning = [x for x in proc.stderr.splitlines() if x.startswith("warning: ")]
     assert len(warning) == 1 and "have more than 4 numbers" in warning[0]
     with open(os.path.join(str(out), "detailed_results.html")) as f:
