@@ -14,7 +14,7 @@ A section tag alone on its line takes its line break with it. An unknown name is
 template cannot ship a literal {{...}}.
 
 The committed competitions/<slug>/pages/data.md, pages/evaluation.md and starting_kit/<slug>/README.md are the
-sample's rendering (python -m scoring_program.bundle --sync-pages rewrites them; tests/test_kit.py and
+sample's rendering (python -m scoring_program.bundle --sync-pages rewrites them; tests/commands/test_kit.py and
 tests/commands/test_protocol_pages.py check they are in step).
 """
 from __future__ import annotations

@@ -221,7 +221,8 @@ def make_bench(work_dir, n_videos=910, n_det=1000000, n_tubes=50000):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: gt_tubes.csv removed and videos.csv's labels blanked, leaving the videos and their frame counts (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: gt_tubes.csv removed and videos.csv's labels blanked, leaving the videos and
+    their frame counts (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     os.remove(os.path.join(ref_dir, "gt_tubes.csv"))
     path = os.path.join(ref_dir, "videos.csv")
     with open(path, newline="", encoding="utf-8") as f:

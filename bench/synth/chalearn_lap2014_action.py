@@ -143,6 +143,7 @@ def make_bench(work_dir, nseq=1000, nframes=3000):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: the label files removed, leaving the sequences' data files (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: the label files removed, leaving the sequences' data files
+    (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     for path in files_matching(ref_dir, r".*_labels\.csv"):
         os.remove(path)

@@ -236,5 +236,6 @@ def bench_baseline(info):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: every limb mask blanked, leaving the panoramas' names and sizes (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: every limb mask blanked, leaving the panoramas' names and sizes
+    (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     blank_pngs(ref_dir)

@@ -94,5 +94,6 @@ def make_bench(work_dir, n_images=3569):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: every label of the category lists blanked to 0, leaving the image ids (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: every label of the category lists blanked to 0, leaving the image ids
+    (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     rewrite_lines(files_matching(ref_dir, r".*\.txt"), 1, "0")

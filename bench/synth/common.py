@@ -89,7 +89,7 @@ class Malformed(object):
         write_expected(self.kit_dir, self.expected)
 
 
-# ---- strip_labels: what a participant does not have (tests/test_baselines.py runs each kit's baseline without it)
+# ---- strip_labels: what a participant does not have (tests/commands/test_baselines.py runs each kit's baseline without it)
 def files_matching(ref_dir, pattern):
     """The files under ref_dir whose name matches pattern (a regular expression, whole name)."""
     return [os.path.join(d, n) for d, _, names in os.walk(ref_dir) for n in names if re.fullmatch(pattern, n)]

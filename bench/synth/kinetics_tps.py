@@ -308,7 +308,8 @@ def _timed(argv):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: gt_vid_result.json removed and gt_part_result.json cut to its videos' frame names (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: gt_vid_result.json removed and gt_part_result.json cut to its videos' frame
+    names (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     os.remove(os.path.join(ref_dir, "gt_vid_result.json"))
     path = os.path.join(ref_dir, "gt_part_result.json")
     with open(path, encoding="utf-8") as f:

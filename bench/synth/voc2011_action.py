@@ -117,5 +117,6 @@ def make_bench(work_dir, n_persons=3375):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: the action labels of the test lists blanked to 0, leaving the persons (image id, object index) (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: the action labels of the test lists blanked to 0, leaving the persons (image
+    id, object index) (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     rewrite_lines(files_matching(ref_dir, r"\w+_test\.txt"), 2, "0")

@@ -97,5 +97,6 @@ def make_bench(work_dir, n_images=10991):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: the whole ground truth (the image ids come from the kit's own list) (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: the whole ground truth (the image ids come from the kit's own list)
+    (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     shutil.rmtree(ref_dir)

@@ -149,5 +149,6 @@ def make_bench(work_dir, n_images=11540, per_class=50000):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: the annotations removed, leaving the image lists (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: the annotations removed, leaving the image lists
+    (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     shutil.rmtree(os.path.join(ref_dir, "Annotations"))

@@ -135,7 +135,8 @@ def make_bench(work_dir, n_images=2250):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: the parts of every person removed from the annotations, leaving the persons' boxes (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: the parts of every person removed from the annotations, leaving the persons'
+    boxes (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     for path in files_matching(ref_dir, r".*\.xml"):
         with open(path, encoding="utf-8") as f:
             text = f.read()

@@ -256,5 +256,6 @@ def bench_baseline(info):
 
 
 def strip_labels(ref_dir):
-    """What a participant does not have: every label PNG blanked, leaving the images' names and sizes (tests/test_baselines.py runs the kit's baseline on what is left)."""
+    """What a participant does not have: every label PNG blanked, leaving the images' names and sizes
+    (tests/commands/test_baselines.py runs the kit's baseline on what is left)."""
     blank_pngs(ref_dir)

@@ -150,7 +150,8 @@ def curve_area(recall, precision, envelope) -> float:
 def faithful_pr_plots(curves, envelope, note):
     """One precision/recall plot per (title, recall, precision) curve (one point per ranked item), or per (title,
     recall, precision, exact AP) curve already in rank blocks, drawn from rank blocks (rank_blocks) only where the
-    area it shades is within FAITHFUL of the curve's own AP under the same rule (curve_area); every other curve becomes a Plot without series whose note says why it is not drawn.
+    area it shades is within FAITHFUL of the curve's own AP under the same rule (curve_area); every other curve
+    becomes a Plot without series whose note says why it is not drawn.
     envelope: VOCap.m's envelope shaded (VOC AP); otherwise ACT's trapezoids, the points joined from (0, 1)."""
     out = []
     for curve in curves:
