@@ -161,8 +161,6 @@ class Hint(NamedTuple):
 
 
 _SEPARATORS = re.compile(r"[ \-]")
-
-
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -217,7 +215,7 @@ class Vocabulary(object):
             return Hint("differ in letter case", meant)
         meant = self._underscored.get(_underscored(name))
         if meant is not None:
-            seps = sorted(set(re.findall(r"[ \-]", name)) - set(meant))
+            seps = sorted(set(_SEPARATORS.findall(name)) - set(meant))
             what = " and ".join({" ": "spaces", "-": "hyphens"}[s] for s in seps) or "other separators"
             case = "" if _SEPARATORS.sub("_", name) == meant else " (and another letter case)"
             return Hint("use %s for underscores%s" % (what, case), meant)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
 from ..formats import tubes as fmt
-from ..formats.hints import (Unmatched, Vocabulary, box_hint, first_hint, fixed_files_ignored, ignored_warnings,
-                             unmatched, with_hint)
+from ..formats.hints import (WARNING, Unmatched, Vocabulary, box_hint, first_hint, fixed_files_ignored,
+                             ignored_warnings, unmatched, with_hint)
 from ..formats.text import decode
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
@@ -403,8 +403,9 @@ class ActionTubes(Task):
                                                      ev.videos))
             if d.inverted:
                 res.warnings.append(inverted_boxes_warning(label, d.inverted))
-            if box_hint(d.box):
-                res.warnings.append(Own("%s: %s" % (label, box_hint(d.box))))
+            hint = box_warning(label, d.box)
+            if hint:
+                res.warnings.append(Own(hint))
             res.notes.append("%s: %d detections read." % (label, d.score.size))
         else:
             aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
@@ -436,8 +437,9 @@ class ActionTubes(Task):
                                                      tb.ignored_tubes + tb.tube_video.size, "tubes", ev.videos))
             if tb.inverted:
                 res.warnings.append(inverted_boxes_warning(label, tb.inverted))
-            if box_hint(tb.box):
-                res.warnings.append(Own("%s: %s" % (label, box_hint(tb.box))))
+            hint = box_warning(label, tb.box)
+            if hint:
+                res.warnings.append(Own(hint))
             nkept = np.bincount(tb.tube_label[kept], minlength=C)
         else:
             thresholds = []
@@ -525,9 +527,9 @@ class ActionTubes(Task):
                                                                               vids.size, labs.size))
             if d.inverted:
                 notes.append("warning: " + inverted_boxes_warning(label, d.inverted))
-            hint = box_hint(d.box)
+            hint = box_warning(label, d.box)
             if hint:
-                notes.append("warning: %s: %s" % (label, hint))
+                notes.append(WARNING + hint)
             if ids is not None:
                 known = np.isin(vids, ids)
                 unknown = int(np.count_nonzero(~known))
@@ -545,6 +547,13 @@ class ActionTubes(Task):
 
 
 FILES = ("frame_detections.csv", "tubes.csv")
+
+
+def box_warning(label: str, boxes: np.ndarray) -> Optional[str]:
+    """'<file>: <formats.hints.box_hint>' when the file's boxes look normalised or written as x, y, w, h, else None:
+    the scorer's warning and validate's are this one text."""
+    hint = box_hint(boxes)
+    return None if hint is None else "%s: %s" % (label, hint)
 
 
 def _outside_warning(label: str, first: str, count: int, total: int, unit: str, videos: fmt.Videos) -> str:

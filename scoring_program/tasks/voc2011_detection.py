@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError
 from ..formats.voc import VOC_CLASSES
-from ..formats.hints import box_hint
+from ..formats.hints import WARNING, box_hint
 from ..formats.voc_det import check_boxes, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
@@ -520,7 +520,7 @@ class Voc2011Detection(Task):
             notes.append("%s: %d lines" % (labels[cls], len(boxes[-1])))
         hint = boxes_warning(labels, boxes)
         if hint:
-            notes.append("warning: " + hint)
+            notes.append(WARNING + hint)
         missing = [c for c in VOC_CLASSES if c not in files]
         if missing:
             notes.append("no file for: %s (those classes will score AP 0)" % ", ".join(missing))
