@@ -56,14 +56,18 @@ def _em(text, bold=False) -> float:
     return width * (1.12 if bold else 1.0)
 
 
+def _cell_text(v):
+    """A cell's text: a float at the leaderboard's precision ('n/a' for NaN), anything else as it is."""
+    return (_fixed(v, CELL_PRECISION) if v == v else "n/a") if isinstance(v, float) else str(v)
+
+
 def _cell(v, breakable=False):
-    """One <td>: a float at the leaderboard's precision ('n/a' for NaN); in a breakable column (one holding a text
-    longer than LONG_CELL: file paths), a text that may break after '/' and '_' so that the table fits 900 px."""
-    if isinstance(v, float):
-        return "<td>%s</td>" % (_fixed(v, CELL_PRECISION) if v == v else "n/a")
-    if not breakable:
-        return "<td>%s</td>" % html.escape(str(v))
-    return "<td class='text'>%s</td>" % re.sub(r"([/_])", r"\1<wbr>", html.escape(str(v)))
+    """One <td> of _cell_text; in a breakable column (one holding a text longer than LONG_CELL: file paths), a text
+    that may break after '/' and '_' so that the table fits 900 px."""
+    text = html.escape(_cell_text(v))
+    if isinstance(v, float) or not breakable:
+        return "<td>%s</td>" % text
+    return "<td class='text'>%s</td>" % re.sub(r"([/_])", r"\1<wbr>", text)
 
 
 def _breakable(table):
@@ -79,10 +83,6 @@ def _breakable(table):
 def _header(h):
     """One header's text: it wraps at spaces, and after '@' and '/' (AUC@<wbr>0.1), so that the table fits 900 px."""
     return re.sub(r"([@/])", r"\1<wbr>", html.escape(str(h)))
-
-
-def _cell_text(v):
-    return (_fixed(v, CELL_PRECISION) if v == v else "n/a") if isinstance(v, float) else str(v)
 
 
 def _unbreakable(text, breaks, bold=False) -> float:
