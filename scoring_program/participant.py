@@ -5,8 +5,11 @@ task's protocol.
 Templates live in competitions/<slug>/templates/ (data.md, evaluation.md, kit_README.md). They use three forms:
 
     {{name}}                        a figure of the reference (figures(): the task's Task.figures, and the
-                                    slug and set_name), or {{protocol}}: the task's Task.protocol as a Markdown
-                                    list, the same text as the report's Protocol section (protocol_markdown)
+                                    slug and set_name)
+    {{rule:NAME}}                   the paragraph of the task's protocol (Task.protocol) named NAME, as a
+                                    Markdown paragraph that renders as exactly the report's text (rule_markdown);
+                                    the Evaluation page places every rule once, in the protocol's order, and its
+                                    own words around them spell the rules out without restating them
     {{#sample}} ... {{/sample}}     kept only for the repository's synthetic sample (reference_data/<slug>)
     {{^sample}} ... {{/sample}}     kept only for an organizer's own data
 
@@ -21,9 +24,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
+from typing import Dict, Sequence
 
 from .tasks import registry
+from .tasks.base import rule_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATE_NAMES = ("data.md", "evaluation.md", "kit_README.md")
@@ -34,7 +38,7 @@ COMMITTED = {"data.md": ("competitions", "{slug}", "pages", "data.md"),
 
 _STANDALONE = re.compile(r"(?m)^(\{\{[#^/]\w+\}\})[ \t]*\n")
 _SECTION = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
-_NAME = re.compile(r"\{\{(\w+)\}\}")
+_NAME = re.compile(r"\{\{(\w+|rule:\w+)\}\}")
 # Markdown that a protocol item's plain text must not trigger: emphasis, code, links and raw HTML (Codabench drops
 # '<id>' as an unknown tag), escaped with a backslash; '_' only at a word's edge (inside a word it is text)
 _MARKDOWN_CHARS = re.compile(r"([\\`*<\[\]]|(?<!\w)_|_(?!\w))")
@@ -80,20 +84,34 @@ def figures(slug, reference, columns):
     return out
 
 
-def protocol_markdown(protocol: Sequence[str]) -> str:
-    """The protocol as a Markdown list, an item a paragraph of the report's Protocol section: each rendered (by
-    markdown.py and by Codabench) as exactly its text. Wrapped at WIDTH, never before a word that would open a
-    block."""
-    items = []
-    for paragraph in protocol:
-        lines, line = [], "-"
-        for word in _MARKDOWN_CHARS.sub(r"\\\1", paragraph).split():
-            if len(line) + 1 + len(word) > WIDTH and line.strip() not in ("-", "") and not _OPENS_BLOCK.match(word):
-                lines.append(line)
-                line = " "
-            line += " " + word
-        items.append("\n".join(lines + [line]))
-    return "\n".join(items)
+def rule_markdown(text: str, first: str = "", indent: str = "") -> str:
+    """A protocol paragraph as Markdown that renders (by markdown.py and by Codabench) as exactly its text: the
+    characters Markdown would read escaped, wrapped at WIDTH, never before a word that would open a block. first:
+    the first line's prefix ("- " for a list item); indent: the other lines'."""
+    lines, line = [], first
+    words = _MARKDOWN_CHARS.sub(r"\\\1", text).split()
+    opens = _OPENS_BLOCK.match(words[0]) if words and not first else None
+    if opens:               # a paragraph's first word that would open a block: its mark escaped
+        words[0] = words[0][:opens.end() - 1] + "\\" + words[0][opens.end() - 1:]
+    for word in words:
+        sep = "" if not line or line.endswith(" ") else " "
+        if len(line) + len(sep) + len(word) > WIDTH and line.strip() not in ("-", "") and not _OPENS_BLOCK.match(word):
+            lines.append(line)
+            line, sep = indent, ""
+        line += sep + word
+    return "\n".join(lines + [line])
+
+
+def protocol_markdown(protocol: Sequence) -> str:
+    """The protocol as a Markdown list, an item a paragraph of the report's Protocol section (rule_markdown)."""
+    return "\n".join(rule_markdown(rule_text(p), "- ", "  ") for p in protocol)
+
+
+def protocol_values(protocol: Sequence) -> Dict[str, str]:
+    """The template values of a protocol: {"rule:NAME": its paragraph} and {"protocol": the whole list}."""
+    values = {"rule:" + r.name: rule_markdown(r.text) for r in protocol if not isinstance(r, str)}
+    values["protocol"] = protocol_markdown(protocol)
+    return values
 
 
 def template(slug, name):
@@ -104,7 +122,7 @@ def template(slug, name):
 def pages(slug, reference, columns, sample):
     """{template name: rendered text} for one reference: the Data page and the kit's README."""
     values = figures(slug, reference, columns)
-    values["protocol"] = protocol_markdown(registry.get(slug).protocol)
+    values.update(protocol_values(registry.get(slug).protocol))
     return {name: render(template(slug, name), values, {"sample": sample}) for name in TEMPLATE_NAMES}
 
 

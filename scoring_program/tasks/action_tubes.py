@@ -17,7 +17,7 @@ from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
 from ..report.result import (MAX_POINTS, MIN_BLOCK, Bars, HeatMap, Own, Plot, Result, ScoreKey, Series, Table,
                              faithful_pr_plots)
-from .base import Reference, Task, as_text, name_list, no_progress, plural, unmatched_warning
+from .base import Reference, Rule, Task, as_text, name_list, no_progress, plural, unmatched_warning
 from .voc2011_detection import beyond_table, tide_section
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
@@ -25,44 +25,50 @@ VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75",
 AUC_KEYS = tuple(("AUC_%d" % k, k / 100.0) for k in (10, 20, 30, 40, 50, 60))
 
 PROTOCOL = [
-    "Scored as the ACT-detector evaluation (frameAP, videoAP; the MOC-Detector port adds video-AP 0.5:0.95) and "
-    "Gkioxari's get_ROC_curve_JHMDB.m (AUC). Boxes have inclusive pixel corners: width = x2 - x1 + 1, and every IoU "
-    "is the '+1 pixel' IoU. Rows for videos not in the test list are ignored. Means are over the class set (the "
-    "labels of the test videos); a class without detections counts 0.",
-    "frame_mAP (threshold 0.5): per class, detections sorted by descending score compared as float32 (ACT stores "
-    "them as float32), ties in file order. Each detection takes the best IoU among the still-unmatched ground-truth "
-    "boxes of its class in its (video, frame): >= 0.5 is a true positive and consumes that box; otherwise, or when "
-    "no box is left, a false positive.",
-    "AP (ACT pr_to_ap): the trapezoid rule on the raw precision/recall points, starting at (recall 0, precision "
-    "1): sum (r_i - r_(i-1)) (p_i + p_(i-1)) / 2. No precision envelope and nothing appended at recall 1.",
-    "video-AP: first, per video and class, 3D non-maximum suppression at ST-IoU 0.3 (part of the official "
-    "evaluation): the highest-scored tube is kept (among equal scores the one later in the file), tubes overlapping "
-    "it by more than 0.3 are dropped and never count as false positives. ST-IoU = temporal IoU (tmax - tmin + 1) / "
-    "(union span) times the mean per-frame IoU over the common frames; one shared frame counts, none gives 0.",
-    "The kept tubes of a class are listed video by video (test list order), sorted stably by descending score; each "
-    "takes the best ST-IoU among its video's unmatched ground-truth tubes of the class: >= threshold is a true "
-    "positive and consumes it. video_mAP_50_95 averages the thresholds 0.5 + 0.05 i (i = 0..9) computed as Python "
-    "floats, as MOC-Detector's videpAP_050_095 (so spelled) does (the 8th comes out one unit in the last place "
-    "above 0.85, so an ST-IoU of exactly 0.85 is a false positive there).",
-    "AUC (Gkioxari, threshold = key / 100): per video (sorted by id) and every class, the video's 3 best-scored "
-    "tubes of that class; a tube's IoU is the mean +1 IoU over frames 1..num_frames with the video's ground-truth "
-    "tube (frames where either has no box count 0); in score order a tube is correct iff IoU >= threshold, the "
-    "class is the video's and no earlier kept tube of the video and class was correct. Per class a ROC curve "
-    "(float32 scores, stable) kept up to false-positive rate 0.6; the mean ROC curve uses the original's nearest-"
-    "neighbour rule, and AUC is its area from the smallest to the largest kept false-positive rate (so a perfect "
-    "detector scores the largest kept rate, e.g. 0.5, not 0.6). Defined only when every test video has exactly one "
-    "ground-truth tube.",
-    "Boxes with x1 > x2 or y1 > y2 are scored as the original code scores them, with a warning giving their count "
-    "and the first line: the width x2 - x1 + 1 and the height y2 - y1 + 1 are taken as they are (ACT's area2d and "
-    "overlap2d; MATLAB's rectint for AUC). A box inverted by a pixel or more overlaps nothing: in frame-AP it is a "
-    "false positive, in a tube its frame counts IoU 0 in the mean over frames. Its area, zero or negative, still "
-    "enters the union, and where it cancels the other box's area the original computes 0 / 0 = NaN: in frame-AP it "
-    "stays a false positive; a tube whose ST-IoU is NaN with a ground-truth tube of its video and class that is "
-    "still unmatched is a false positive and consumes nothing (numpy's argmax picks the NaN), even if it matches "
-    "another ground-truth tube; in the 3D NMS a NaN ST-IoU with the kept tube suppresses the tube (only ST-IoU <= "
-    "0.3 survives); for AUC the original adds eps (2^-52) to the union, so such a frame counts 0. A box inverted by "
-    "less than a pixel (x1 = 10.5, x2 = 10) has a positive width and overlaps as any box. Ground-truth boxes must "
-    "have x1 <= x2 and y1 <= y2.",
+    Rule("scope", "Scored as the ACT-detector evaluation (frameAP, videoAP; the MOC-Detector port adds video-AP "
+                  "0.5:0.95) and Gkioxari's get_ROC_curve_JHMDB.m (AUC). Boxes have inclusive pixel corners: width = "
+                  "x2 - x1 + 1, and every IoU is the '+1 pixel' IoU. Rows for videos not in the test list are "
+                  "ignored. Means are over the class set (the labels of the test videos); a class without detections "
+                  "counts 0."),
+    Rule("frame_map", "frame_mAP (threshold 0.5): per class, detections sorted by descending score compared as "
+                      "float32 (ACT stores them as float32), ties in file order. Each detection takes the best IoU "
+                      "among the still-unmatched ground-truth boxes of its class in its (video, frame): >= 0.5 is a "
+                      "true positive and consumes that box; otherwise, or when no box is left, a false positive."),
+    Rule("ap", "AP (ACT pr_to_ap): the trapezoid rule on the raw precision/recall points, starting at (recall 0, "
+               "precision 1): sum (r_i - r_(i-1)) (p_i + p_(i-1)) / 2. No precision envelope and nothing appended at "
+               "recall 1."),
+    Rule("video_nms", "video-AP: first, per video and class, 3D non-maximum suppression at ST-IoU 0.3 (part of the "
+                      "official evaluation): the highest-scored tube is kept (among equal scores the one later in the "
+                      "file), tubes overlapping it by more than 0.3 are dropped and never count as false positives. "
+                      "ST-IoU = temporal IoU (tmax - tmin + 1) / (union span) times the mean per-frame IoU over the "
+                      "common frames; one shared frame counts, none gives 0."),
+    Rule("video_matching", "The kept tubes of a class are listed video by video (test list order), sorted stably by "
+                           "descending score; each takes the best ST-IoU among its video's unmatched ground-truth "
+                           "tubes of the class: >= threshold is a true positive and consumes it. video_mAP_50_95 "
+                           "averages the thresholds 0.5 + 0.05 i (i = 0..9) computed as Python floats, as "
+                           "MOC-Detector's videpAP_050_095 (so spelled) does (the 8th comes out one unit in the last "
+                           "place above 0.85, so an ST-IoU of exactly 0.85 is a false positive there)."),
+    Rule("auc", "AUC (Gkioxari, threshold = key / 100): per video (sorted by id) and every class, the video's 3 "
+                "best-scored tubes of that class; a tube's IoU is the mean +1 IoU over frames 1..num_frames with the "
+                "video's ground-truth tube (frames where either has no box count 0); in score order a tube is correct "
+                "iff IoU >= threshold, the class is the video's and no earlier kept tube of the video and class was "
+                "correct. Per class a ROC curve (float32 scores, stable) kept up to false-positive rate 0.6; the mean "
+                "ROC curve uses the original's nearest-neighbour rule, and AUC is its area from the smallest to the "
+                "largest kept false-positive rate (so a perfect detector scores the largest kept rate, e.g. 0.5, not "
+                "0.6). Defined only when every test video has exactly one ground-truth tube."),
+    Rule("inverted_boxes", "Boxes with x1 > x2 or y1 > y2 are scored as the original code scores them, with a warning "
+                           "giving their count and the first line: the width x2 - x1 + 1 and the height y2 - y1 + 1 "
+                           "are taken as they are (ACT's area2d and overlap2d; MATLAB's rectint for AUC). A box "
+                           "inverted by a pixel or more overlaps nothing: in frame-AP it is a false positive, in a "
+                           "tube its frame counts IoU 0 in the mean over frames. Its area, zero or negative, still "
+                           "enters the union, and where it cancels the other box's area the original computes 0 / 0 = "
+                           "NaN: in frame-AP it stays a false positive; a tube whose ST-IoU is NaN with a "
+                           "ground-truth tube of its video and class that is still unmatched is a false positive and "
+                           "consumes nothing (numpy's argmax picks the NaN), even if it matches another ground-truth "
+                           "tube; in the 3D NMS a NaN ST-IoU with the kept tube suppresses the tube (only ST-IoU <= "
+                           "0.3 survives); for AUC the original adds eps (2^-52) to the union, so such a frame counts "
+                           "0. A box inverted by less than a pixel (x1 = 10.5, x2 = 10) has a positive width and "
+                           "overlaps as any box. Ground-truth boxes must have x1 <= x2 and y1 <= y2."),
 ]
 
 
@@ -385,7 +391,6 @@ class ActionTubes(Task):
         """The participant's Result (aggregates per class and threshold) and, when private, the per-video table."""
         ev = evaluation
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         classes, gt, sub = ev.classes, ev.gt, ev.submitted
         C = len(classes)
         npos_frames = np.bincount(gt.tube_label, weights=gt.tube_length, minlength=C).astype(np.int64)

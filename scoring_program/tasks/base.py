@@ -25,7 +25,7 @@ import hashlib
 import os
 import time
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 if TYPE_CHECKING:       # annotations only: the scoring path imports numpy and the report lazily
     from ..formats.files import Submission
@@ -33,6 +33,19 @@ if TYPE_CHECKING:       # annotations only: the scoring path imports numpy and t
     from ..report.result import Result, ScoreKey
 
 ProgressCallback = Callable[..., None]     # progress(done, total, what="")
+
+
+class Rule(NamedTuple):
+    """One paragraph of a competition's protocol (Task.protocol). name: how the Evaluation page's template places
+    it ({{rule:NAME}}, participant.py); text: the paragraph, plain text, the same words in the report's Protocol
+    section and on the page."""
+    name: str
+    text: str
+
+
+def rule_text(rule) -> str:
+    """A protocol item's paragraph (a Rule's text; a plain string is its own text)."""
+    return rule if isinstance(rule, str) else rule.text
 
 
 def no_progress(done, total, what=""):
@@ -279,10 +292,10 @@ class Task(object):
     and never overrides score or reference."""
     slug = ""
     title = ""
-    # the protocol in words, one paragraph an item: the report's Protocol section, and the list the evaluation
-    # page's "The protocol in short" is built from (participant.py; its other sections are the competition's
-    # templates/evaluation.md)
-    protocol: Sequence[str] = ()
+    # the protocol in words, one Rule a paragraph: the report's Protocol section, and the paragraphs the evaluation
+    # page shows where its template writes {{rule:NAME}} (participant.py; the page's other words, which spell a
+    # rule out without restating it, are the competition's templates/evaluation.md)
+    protocol: Sequence["Rule"] = ()
     has_sets = False            # the reference folder may hold several image sets (VOC): load_reference(set_name=)
     columns_need_reference = True   # False: the columns are the same for every reference (no reference read)
     # the pipeline's steps (reference, read, evaluate, report, decompose) as Result.timings names them, for the
@@ -319,6 +332,7 @@ class Task(object):
                 evaluation = self.evaluate(reference, submitted, progress, private or decompose, analyses or private)
             with clock(names.get("report", "report")):
                 result = self.report(evaluation, private)
+                result.protocol = [rule_text(r) for r in self.protocol]
                 result.warnings[:0] = file_warnings(self.ignored_files(submission, reference))
             if decompose:
                 with clock(names.get("decompose", "decompose")):

@@ -402,7 +402,6 @@ class ChalearnLap2014Action(Task):
         when private (they hold each test sequence's labels)."""
         ev = evaluation
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         sub = ev.submission
         res.notes.extend(sub.notes)
         if sub.ignored_files:

@@ -320,7 +320,6 @@ class ChalearnLap2014Pose(Task):
         per-sequence-and-actor and per-panorama tables only when private (they hold each panorama's annotation)."""
         ev = evaluation
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         sub = ev.submission
         n = len(ev.panoramas)
         predicted = n - len(sub.missing)

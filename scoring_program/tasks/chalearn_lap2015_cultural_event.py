@@ -250,7 +250,6 @@ class ChalearnLap2015CulturalEvent(Task):
         """The Result: mAP and AP per category, the AP bars, the confusions, the per-category table, the PR
         curves; with private, the per-image table for the organizer."""
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         res.scores["mAP"] = evaluation.mean_ap
         cats = evaluation.categories
         for r in cats:

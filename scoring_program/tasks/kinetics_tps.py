@@ -237,7 +237,6 @@ class KineticsTps(Task):
         r = evaluation
         gt, pr = r.gt, r.pr
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         for k, v in (("score", r.score), ("top1", r.top1), ("mean_PSC", r.mean_PSC)):
             res.set(k, v)
         nv = gt.n_videos

@@ -443,7 +443,6 @@ class Voc2011Detection(Task):
         """The participant's Result (aggregates per class) and, when private, the per-image table."""
         sub, gt = evaluation.submitted, evaluation.gt
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         nimg = int(gt.ids.size)
         rows, aps, series, series_aps = [], [], [], []
         for r in evaluation.classes:

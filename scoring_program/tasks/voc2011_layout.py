@@ -271,7 +271,6 @@ class Voc2011Layout(Task):
         sub, set_name = evaluation.submission, evaluation.set_name
         npersons = evaluation.keys.size
         res = Result(TITLE)
-        res.protocol = list(self.protocol)
         res.warnings.extend(sub.warnings)
         rows, aps, series = [], [], []
         for part in evaluation.parts:

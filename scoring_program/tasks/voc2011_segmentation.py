@@ -339,7 +339,6 @@ class Voc2011Segmentation(Task):
         conf, sub = evaluation.conf, evaluation.submission
         where = "comp%d, set '%s'" % (sub.comp, evaluation.set_name)
         res = Result(TITLE)
-        res.protocol = list(self.protocol)
         ious = iou_per_class(conf)
         m = mean_iou(ious)
         res.set("mIoU", 0.0 if m is None else m)

@@ -498,7 +498,6 @@ class RankedListTask(Task):
         tables."""
         words = self.words
         res = Result(self.title)
-        res.protocol = list(self.protocol)
         comp, set_name = evaluation.comp, evaluation.set_name
         rows, lost, series = [], [], []
         for r in evaluation.records:
