@@ -20,33 +20,37 @@ from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, false_positive_
                             overlapping_pairs, tide_delta_ap)
 from ..report.result import (LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots,
                              rank_blocks)
-from .base import Reference, Task, class_figures, no_progress, plural, return_freed_memory
+from .base import Reference, Rule, Task, class_figures, no_progress, plural, return_freed_memory
 from .voc_common import (find_plain_set, infer_set, map_columns, plain_sets, result_files, track_comps,
                          validate_result_files)
 
 PROTOCOL = [
-    "PASCAL VOC2011 detection (comp3: VOC training data only; comp4: any training data), scored as the official "
-    "devkit's VOCevaldet.m and VOCap.m do (the VOC2012 devkit's evaluation is identical).",
-    "Ground truth: every object of the class in the annotations of the images of ImageSets/Main/<set>.txt; "
-    "the number of positives is the number of those objects that are not marked difficult.",
-    "Detections '<id> <confidence> <xmin> <ymin> <xmax> <ymax>' are ranked by descending confidence with a STABLE "
-    "sort: ties keep result-file order.",
-    "Overlap uses the +1 pixel convention: iw = min(xmax) - max(xmin) + 1, ih likewise, counted only when both "
-    "are > 0; union = (w_d+1)(h_d+1) + (w_g+1)(h_g+1) - iw*ih with w = xmax - xmin; overlap = iw*ih / union.",
-    "Each detection's candidate is the ground-truth object of the class in its image with the largest overlap, "
-    "over ALL of them (difficult ones included); on equal overlap the first in the annotation's XML order wins.",
-    "If that overlap is >= 0.5 (exactly 0.5 matches): a difficult candidate makes the detection ignored (neither "
-    "true nor false positive, it still takes its rank position); a candidate not yet matched makes it a true "
-    "positive; a candidate already matched by a higher-ranked detection makes it a false positive, even when "
-    "another object in the image is still free (no fallback to the second best). Overlap < 0.5, or no object "
-    "of the class in the image: false positive.",
-    "AP (VOC2010+ 'all points', VOCap.m): precision made non-increasing from the right, summed over every "
-    "recall change. An empty result file gives AP 0. mAP is the mean over classes with an AP. A submission "
-    "without any result file of this task is an error.",
-    "Departures from the devkit: a missing result file gives AP 0 for that class, noted (participants may tackle "
-    "a subset; the devkit stops with an error). A class without non-difficult objects has no AP: not written, "
-    "left out of the mean (the devkit divides 0 by 0 when the class has detections, and gives AP 0, counted in a "
-    "mean over all classes, when it has none).",
+    Rule("scope", "PASCAL VOC2011 detection (comp3: VOC training data only; comp4: any training data), scored as the "
+                  "official devkit's VOCevaldet.m and VOCap.m do (the VOC2012 devkit's evaluation is identical)."),
+    Rule("ground_truth", "Ground truth: every object of the class in the annotations of the images of "
+                         "ImageSets/Main/<set>.txt; the number of positives is the number of those objects that are "
+                         "not marked difficult."),
+    Rule("ranking", "Detections '<id> <confidence> <xmin> <ymin> <xmax> <ymax>' are ranked by descending confidence "
+                    "with a STABLE sort: ties keep result-file order."),
+    Rule("overlap", "Overlap uses the +1 pixel convention: iw = min(xmax) - max(xmin) + 1, ih likewise, counted only "
+                    "when both are > 0; union = (w_d+1)(h_d+1) + (w_g+1)(h_g+1) - iw*ih with w = xmax - xmin; overlap "
+                    "= iw*ih / union."),
+    Rule("candidate", "Each detection's candidate is the ground-truth object of the class in its image with the "
+                      "largest overlap, over ALL of them (difficult ones included); on equal overlap the first in the "
+                      "annotation's XML order wins."),
+    Rule("matching", "If that overlap is >= 0.5 (exactly 0.5 matches): a difficult candidate makes the detection "
+                     "ignored (neither true nor false positive, it still takes its rank position); a candidate not "
+                     "yet matched makes it a true positive; a candidate already matched by a higher-ranked detection "
+                     "makes it a false positive, even when another object in the image is still free (no fallback to "
+                     "the second best). Overlap < 0.5, or no object of the class in the image: false positive."),
+    Rule("ap", "AP (VOC2010+ 'all points', VOCap.m): precision made non-increasing from the right, summed over every "
+               "recall change. An empty result file gives AP 0. mAP is the mean over classes with an AP. A submission "
+               "without any result file of this task is an error."),
+    Rule("departures", "Departures from the devkit: a missing result file gives AP 0 for that class, noted "
+                       "(participants may tackle a subset; the devkit stops with an error). A class without "
+                       "non-difficult objects has no AP: not written, left out of the mean (the devkit divides 0 by 0 "
+                       "when the class has detections, and gives AP 0, counted in a mean over all classes, when it "
+                       "has none)."),
 ]
 
 

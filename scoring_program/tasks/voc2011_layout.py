@@ -17,29 +17,32 @@ from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotatio
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Task, as_text, no_progress, plural
+from .base import Reference, Rule, Task, as_text, no_progress, plural
 from .voc_common import comp_expected, distinct_images, find_plain_set, map_columns, plain_sets, track_comps
 
 PROTOCOL = [
-    "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), scored as "
-    "the official devkit's VOCevallayout_pr.m and VOCap.m do, one AP per part class (head, hand, foot).",
-    "Ground truth: the persons of ImageSets/Layout/<set>.txt ('<id> <object index>', the index counting ALL "
-    "objects of the annotation in XML order, from 1) and their annotated parts. np(class) = number of GT parts "
-    "of that class over all listed persons.",
-    "Layouts are ranked by descending confidence with a STABLE sort (ties keep XML order). A layout for an "
-    "(image, object) that is not in the list, and any later-ranked layout for a person already seen, is skipped "
-    "with a warning: neither a true nor a false positive.",
-    "Inside a layout, predicted parts are taken in XML order. A part's candidate is the GT part of the same class "
-    "of that person with the largest +1-pixel overlap (first in XML order on ties). It is a true positive iff the "
-    "overlap is >= 0.5 and no earlier part of THIS layout took that GT part; otherwise a false positive (no "
-    "fallback: two predicted hands on one true hand give one TP and one FP). A predicted part class the person "
-    "has no GT part of is a false positive.",
-    "Each part carries its layout's confidence; the ranked list of a part class is its parts in layout order. "
-    "AP per class as VOCap (VOC2010+ 'all points'). A class with GT parts but no predicted part scores AP 0. mAP "
-    "is the mean over classes with an AP. A submission without a comp7/comp8 layout results file is an error.",
-    "Departure from the devkit: a class with no GT part has no AP (not written, left out of the mean); the devkit "
-    "divides 0 by 0 when parts of that class were predicted, and gives AP 0, counted in a mean over all classes, "
-    "when none were.",
+    Rule("scope", "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), "
+                  "scored as the official devkit's VOCevallayout_pr.m and VOCap.m do, one AP per part class (head, "
+                  "hand, foot)."),
+    Rule("ground_truth", "Ground truth: the persons of ImageSets/Layout/<set>.txt ('<id> <object index>', the index "
+                         "counting ALL objects of the annotation in XML order, from 1) and their annotated parts. "
+                         "np(class) = number of GT parts of that class over all listed persons."),
+    Rule("ranking", "Layouts are ranked by descending confidence with a STABLE sort (ties keep XML order). A layout "
+                    "for an (image, object) that is not in the list, and any later-ranked layout for a person already "
+                    "seen, is skipped with a warning: neither a true nor a false positive."),
+    Rule("part_matching", "Inside a layout, predicted parts are taken in XML order. A part's candidate is the GT part "
+                          "of the same class of that person with the largest +1-pixel overlap (first in XML order on "
+                          "ties). It is a true positive iff the overlap is >= 0.5 and no earlier part of THIS layout "
+                          "took that GT part; otherwise a false positive (no fallback: two predicted hands on one "
+                          "true hand give one TP and one FP). A predicted part class the person has no GT part of is "
+                          "a false positive."),
+    Rule("ap", "Each part carries its layout's confidence; the ranked list of a part class is its parts in layout "
+               "order. AP per class as VOCap (VOC2010+ 'all points'). A class with GT parts but no predicted part "
+               "scores AP 0. mAP is the mean over classes with an AP. A submission without a comp7/comp8 layout "
+               "results file is an error."),
+    Rule("departures", "Departure from the devkit: a class with no GT part has no AP (not written, left out of the "
+                       "mean); the devkit divides 0 by 0 when parts of that class were predicted, and gives AP 0, "
+                       "counted in a mean over all classes, when none were."),
 ]
 
 TITLE = "PASCAL VOC2011 person layout (comp7/comp8)"
