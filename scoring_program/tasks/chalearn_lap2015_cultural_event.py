@@ -22,28 +22,29 @@ from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking,
                                          weighted_mean_ap)
 from ..report.result import (LOST, MIN_BLOCK, Bars, Own, Result, ScoreKey, Series, Table,
                              precision_recall_plots)
-from .base import Reference, Task, as_text, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, as_text, class_figures, no_progress, plural
 
 PROTOCOL = [
-    "ChaLearn LAP 2015 cultural event recognition. The original evaluate.py is lost; the challenge page documents "
-    "precision made non-increasing (precision at recall r = the maximum precision at any recall >= r) and AP = the "
-    "area under that curve by numerical integration, which the second edition's page calls the trapezoidal rule. "
-    "This scorer computes the VOC2010+ 'all points' AP (VOCap.m): recall 0 / precision 0 prepended, recall 1 / "
-    "precision 0 appended, sum of (r_i - r_{i-1}) * p_i where recall changes. The trapezoidal rule over the "
-    "non-increasing curve at the ranked points gives the same number only when that curve starts at (recall 0, "
-    "precision of the first ranked point) and ends at the last ranked point: started at (0, 0) it gives r_1 * p_1 / "
-    "2 less, closed at (1, 0) it gives (1 - r_n) * p_n / 2 more when the ranking stops below recall 1.",
-    "For each category, the lines '<image id> <confidence>' of <Category>.txt are ranked by descending "
-    "confidence, with a STABLE sort: ties keep the order of the lines in the file.",
-    "An image of the reference that the file does not mention is not ranked, but it still counts in the number "
-    "of positives (so leaving out a positive image lowers the recall the ranking can reach). An id that is not in "
-    "the category's reference list, or an id listed twice, is an error.",
-    "Reference label 1 is a true positive, -1 a false positive. rec = tp / #positives, prec = tp / (tp + fp), "
-    "cumulated down the ranking.",
-    "A missing category file gives AP 0 for that category. A category without a positive image in the reference "
-    "has no AP: its key is not written and it is left out of the mean. mAP = mean over the categories that have "
-    "an AP. The categories are those of the reference data (one file per category). A submission without any "
-    "category file is an error.",
+    Rule("ap", "ChaLearn LAP 2015 cultural event recognition. The original evaluate.py is lost; the challenge page "
+               "documents precision made non-increasing (precision at recall r = the maximum precision at any recall "
+               ">= r) and AP = the area under that curve by numerical integration, which the second edition's page "
+               "calls the trapezoidal rule. This scorer computes the VOC2010+ 'all points' AP (VOCap.m): recall 0 / "
+               "precision 0 prepended, recall 1 / precision 0 appended, sum of (r_i - r_{i-1}) * p_i where recall "
+               "changes. The trapezoidal rule over the non-increasing curve at the ranked points gives the same "
+               "number only when that curve starts at (recall 0, precision of the first ranked point) and ends at the "
+               "last ranked point: started at (0, 0) it gives r_1 * p_1 / 2 less, closed at (1, 0) it gives (1 - r_n) "
+               "* p_n / 2 more when the ranking stops below recall 1."),
+    Rule("ranking", "For each category, the lines '<image id> <confidence>' of <Category>.txt are ranked by "
+                    "descending confidence, with a STABLE sort: ties keep the order of the lines in the file."),
+    Rule("unranked", "An image of the reference that the file does not mention is not ranked, but it still counts in "
+                     "the number of positives (so leaving out a positive image lowers the recall the ranking can "
+                     "reach). An id that is not in the category's reference list, or an id listed twice, is an error."),
+    Rule("precision_recall", "Reference label 1 is a true positive, -1 a false positive. rec = tp / #positives, prec "
+                             "= tp / (tp + fp), cumulated down the ranking."),
+    Rule("categories", "A missing category file gives AP 0 for that category. A category without a positive image in "
+                       "the reference has no AP: its key is not written and it is left out of the mean. mAP = mean "
+                       "over the categories that have an AP. The categories are those of the reference data (one file "
+                       "per category). A submission without any category file is an error."),
 ]
 
 

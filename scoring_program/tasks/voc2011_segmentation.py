@@ -15,7 +15,7 @@ from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
                                  row_normalized_percent, weighted_mean_iou)
 from ..report.result import LOST, Bars, HeatMap, Own, Result, ScoreKey, Table
-from .base import Reference, Task, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, class_figures, no_progress, plural
 from .voc_common import choose_set, comp_expected, track_comps
 
 TITLE = "PASCAL VOC2011 segmentation (comp5/comp6)"
@@ -24,25 +24,28 @@ NCLS = len(SEG_CLASSES)   # 21
 VOID = 255
 
 PROTOCOL = [
-    "PASCAL VOC2011 segmentation (comp5: VOC segmentation training data; comp6: any training data), scored as "
-    "the official devkit's VOCevalseg.m does (the VOC2012 devkit's evaluation is identical).",
-    "Each result is an indexed (palette) PNG, or an 8-bit greyscale PNG, per test image, named <id>.png inside a "
-    "folder comp5_<set>_cls (or comp6_<set>_cls). The class of a pixel is its palette INDEX (the colour map does "
-    "not matter) or its grey value: 0 = background, 1..20 = the VOC classes in alphabetical order.",
-    "A missing result image, an image whose size differs from the ground truth's, or any pixel value above 20 "
-    "(255 included: 'void' is not a prediction) is an error.",
-    "A PNG named for an image outside the evaluated set is ignored without being opened, as VOCevalseg.m (which "
-    "reads only <id>.png for each id of the set) ignores it: the score is what it would be without that file, "
-    "and the report warns with the number of such files and the first name. Files not named *.png are not read "
-    "either (listed in the report).",
-    "Ground-truth pixels labelled 255 ('void': object borders and ambiguous regions) are excluded. Every other "
-    "pixel adds one count to a 21 x 21 confusion matrix (rows: ground truth, columns: your label), accumulated "
-    "over the whole set: large images weigh more than small ones.",
-    "IoU of class j = C[j,j] / (sum of row j + sum of column j - C[j,j]) = TP / (TP + FP + FN). mIoU is the mean "
-    "over the 21 classes (background included), reported as a fraction in 0..1 (the devkit prints percent).",
-    "A class absent from both the ground truth (non-void) and your predictions has no IoU: its key is not "
-    "written and it is left out of the mean (the devkit would print NaN). A class present in only one of them has "
-    "IoU 0.",
+    Rule("scope", "PASCAL VOC2011 segmentation (comp5: VOC segmentation training data; comp6: any training data), "
+                  "scored as the official devkit's VOCevalseg.m does (the VOC2012 devkit's evaluation is identical)."),
+    Rule("result_files", "Each result is an indexed (palette) PNG, or an 8-bit greyscale PNG, per test image, named "
+                         "<id>.png inside a folder comp5_<set>_cls (or comp6_<set>_cls). The class of a pixel is its "
+                         "palette INDEX (the colour map does not matter) or its grey value: 0 = background, 1..20 = "
+                         "the VOC classes in alphabetical order."),
+    Rule("errors", "A missing result image, an image whose size differs from the ground truth's, or any pixel value "
+                   "above 20 (255 included: 'void' is not a prediction) is an error."),
+    Rule("outside_set", "A PNG named for an image outside the evaluated set is ignored without being opened, as "
+                        "VOCevalseg.m (which reads only <id>.png for each id of the set) ignores it: the score is "
+                        "what it would be without that file, and the report warns with the number of such files and "
+                        "the first name. Files not named *.png are not read either (listed in the report)."),
+    Rule("accumulation", "Ground-truth pixels labelled 255 ('void': object borders and ambiguous regions) are "
+                         "excluded. Every other pixel adds one count to a 21 x 21 confusion matrix (rows: ground "
+                         "truth, columns: your label), accumulated over the whole set: large images weigh more than "
+                         "small ones."),
+    Rule("iou", "IoU of class j = C[j,j] / (sum of row j + sum of column j - C[j,j]) = TP / (TP + FP + FN). mIoU is "
+                "the mean over the 21 classes (background included), reported as a fraction in 0..1 (the devkit "
+                "prints percent)."),
+    Rule("absent_class", "A class absent from both the ground truth (non-void) and your predictions has no IoU: its "
+                         "key is not written and it is left out of the mean (the devkit would print NaN). A class "
+                         "present in only one of them has IoU 0."),
 ]
 
 
