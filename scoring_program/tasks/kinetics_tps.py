@@ -14,7 +14,7 @@ from ..formats.kinetics_tps import (check_classes, file_bytes, load_json, no_cyc
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Task, name_list, no_progress, plural, unmatched_warning
+from .base import Reference, Rule, Task, name_list, no_progress, plural, unmatched_warning
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
@@ -26,47 +26,51 @@ PART_NAMES = ("head", "torso", "left_arm", "right_arm", "left_hand", "right_hand
 FRAME_EXTENSION = ".json"       # the frame keys of the format: img_00001.json, ...
 
 PROTOCOL = [
-    "Kinetics-TPS (ICCV 2021 DeeperAction), scored as the official evaluator eval_detection.py at its final commit "
-    "(with the 2021-06-12 fix that reads the MATCHED predicted human's parts). Where its README says otherwise, the "
-    "code is followed; the differences are listed here.",
-    "Videos are the keys of gt_vid_result.json; frames are the frame keys of gt_part_result.json for that video. "
-    "Videos and frames that only the prediction has are ignored. A ground-truth frame without humans leaves the "
-    "video's frame count. A frame missing from the prediction counts as PSC 0 and stays in the count. A predicted "
-    "frame whose ground-truth humans have no parts at all leaves the count (but a MISSING frame without parts still "
-    "counts as 0: the original checks for the missing frame first).",
-    "Humans: per frame ONE optimal assignment (Hungarian, maximizing total IoU, one-to-one) on the float32 IoU "
-    "matrix of ground-truth x predicted human boxes, where disjoint pairs have IoU -1.0 and padding rows/columns "
-    "(to make it square) 0.0; assigned pairs with IoU > 0.5 (strict, in float32) are matched. It is not a greedy "
-    "'best box per ground truth' as the README says.",
-    "IoU everywhere: +1 pixel convention, intersection w = min(x2) - max(x1) + 1 (h likewise), -1.0 when either "
-    "is <= 0, area = (x2-x1+1)(y2-y1+1). Part IoUs are float64.",
-    "Parts of a matched ground-truth human: if the prediction has a part of the same name, N_p = the length of its "
-    "verb list; the part is correct when some proposal j (over the box list) has IoU >= 0.3 (inclusive; the README "
-    "says >) and verb j equals the ground-truth state exactly; its correctness is 1/N_p, else 0. Missing parts, "
-    "parts of unmatched humans, and N_p = 0 give 0; extra predicted parts are ignored.",
-    "Frame PSC = (sum of part correctness over ALL ground-truth humans of the frame) / (number of their parts): "
-    "pooled over the frame, not a mean of per-human means. Video PSC = mean over its counted frames; a video "
-    "without any counted frame has PSC 1.0.",
-    "A video is correct at threshold t when PSC >= t (inclusive; the README says >) and its predicted class equals "
-    "the ground-truth class exactly. acc(t) = correct videos / ground-truth videos.",
-    "score = sum over t = 1..9999 of (1/10000) * acc(t/10000), accumulated in that order: a left Riemann sum that "
-    "skips t = 0 and never reaches t = 1, so a perfect submission scores 9999/10000 = 0.9999 (less about 1e-13 of "
-    "float64 rounding in the running sum), not 1. top1 = acc(0) "
-    "(plain top-1 video accuracy); mean_PSC = mean of the video PSCs (1.0 defaults included).",
-    "Where the original crashes, this scorer stops with a submission error naming the video and frame: a test video "
-    "missing from pred_vid_result.json or from pred_part_result.json, a predicted frame without 'humans', more than "
-    "10 predicted humans in a frame, a predicted human without 'box' or 'parts', more than 5 proposals for a part, "
-    "more box proposals than verbs (fewer is legal: N_p counts verbs), boxes of fewer than 4 numbers or with "
-    "anything but finite numbers, and invalid JSON (with its line and column). These checks apply to every video, "
-    "frame, human and part of the files, whether or not the ground truth evaluates them (the original only trips "
-    "over the ones it reads: a rule that depends on the ground truth would tell which frames are annotated); the "
-    "first fault in file order is named. Class names and states must be text.",
-    "A predicted box (human or part proposal) of more than 4 finite numbers is scored as the original scores it: "
-    "only its first 4 numbers are read as x1, y1, x2, y2. The report and the command line give a warning with the "
-    "number of such boxes in the file and the first of them.",
-    "Caps (bounded cost): a string (key or value) of at most 256 characters as written, a number of at most 64 "
-    "characters; a file that cannot be read frame by frame (a frame over 1 MiB, a repeated video or frame key) is "
-    "read whole only if its values fit the memory budget.",
+    Rule("scope", "Kinetics-TPS (ICCV 2021 DeeperAction), scored as the official evaluator eval_detection.py at its "
+                  "final commit (with the 2021-06-12 fix that reads the MATCHED predicted human's parts). Where its "
+                  "README says otherwise, the code is followed; the differences are listed here."),
+    Rule("frames", "Videos are the keys of gt_vid_result.json; frames are the frame keys of gt_part_result.json for "
+                   "that video. Videos and frames that only the prediction has are ignored. A ground-truth frame "
+                   "without humans leaves the video's frame count. A frame missing from the prediction counts as PSC "
+                   "0 and stays in the count. A predicted frame whose ground-truth humans have no parts at all leaves "
+                   "the count (but a MISSING frame without parts still counts as 0: the original checks for the "
+                   "missing frame first)."),
+    Rule("matching", "Humans: per frame ONE optimal assignment (Hungarian, maximizing total IoU, one-to-one) on the "
+                     "float32 IoU matrix of ground-truth x predicted human boxes, where disjoint pairs have IoU -1.0 "
+                     "and padding rows/columns (to make it square) 0.0; assigned pairs with IoU > 0.5 (strict, in "
+                     "float32) are matched. It is not a greedy 'best box per ground truth' as the README says."),
+    Rule("iou", "IoU everywhere: +1 pixel convention, intersection w = min(x2) - max(x1) + 1 (h likewise), -1.0 when "
+                "either is <= 0, area = (x2-x1+1)(y2-y1+1). Part IoUs are float64."),
+    Rule("parts", "Parts of a matched ground-truth human: if the prediction has a part of the same name, N_p = the "
+                  "length of its verb list; the part is correct when some proposal j (over the box list) has IoU >= "
+                  "0.3 (inclusive; the README says >) and verb j equals the ground-truth state exactly; its "
+                  "correctness is 1/N_p, else 0. Missing parts, parts of unmatched humans, and N_p = 0 give 0; extra "
+                  "predicted parts are ignored."),
+    Rule("psc", "Frame PSC = (sum of part correctness over ALL ground-truth humans of the frame) / (number of their "
+                "parts): pooled over the frame, not a mean of per-human means. Video PSC = mean over its counted "
+                "frames; a video without any counted frame has PSC 1.0."),
+    Rule("accuracy", "A video is correct at threshold t when PSC >= t (inclusive; the README says >) and its "
+                     "predicted class equals the ground-truth class exactly. acc(t) = correct videos / ground-truth "
+                     "videos."),
+    Rule("score", "score = sum over t = 1..9999 of (1/10000) * acc(t/10000), accumulated in that order: a left "
+                  "Riemann sum that skips t = 0 and never reaches t = 1, so a perfect submission scores 9999/10000 = "
+                  "0.9999 (less about 1e-13 of float64 rounding in the running sum), not 1. top1 = acc(0) (plain "
+                  "top-1 video accuracy); mean_PSC = mean of the video PSCs (1.0 defaults included)."),
+    Rule("errors", "Where the original crashes, this scorer stops with a submission error naming the video and frame: "
+                   "a test video missing from pred_vid_result.json or from pred_part_result.json, a predicted frame "
+                   "without 'humans', more than 10 predicted humans in a frame, a predicted human without 'box' or "
+                   "'parts', more than 5 proposals for a part, more box proposals than verbs (fewer is legal: N_p "
+                   "counts verbs), boxes of fewer than 4 numbers or with anything but finite numbers, and invalid "
+                   "JSON (with its line and column). These checks apply to every video, frame, human and part of the "
+                   "files, whether or not the ground truth evaluates them (the original only trips over the ones it "
+                   "reads: a rule that depends on the ground truth would tell which frames are annotated); the first "
+                   "fault in file order is named. Class names and states must be text."),
+    Rule("long_boxes", "A predicted box (human or part proposal) of more than 4 finite numbers is scored as the "
+                       "original scores it: only its first 4 numbers are read as x1, y1, x2, y2. The report and the "
+                       "command line give a warning with the number of such boxes in the file and the first of them."),
+    Rule("caps", "Caps (bounded cost): a string (key or value) of at most 256 characters as written, a number of at "
+                 "most 64 characters; a file that cannot be read frame by frame (a frame over 1 MiB, a repeated video "
+                 "or frame key) is read whole only if its values fit the memory budget."),
 ]
 
 
