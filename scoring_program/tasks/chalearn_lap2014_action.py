@@ -20,7 +20,7 @@ from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, w
 from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
                                weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table
-from .base import Reference, Task, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, class_figures, no_progress, plural
 
 LABELS = "_labels.csv"
 DATA = "_data.csv"
@@ -30,33 +30,40 @@ PREDICTION_RX = re.compile(r"(.+)_predictions?\.csv")   # the names prediction_f
 SEQ_RX = re.compile(r"Seq\d{2,}")   # how the dataset names its sequences (validate without --ids)
 
 PROTOCOL = [
-    "ChaLearn LAP 2014 Track 2 (action/interaction spotting), scored as the starting kit's "
-    "ChalearnLAPEvaluation.py (evalAction) computes it: the code is the contract where it differs from the "
-    "challenge page's prose.",
-    "Only the sequences of the ground truth are scored, as the original does: a prediction file "
-    "(SeqXX_prediction.csv) for any other sequence is ignored, not even read (malformed content in it is no error), "
-    "and a warning gives the number of such files and the first one. Sequence names are matched exactly, case "
-    "included. A submission with no prediction file for any sequence of the ground truth is an error.",
-    "Each row is an action instance: 'ActionID,StartFrame,EndFrame' (3 columns, 2014 kit) or "
-    "'ActorID,ActionID,StartFrame,EndFrame' (4 columns). Frames are 1-based and the END FRAME IS EXCLUSIVE: a row "
-    "marks frames StartFrame .. EndFrame-1 (StartFrame == EndFrame marks nothing). Intervals are clipped to the "
-    "sequence length (the first column of the last row of SeqXX_data.csv); intervals of one action are OR-ed.",
-    "A start or end frame below 1 is an error here. The original accepts them: for a start frame of 0 its slice "
-    "[StartFrame-1 : EndFrame-1] starts at -1, i.e. at the last frame, so the row silently marks nothing (or only "
-    "the last frame, when EndFrame runs past the sequence); for an end frame of 0 it wraps around and marks "
-    "StartFrame .. the last but one.",
-    "3-column ground truth (the 2014 rule): only the actions present in the sequence's ground truth are scored; a "
-    "predicted action absent from the ground truth is IGNORED (the prose says it would count as 0; the code never "
-    "looks at it). J = |GT and P| / |GT or P| over frames, per action; the sequence score is the mean J. A 4-column "
-    "prediction against 3-column ground truth: the actor column is dropped.",
-    "4-column ground truth (actor-aware rule): frames are indexed per (actor, action); every (actor, action) pair "
-    "of the ground truth is scored as above, a pair whose union is empty is skipped, the sequence score is the mean "
-    "over the scored pairs. A 3-column prediction against 4-column ground truth is an error.",
-    "A ground-truth action whose clipped intervals are empty, with an empty prediction, makes the original divide "
-    "0 by 0 (NaN): here J = 0 and the report warns. A sequence with nothing to score counts 0.",
-    "mean_jaccard = mean of the sequence scores over ALL reference sequences. A missing prediction file (the "
-    "original crashed) and an empty file score 0 for that sequence. jaccard_<Action> = mean J of that action over "
-    "the sequences (and actors) whose ground truth has it; not written when no ground truth has it.",
+    Rule("scope", "ChaLearn LAP 2014 Track 2 (action/interaction spotting), scored as the starting kit's "
+                  "ChalearnLAPEvaluation.py (evalAction) computes it: the code is the contract where it differs from "
+                  "the challenge page's prose."),
+    Rule("sequences", "Only the sequences of the ground truth are scored, as the original does: a prediction file "
+                      "(SeqXX_prediction.csv) for any other sequence is ignored, not even read (malformed content in "
+                      "it is no error), and a warning gives the number of such files and the first one. Sequence "
+                      "names are matched exactly, case included. A submission with no prediction file for any "
+                      "sequence of the ground truth is an error."),
+    Rule("rows", "Each row is an action instance: 'ActionID,StartFrame,EndFrame' (3 columns, 2014 kit) or "
+                 "'ActorID,ActionID,StartFrame,EndFrame' (4 columns). Frames are 1-based and the END FRAME IS "
+                 "EXCLUSIVE: a row marks frames StartFrame .. EndFrame-1 (StartFrame == EndFrame marks nothing). "
+                 "Intervals are clipped to the sequence length (the first column of the last row of SeqXX_data.csv); "
+                 "intervals of one action are OR-ed."),
+    Rule("frame_below_one", "A start or end frame below 1 is an error here. The original accepts them: for a start "
+                            "frame of 0 its slice [StartFrame-1 : EndFrame-1] starts at -1, i.e. at the last frame, "
+                            "so the row silently marks nothing (or only the last frame, when EndFrame runs past the "
+                            "sequence); for an end frame of 0 it wraps around and marks StartFrame .. the last but "
+                            "one."),
+    Rule("three_column", "3-column ground truth (the 2014 rule): only the actions present in the sequence's ground "
+                         "truth are scored; a predicted action absent from the ground truth is IGNORED (the prose "
+                         "says it would count as 0; the code never looks at it). J = |GT and P| / |GT or P| over "
+                         "frames, per action; the sequence score is the mean J. A 4-column prediction against "
+                         "3-column ground truth: the actor column is dropped."),
+    Rule("four_column", "4-column ground truth (actor-aware rule): frames are indexed per (actor, action); every "
+                        "(actor, action) pair of the ground truth is scored as above, a pair whose union is empty is "
+                        "skipped, the sequence score is the mean over the scored pairs. A 3-column prediction against "
+                        "4-column ground truth is an error."),
+    Rule("empty_action", "A ground-truth action whose clipped intervals are empty, with an empty prediction, makes "
+                         "the original divide 0 by 0 (NaN): here J = 0 and the report warns. A sequence with nothing "
+                         "to score counts 0."),
+    Rule("overall", "mean_jaccard = mean of the sequence scores over ALL reference sequences. A missing prediction "
+                    "file (the original crashed) and an empty file score 0 for that sequence. jaccard_<Action> = mean "
+                    "J of that action over the sequences (and actors) whose ground truth has it; not written when no "
+                    "ground truth has it."),
 ]
 
 

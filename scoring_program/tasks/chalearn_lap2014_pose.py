@@ -20,41 +20,43 @@ from ..formats.images import DecodeBuffer
 from ..metrics.hit_rate import (N_LIMBS, OverlapScratch, evaluated_limbs, hit_rate, is_hit, limb_overlaps,
                                weighted_hit_rate)
 from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Task, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, class_figures, no_progress, plural
 
 PROTOCOL = [
-    "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as evalPose of the later, "
-    "panoramic version of ChalearnLAPEvaluation.py computes it (one PNG per frame and actor holding the 14 limb "
-    "masks, cut out by getLimbPanoramic); the 2014 starting kit's evalPose, which the challenge page credits, "
-    "read one PNG per limb instead. Where that code differs from the challenge page's prose, the code is followed "
-    "and the difference is stated here.",
-    "Ground truth: one PNG per frame and actor, XX_YYYY_W.png (sequence XX, frame YYYY, actor W: 1 leftmost, 2 "
-    "rightmost), a panorama of the 14 limb masks side by side, 480 columns each (head, torso, left/right hand, "
-    "left/right forearm, left/right upper arm, left/right foot, left/right lower leg, left/right thigh). The "
-    "prediction for it is XX_YYYY_W_prediction.png; XX_YYYY_W.png is accepted too, and when both are submitted "
-    "the _prediction one is used.",
-    "Both images are converted to 8-bit luminance as Pillow's convert('L') does, with Pillow 6.1's integer "
-    "formula on every stack, which truncates; newer Pillow rounds (so colour PNGs work: RGB and RGBA "
-    "L = (R*19595 + G*38470 + B*7471) >> 16, alpha ignored; palette L = (R*299 + G*587 + B*114) // 1000 of the "
-    "entry; (177, 175, 175) is 175, (128, 128, 127) is 127, i.e. OFF, pure red is 76, OFF). A prediction must "
-    "have exactly the size of its ground truth.",
-    "Columns numbered from 0: limb n (1..14) uses the columns (n-1)*480 .. (n-1)*480+478, 479 columns. The last "
-    "column of each 480-px block (479, 959, ..., 6719) is IGNORED (getLimbPanoramic's quirk, kept).",
-    "A limb is evaluated iff its ground-truth slice has any non-zero pixel, BEFORE binarization (so a slice "
-    "holding only grey values 1..127 is evaluated but can never be hit). Both slices are binarized with "
-    "value > 127; J = |A and B| / |A or B| (0 if the union is empty). A hit iff J > 0.5, STRICTLY (the prose "
-    "says >= 0.5; J exactly 0.5 is a miss).",
-    "Predictions for limbs that are empty in the ground truth never count (false positives do not affect the "
-    "rate).",
-    "A ground-truth panorama without a prediction file counts as ONE evaluation with no hit (not 14, and even "
-    "if all its limbs are empty), as the original does. mean_hit_rate = hits / evaluations, pooled over all "
-    "frames, actors and limbs.",
-    "hit_rate_<limb> (not in the original) = hits / evaluations of that limb, pooled over all panoramas; for a "
-    "panorama without a prediction, each limb that is non-empty in its ground truth counts as an evaluated "
-    "miss of that limb. A limb never evaluated has no rate: its key is not written.",
-    "Prediction files that match no ground-truth panorama are ignored and listed in the report. Unreadable or "
-    "truncated PNGs, PNGs declaring more than 4x the ground truth's pixel count (decompression bombs, refused "
-    "before decoding) and size mismatches are submission errors.",
+    Rule("scope", "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as evalPose of the "
+                  "later, panoramic version of ChalearnLAPEvaluation.py computes it (one PNG per frame and actor "
+                  "holding the 14 limb masks, cut out by getLimbPanoramic); the 2014 starting kit's evalPose, which "
+                  "the challenge page credits, read one PNG per limb instead. Where that code differs from the "
+                  "challenge page's prose, the code is followed and the difference is stated here."),
+    Rule("files", "Ground truth: one PNG per frame and actor, XX_YYYY_W.png (sequence XX, frame YYYY, actor W: 1 "
+                  "leftmost, 2 rightmost), a panorama of the 14 limb masks side by side, 480 columns each (head, "
+                  "torso, left/right hand, left/right forearm, left/right upper arm, left/right foot, left/right "
+                  "lower leg, left/right thigh). The prediction for it is XX_YYYY_W_prediction.png; XX_YYYY_W.png is "
+                  "accepted too, and when both are submitted the _prediction one is used."),
+    Rule("luminance", "Both images are converted to 8-bit luminance as Pillow's convert('L') does, with Pillow 6.1's "
+                      "integer formula on every stack, which truncates; newer Pillow rounds (so colour PNGs work: RGB "
+                      "and RGBA L = (R*19595 + G*38470 + B*7471) >> 16, alpha ignored; palette L = (R*299 + G*587 + "
+                      "B*114) // 1000 of the entry; (177, 175, 175) is 175, (128, 128, 127) is 127, i.e. OFF, pure "
+                      "red is 76, OFF). A prediction must have exactly the size of its ground truth."),
+    Rule("columns", "Columns numbered from 0: limb n (1..14) uses the columns (n-1)*480 .. (n-1)*480+478, 479 "
+                    "columns. The last column of each 480-px block (479, 959, ..., 6719) is IGNORED "
+                    "(getLimbPanoramic's quirk, kept)."),
+    Rule("limb_hit", "A limb is evaluated iff its ground-truth slice has any non-zero pixel, BEFORE binarization (so "
+                     "a slice holding only grey values 1..127 is evaluated but can never be hit). Both slices are "
+                     "binarized with value > 127; J = |A and B| / |A or B| (0 if the union is empty). A hit iff J > "
+                     "0.5, STRICTLY (the prose says >= 0.5; J exactly 0.5 is a miss)."),
+    Rule("false_positives", "Predictions for limbs that are empty in the ground truth never count (false positives do "
+                            "not affect the rate)."),
+    Rule("missing_file", "A ground-truth panorama without a prediction file counts as ONE evaluation with no hit (not "
+                         "14, and even if all its limbs are empty), as the original does. mean_hit_rate = hits / "
+                         "evaluations, pooled over all frames, actors and limbs."),
+    Rule("limb_rates", "hit_rate_<limb> (not in the original) = hits / evaluations of that limb, pooled over all "
+                       "panoramas; for a panorama without a prediction, each limb that is non-empty in its ground "
+                       "truth counts as an evaluated miss of that limb. A limb never evaluated has no rate: its key "
+                       "is not written."),
+    Rule("errors", "Prediction files that match no ground-truth panorama are ignored and listed in the report. "
+                   "Unreadable or truncated PNGs, PNGs declaring more than 4x the ground truth's pixel count "
+                   "(decompression bombs, refused before decoding) and size mismatches are submission errors."),
 ]
 
 STEM_RX = re.compile(r"\d+_\d+_\d+")   # XX_YYYY_W, how the dataset names panoramas (validate without --ids)
