@@ -27,7 +27,7 @@ import re
 from typing import Dict, Sequence
 
 from .tasks import registry
-from .tasks.base import rule_text
+from .tasks.base import Rule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATE_NAMES = ("data.md", "evaluation.md", "kit_README.md")
@@ -84,34 +84,31 @@ def figures(slug, reference, columns):
     return out
 
 
-def rule_markdown(text: str, first: str = "", indent: str = "") -> str:
+def rule_markdown(text: str) -> str:
     """A protocol paragraph as Markdown that renders (by markdown.py and by Codabench) as exactly its text: the
-    characters Markdown would read escaped, wrapped at WIDTH, never before a word that would open a block. first:
-    the first line's prefix ("- " for a list item); indent: the other lines'."""
-    lines, line = [], first
+    characters Markdown would read escaped, wrapped at WIDTH, never before a word that would open a block (the
+    word before goes down with it)."""
+    lines, line = [], ""
     words = _MARKDOWN_CHARS.sub(r"\\\1", text).split()
-    opens = _OPENS_BLOCK.match(words[0]) if words and not first else None
+    opens = _OPENS_BLOCK.match(words[0]) if words else None
     if opens:               # a paragraph's first word that would open a block: its mark escaped
         words[0] = words[0][:opens.end() - 1] + "\\" + words[0][opens.end() - 1:]
     for word in words:
-        sep = "" if not line or line.endswith(" ") else " "
-        if len(line) + len(sep) + len(word) > WIDTH and line.strip() not in ("-", "") and not _OPENS_BLOCK.match(word):
-            lines.append(line)
-            line, sep = indent, ""
-        line += sep + word
+        if line and len(line) + 1 + len(word) > WIDTH:
+            head, _, last = line.rpartition(" ")
+            if not _OPENS_BLOCK.match(word):
+                lines.append(line)
+                line = ""
+            elif head and not _OPENS_BLOCK.match(last):
+                lines.append(head)          # a word that cannot start a line takes the line's last word along
+                line = last
+        line += (" " if line else "") + word
     return "\n".join(lines + [line])
 
 
-def protocol_markdown(protocol: Sequence) -> str:
-    """The protocol as a Markdown list, an item a paragraph of the report's Protocol section (rule_markdown)."""
-    return "\n".join(rule_markdown(rule_text(p), "- ", "  ") for p in protocol)
-
-
-def protocol_values(protocol: Sequence) -> Dict[str, str]:
-    """The template values of a protocol: {"rule:NAME": its paragraph} and {"protocol": the whole list}."""
-    values = {"rule:" + r.name: rule_markdown(r.text) for r in protocol if not isinstance(r, str)}
-    values["protocol"] = protocol_markdown(protocol)
-    return values
+def rule_values(protocol: Sequence[Rule]) -> Dict[str, str]:
+    """The template values of a protocol: {"rule:NAME": its paragraph's Markdown}."""
+    return {"rule:" + r.name: rule_markdown(r.text) for r in protocol}
 
 
 def template(slug, name):
@@ -122,7 +119,7 @@ def template(slug, name):
 def pages(slug, reference, columns, sample):
     """{template name: rendered text} for one reference: the Data page and the kit's README."""
     values = figures(slug, reference, columns)
-    values.update(protocol_values(registry.get(slug).protocol))
+    values.update(rule_values(registry.get(slug).protocol))
     return {name: render(template(slug, name), values, {"sample": sample}) for name in TEMPLATE_NAMES}
 
 

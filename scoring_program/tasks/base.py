@@ -43,11 +43,6 @@ class Rule(NamedTuple):
     text: str
 
 
-def rule_text(rule) -> str:
-    """A protocol item's paragraph (a Rule's text; a plain string is its own text)."""
-    return rule if isinstance(rule, str) else rule.text
-
-
 def no_progress(done, total, what=""):
     return None
 
@@ -332,7 +327,7 @@ class Task(object):
                 evaluation = self.evaluate(reference, submitted, progress, private or decompose, analyses or private)
             with clock(names.get("report", "report")):
                 result = self.report(evaluation, private)
-                result.protocol = [rule_text(r) for r in self.protocol]
+                result.protocol = [r.text for r in self.protocol]
                 result.warnings[:0] = file_warnings(self.ignored_files(submission, reference))
             if decompose:
                 with clock(names.get("decompose", "decompose")):

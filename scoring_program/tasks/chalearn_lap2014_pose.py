@@ -34,10 +34,10 @@ PROTOCOL = [
                   "lower leg, left/right thigh). The prediction for it is XX_YYYY_W_prediction.png; XX_YYYY_W.png is "
                   "accepted too, and when both are submitted the _prediction one is used."),
     Rule("luminance", "Both images are converted to 8-bit luminance as Pillow's convert('L') does, with Pillow 6.1's "
-                      "integer formula on every stack, which truncates; newer Pillow rounds (so colour PNGs work: RGB "
-                      "and RGBA L = (R*19595 + G*38470 + B*7471) >> 16, alpha ignored; palette L = (R*299 + G*587 + "
-                      "B*114) // 1000 of the entry; (177, 175, 175) is 175, (128, 128, 127) is 127, i.e. OFF, pure "
-                      "red is 76, OFF). A prediction must have exactly the size of its ground truth."),
+                      "integer formula on every stack, which truncates (newer Pillow rounds), so colour PNGs work: "
+                      "RGB and RGBA L = (R*19595 + G*38470 + B*7471) >> 16, alpha ignored; palette L = (R*299 + G*587 "
+                      "+ B*114) // 1000 of the entry; (177, 175, 175) is 175, (128, 128, 127) is 127, i.e. OFF, pure "
+                      "red is 76, OFF. A prediction must have exactly the size of its ground truth."),
     Rule("columns", "Columns numbered from 0: limb n (1..14) uses the columns (n-1)*480 .. (n-1)*480+478, 479 "
                     "columns. The last column of each 480-px block (479, 959, ..., 6719) is IGNORED "
                     "(getLimbPanoramic's quirk, kept)."),

@@ -30,10 +30,10 @@ PROTOCOL = [
                ">= r) and AP = the area under that curve by numerical integration, which the second edition's page "
                "calls the trapezoidal rule. This scorer computes the VOC2010+ 'all points' AP (VOCap.m): recall 0 / "
                "precision 0 prepended, recall 1 / precision 0 appended, sum of (r_i - r_{i-1}) * p_i where recall "
-               "changes. The trapezoidal rule over the non-increasing curve at the ranked points gives the same "
-               "number only when that curve starts at (recall 0, precision of the first ranked point) and ends at the "
-               "last ranked point: started at (0, 0) it gives r_1 * p_1 / 2 less, closed at (1, 0) it gives (1 - r_n) "
-               "* p_n / 2 more when the ranking stops below recall 1."),
+               "changes, p_i being the non-increasing precision. The trapezoidal rule over the non-increasing curve "
+               "at the ranked points gives the same number only when that curve starts at (recall 0, precision of the "
+               "first ranked point) and ends at the last ranked point: started at (0, 0) it gives r_1 * p_1 / 2 less, "
+               "closed at (1, 0) it gives (1 - r_n) * p_n / 2 more when the ranking stops below recall 1."),
     Rule("ranking", "For each category, the lines '<image id> <confidence>' of <Category>.txt are ranked by "
                     "descending confidence, with a STABLE sort: ties keep the order of the lines in the file."),
     Rule("unranked", "An image of the reference that the file does not mention is not ranked, but it still counts in "

@@ -14,7 +14,7 @@ from scoring_program import participant
 from scoring_program.build.reference import read_reference
 from scoring_program.markdown import markdown_to_html
 from scoring_program.tasks import registry
-from scoring_program.tasks.base import Rule, rule_text
+from scoring_program.tasks.base import Rule
 
 SLUGS = competition_slugs()
 FLOAT_NOISE = re.compile(r"\d\.\d*0000000\d|\d\.\d*9999999\d")
@@ -124,7 +124,7 @@ def test_report_protocol_is_the_evaluation_page_protocol(slug, tmp_path):
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_no_float_noise_in_protocol_or_pages(slug):
-    texts = {"Task.protocol rule %d" % i: rule_text(p) for i, p in enumerate(registry.get(slug).protocol)}
+    texts = {"Task.protocol rule %d" % i: p.text for i, p in enumerate(registry.get(slug).protocol)}
     for folder in ("pages", "templates"):
         for name in sorted(os.listdir(os.path.join(ROOT, "competitions", slug, folder))):
             with open(os.path.join(ROOT, "competitions", slug, folder, name), encoding="utf-8") as f:
@@ -151,3 +151,15 @@ def test_rule_markdown_renders_each_rule_as_its_text():
     assert all(len(line) <= participant.WIDTH for line in md.splitlines())
     assert not any(re.match(r"\s*([-+*#>|=]|\d+[.)])\s", line) for line in md.splitlines())
     assert _paragraphs(markdown_to_html("# Page\n\n" + md + "\n")) == [" ".join(i.split()) for i in items]
+
+
+def test_rule_markdown_keeps_every_line_within_width_before_a_block_mark():
+    """A word that would open a block (here '=', a setext underline) never starts a line: the word before it goes
+    down with it, so no line runs past WIDTH, wherever the mark falls."""
+    for k in range(50, 64):
+        text = "w " * k + "= 1 + 2"
+        md = participant.rule_markdown(text)
+        lines = md.splitlines()
+        assert all(len(line) <= participant.WIDTH for line in lines), (k, md)
+        assert not any(line.strip().startswith("=") for line in lines), (k, md)
+        assert md.split() == text.split()
