@@ -7,6 +7,7 @@ Every row of a file has the same layout. Blank lines are errors (the original's 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -16,6 +17,7 @@ from ..errors import ReferenceDataError, SubmissionError, shorten
 from .text import SMALL_ROWS, Records, Rule, check_rules, has_content, header_row, line_text, number_error
 from .text import numbers_at_once, parse_table, read_bytes, separator_hint
 
+_WORD_START = re.compile(rb"[A-Za-z_]")
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
 
 
@@ -59,11 +61,13 @@ def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     nsep = data.count(b",", 0, head_end)
     layouts = "ActionID,StartFrame,EndFrame or ActorID,ActionID,StartFrame,EndFrame"
     if has_content(data, 0, head_end):
-        first = line_text(data, 0)
-        second = line_text(data, head_end + 1) if head_end + 1 < len(data) else ""
-        if header_row(first) and second and not header_row(second):     # words above rows of numbers
-            raise err(file, 1, expected="no header row: every line is a prediction, %s" % layouts,
-                      found="a header row: %s" % shorten(first))
+        # the first line's text only where a message may need it (a header row's words start with a letter)
+        first = line_text(data, 0) if _WORD_START.search(data, 0, head_end) or nsep + 1 not in (3, 4) else None
+        if first is not None:
+            second = line_text(data, head_end + 1) if head_end + 1 < len(data) else ""
+            if header_row(first) and second and not header_row(second):     # words above rows of numbers
+                raise err(file, 1, expected="no header row: every line is a prediction, %s" % layouts,
+                          found="a header row: %s" % shorten(first))
         if nsep + 1 not in (3, 4):
             raise err(file, 1, expected="3 or 4 comma-separated fields (%s)" % layouts,
                       found="%d%s: %s" % (nsep + 1, separator_hint(first, b",") if nsep == 0 else "", shorten(first)))

@@ -440,6 +440,8 @@ class _Scan(object):
     def block(self, b0: int, b1: int):
         """A block of whole lines: count, check and keep its records."""
         arr = np.frombuffer(self.data, dtype=np.uint8, count=b1 - b0, offset=b0)
+        if self.regular and self.n is None and not self.faulty():
+            self._fields(np.array([self._line_count(b0, b1)]))      # the first line decides (a record, not blank)
         if self.regular and self.n is not None and not self.faulty():
             self.regular = self._regular(arr, b0, b1)
             if self.regular:
@@ -565,14 +567,20 @@ class _Scan(object):
                     self.bad_count = (self.line_base + i + 1, int(counts[i]), at)
         return fault
 
+    def _line_count(self, a: int, b: int) -> int:
+        """The number of fields of the line that starts at a (0 for a blank line), as the general scan counts them;
+        b: the end of the block."""
+        end = self.data.find(b"\n", a, b)
+        end = b if end < 0 else end
+        if self.sep is None:
+            return _count_runs(self.data, a, end)
+        nsep = self.data.count(bytes([self.sep]), a, end)
+        return nsep + 1 if nsep or _CONTENT.search(self.data, a, end) else 0
+
     def long_line(self, a: int, b: int):
         """One line longer than a block: its fields counted in sub-blocks, found only when their number is right."""
         end = b - 1 if self.data[b - 1:b] == b"\n" else b
-        if self.sep is None:
-            count = _count_runs(self.data, a, end)
-        else:
-            nsep = self.data.count(bytes([self.sep]), a, end)
-            count = nsep + 1 if nsep or _CONTENT.search(self.data, a, end) else 0
+        count = self._line_count(a, end)
         counts = np.array([count])
         self._fields(counts)
         fault = self._check(counts, counts > 0, np.zeros(0, dtype=np.int64), a)
