@@ -416,6 +416,10 @@ def parse_layout_results(data: bytes, label, err=SubmissionError, with_lines=Fal
     except _Stop as stop:
         at, what = stop.fault
         raise err(label, at, **what)
+    finally:    # the handlers hold the parser (p.CurrentLineNumber): the cycle is broken, so the parser goes now,
+        # not at the next collection (which the scorer pauses while it scores: tasks.base's pauses_collector)
+        p.StartElementHandler = p.EndElementHandler = p.CharacterDataHandler = None
+        p.StartDoctypeDeclHandler = p.EntityDeclHandler = None
     if long_tag:
         end = data.find(b">", long_tag.start())
         length = (len(data) if end < 0 else end + 1) - long_tag.start()

@@ -168,6 +168,8 @@ def person_table(evaluation):
 class Voc2011Layout(Task):
     slug = "voc2011-layout"
     title = TITLE
+    pauses_collector = True     # the results' expat pass makes an object per element (formats.voc_xml): no cycle
+
     protocol = PROTOCOL
     comps = (7, 8)
 
