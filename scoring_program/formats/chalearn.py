@@ -61,14 +61,14 @@ def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     nsep = data.count(b",", 0, head_end)
     layouts = "ActionID,StartFrame,EndFrame or ActorID,ActionID,StartFrame,EndFrame"
     if has_content(data, 0, head_end):
-        # the first line's text only where a message may need it (a header row's words start with a letter)
-        first = line_text(data, 0) if _WORD_START.search(data, 0, head_end) or nsep + 1 not in (3, 4) else None
-        if first is not None:
+        if _WORD_START.search(data, 0, head_end):      # a header row's words start with a letter (header_row)
+            first = line_text(data, 0)
             second = line_text(data, head_end + 1) if head_end + 1 < len(data) else ""
             if header_row(first) and second and not header_row(second):     # words above rows of numbers
                 raise err(file, 1, expected="no header row: every line is a prediction, %s" % layouts,
                           found="a header row: %s" % shorten(first))
         if nsep + 1 not in (3, 4):
+            first = line_text(data, 0)
             raise err(file, 1, expected="3 or 4 comma-separated fields (%s)" % layouts,
                       found="%d%s: %s" % (nsep + 1, separator_hint(first, b",") if nsep == 0 else "", shorten(first)))
     rec = parse_table(data, file, (3, 4), err, allow_blank=False, sep=b",", what="comma-separated fields")

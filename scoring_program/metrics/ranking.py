@@ -14,6 +14,14 @@ def stable_descending_order(scores) -> np.ndarray:
     return np.argsort(-s, kind="stable")
 
 
+def rank_of(order) -> np.ndarray:
+    """Each item's place in `order`, the inverse permutation: rank_of(order)[order[k]] == k (int64)."""
+    order = np.asarray(order)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rank
+
+
 def class_then_descending_order(classes, scores32) -> np.ndarray:
     """``np.lexsort((np.arange(n), -scores32, classes))``: by class, then by descending float32 score, ties in
     input order; computed as ONE stable argsort of an int64 key (class in the high 32 bits, the score's bits mapped

@@ -32,7 +32,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .ap import ap_trapezoid_raw
-from .ranking import class_then_descending_order
+from .ranking import class_then_descending_order, rank_of
 from .segments import expand, segment_starts
 from .tide import classify_errors, overlapping_pairs, tide_delta_ap
 
@@ -345,8 +345,7 @@ def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box
     n = det_class.size
     s32 = np.asarray(det_score, dtype=np.float64).astype(np.float32)
     order = class_then_descending_order(det_class, s32)
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n)
+    rank = rank_of(order)
     span = int(max(det_key.max() if n else 0, gt_key.max() if gt_key.size else 0)) + 1
     dgrp = det_class * span + det_key
     ggrp = gt_class * span + gt_key
@@ -389,7 +388,7 @@ def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, ncl
     gt_matched = np.zeros(gt_class.size, dtype=bool)
     gt_matched[match.gt[match.gt >= 0]] = True
     # the false positives in file order: their boxes are read from det_box in order, not at random (3x faster at
-    # a million), and not copied; rank maps a row to its place in class-major rank order
+    # a million), and not copied; rank_of(order) maps a row to its place in class-major rank order
     fp_rows = np.flatnonzero(~match.tp)
     box = np.asarray(det_box, dtype=np.float64).reshape(-1, 4)
     with np.errstate(over="ignore", invalid="ignore"):      # _box_columns' area, on the rows as they are
@@ -398,9 +397,7 @@ def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, ncl
     gt_columns = _box_columns(gt_box)
     pair_fp, pair_gt, ious = overlapping_pairs(np.asarray(det_key, dtype=np.int64)[fp_rows], gt_key,
                                                lambda a, b: _iou_rows(det_columns, gt_columns, fp_rows[a], b))
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    errors = classify_errors(det_class, fp, rank[fp_rows[pair_fp]], pair_gt, ious, gt_class, gt_matched)
+    errors = classify_errors(det_class, fp, rank_of(order)[fp_rows[pair_fp]], pair_gt, ious, gt_class, gt_matched)
     npos = np.bincount(gt_class, minlength=nclasses)
     result = tide_delta_ap(det_class, match.score32[order], tp, fp, errors, gt_class, gt_matched, npos, nclasses,
                            act_ap_of_flags)
@@ -569,8 +566,7 @@ def video_ap(tubes: Tubes, gts: Tubes, nvideos: int, nclasses: int, thresholds: 
     kv, kl, ks = tv[kept], tl[kept], ts[kept]
     # per class: video by video (videos.csv order), NMS keep order inside; then stable by descending score
     order = np.lexsort((np.arange(nk), kv, -ks, kl))
-    rank = np.empty(nk, dtype=np.int64)
-    rank[order] = np.arange(nk)
+    rank = rank_of(order)
     kgrp = kl * nvideos + kv
     gv = np.asarray(gts.video, dtype=np.int64)
     gl = np.asarray(gts.label, dtype=np.int64)

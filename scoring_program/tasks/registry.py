@@ -5,8 +5,8 @@ An eleventh competition edits this file alone among the existing code: a MODULES
 scoring path decodes images); the rest is new files: tasks/<module>.py (its records, its Task subclass with the
 hooks of tasks/base.py and its protocol, TASK), formats/ and metrics/ modules as needed, bench/synth/<module>.py
 (the sample's generators and strip_labels), competitions/<slug>/ (templates/evaluation.md: the Evaluation page
-that places the protocol's rules by name), reference_data/<slug>/, validation_data/<slug>/, starting_kit/<slug>/ and its tests (the
-README's "Adding a competition").
+that places the protocol's rules by name), reference_data/<slug>/, validation_data/<slug>/, starting_kit/<slug>/
+and its tests (the README's "Adding a competition").
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from ..formats.text import check_known, parse_table, read_bytes, to_float, to_in
 from ..formats.voc import ConfidenceFile, read_confidences, read_gt_labels
 from ..metrics.ap import ap_voc2010
 from ..metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ranking
+from ..metrics.ranking import rank_of
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Task, as_text, no_progress
 
@@ -562,9 +563,7 @@ def item_index(key_lists):
     allkeys = np.concatenate([np.asarray(k) for k in key_lists]) if key_lists else np.zeros(0, dtype="S1")
     uniq, first, inverse = np.unique(allkeys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
-    position = np.empty(len(uniq), dtype=np.intp)
-    position[order] = np.arange(len(uniq))
-    inverse = position[inverse]
+    inverse = rank_of(order)[inverse]
     out, start = [], 0
     for k in key_lists:
         out.append(inverse[start:start + len(k)])

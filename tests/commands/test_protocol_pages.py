@@ -87,9 +87,9 @@ def test_evaluation_page_does_not_restate_a_rule(slug):
     """The page's own words spell the rules out; they never restate one: no run of RUN words of a rule's text
     appears anywhere else on the page (another rule, or the page's prose)."""
     rules = _rules(slug)
-    paragraphs = _paragraphs(markdown_to_html(_sample_pages(slug)["evaluation.md"]))
-    rest = re.sub(r"<[^>]+>", " ", markdown_to_html(_sample_pages(slug)["evaluation.md"]))
-    rest = " ".join(html.unescape(rest).split())
+    page = markdown_to_html(_sample_pages(slug)["evaluation.md"])
+    paragraphs = _paragraphs(page)
+    rest = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
     found = []
     for r in rules:
         assert r.text in paragraphs

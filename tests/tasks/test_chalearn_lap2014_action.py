@@ -25,8 +25,9 @@ def write(path, text):
         f.write(text)
 
 
-def run(tmp_path, gt, pred, nframes=100, private=False):
-    """gt: {seq: labels text}; pred: {seq: prediction text or None}; nframes an int or {seq: int}."""
+def run(tmp_path, gt, pred, nframes=100, **options):
+    """gt: {seq: labels text}; pred: {seq: prediction text or None}; nframes an int or {seq: int}; options: Task.score's
+    (private, decompose)."""
     ref, res = tmp_path / "ref", tmp_path / "res"
     for seq, text in gt.items():
         n = nframes[seq] if isinstance(nframes, dict) else nframes
@@ -36,7 +37,7 @@ def run(tmp_path, gt, pred, nframes=100, private=False):
     for seq, text in pred.items():
         if text is not None:
             write(res / ("%s_prediction.csv" % seq), text)
-    return TASK.score(str(ref), Submission(str(res)), private=private)
+    return TASK.score(str(ref), Submission(str(res)), **options)
 
 
 # ---------------------------------------------------------------- the seed's worked example
@@ -557,16 +558,7 @@ def test_random_report_names_no_present_test_sequence(tmp_path):
 # ---------------------------------------------------------------- the ranking score on weighted sequences (issue 13)
 def decomposed(tmp_path, gt, pred, nframes=100):
     """run() with decompose: (Result, Decomposition)."""
-    ref, res = tmp_path / "ref", tmp_path / "res"
-    for seq, text in gt.items():
-        n = nframes[seq] if isinstance(nframes, dict) else nframes
-        write(ref / ("%s_labels.csv" % seq), text)
-        write(ref / ("%s_data.csv" % seq), "%d,20,2000\n" % n)
-    os.makedirs(str(res), exist_ok=True)
-    for seq, text in pred.items():
-        if text is not None:
-            write(res / ("%s_prediction.csv" % seq), text)
-    result = TASK.score(str(ref), Submission(str(res)), decompose=True)
+    result = run(tmp_path, gt, pred, nframes, decompose=True)
     return result, result.decomposition
 
 

@@ -349,19 +349,25 @@ def random_panorama(rng, h):
     return img
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_matches_the_original_eval_pose(tmp_path, seed):
-    rng = np.random.RandomState(seed)
+def random_frames(rng, nframes, predicted):
+    """Sequence 01's panoramas of nframes frames x 2 actors ({stem: array}), and a prediction ({stem: array}) for
+    each with probability `predicted`: its ground truth or another random panorama, with 40 columns overwritten."""
     gts, preds = {}, {}
-    for f in range(6):
+    for f in range(nframes):
         for a in (1, 2):
             stem = "01_%04d_%d" % (f + 1, a)
             gts[stem] = random_panorama(rng, 5)
-            if rng.rand() < 0.85:
+            if rng.rand() < predicted:
                 p = gts[stem].copy() if rng.rand() < 0.5 else random_panorama(rng, 5)
                 p[:, rng.randint(0, W, 40)] = rng.choice([0, 255])
-                preds[stem + "_prediction.png"] = p
-    r = score(tmp_path, gts, preds)
+                preds[stem] = p
+    return gts, preds
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_the_original_eval_pose(tmp_path, seed):
+    gts, preds = random_frames(np.random.RandomState(seed), 6, 0.85)
+    r = score(tmp_path, gts, {s + "_prediction.png": p for s, p in preds.items()})
     assert r.scores["mean_hit_rate"] == pytest.approx(original_eval_pose(str(tmp_path / "res"),
                                                                          str(tmp_path / "ref")), abs=1e-15)
 
@@ -553,15 +559,7 @@ def test_weight_zero_is_the_panorama_removed_and_weight_two_its_copy(tmp_path, s
     """Against the scorer itself on edited references: weight 0 == the panorama (and its prediction) removed,
     weight 2 == the panorama scored twice (a copy under another name)."""
     rng = np.random.RandomState(seed)
-    gts, preds = {}, {}
-    for f in range(4):
-        for a in (1, 2):
-            stem = "01_%04d_%d" % (f + 1, a)
-            gts[stem] = random_panorama(rng, 5)
-            if rng.rand() < 0.8:
-                p = gts[stem].copy() if rng.rand() < 0.5 else random_panorama(rng, 5)
-                p[:, rng.randint(0, W, 40)] = rng.choice([0, 255])
-                preds[stem] = p
+    gts, preds = random_frames(rng, 4, 0.8)
     full, d = decomposed(tmp_path / "full", gts, {s + "_prediction.png": p for s, p in preds.items()})
     n = len(d.items)
     drop, double = rng.choice(n, 2, replace=False)
