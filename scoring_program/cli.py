@@ -41,7 +41,7 @@ from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ReferenceDataError, Sco
                      shorten)
 from .formats.files import Submission
 from .tasks import registry
-from .tasks.base import Progress, no_progress, read_private, read_track, reference_word
+from .tasks.base import Progress, no_progress, read_private, read_track, read_withheld, reference_word
 
 USAGE = ("usage: python score.py [INPUT OUTPUT [--report full|hidden] [--private-report PATH]]   (INPUT holds ref/ "
          "and res/; with no argument, on the worker: /app/input /app/output; --report: the report level, by default "
@@ -103,7 +103,6 @@ def split_private_part(result, rank, part):
 
     import numpy as np
 
-    from .report.result import Own
     d = result.decomposition
     if isinstance(d, str) or d is None:
         raise RuntimeError("no decomposition to split the private part: %s" % d)
@@ -120,9 +119,15 @@ def split_private_part(result, rank, part):
     result.scores = OrderedDict([(rank, float(public))])
     result.private_scores = OrderedDict([(rank, float(private))])
     result.bars = []
-    result.notes.insert(0, Own("The leaderboard score is %s on the public part of the test set; the private "
-                               "part is scored apart, for the organizer, and shown to no one until they reveal it."
-                               % rank))
+    result.notes.insert(0, public_part_note(rank))
+
+
+def public_part_note(rank):
+    """The note of a phase with a private part (its scores are the public part's), the same whether the reference
+    holds the private labels (PRIVATE_PART, the organizer's folder) or not (WITHHELD, the bundle's)."""
+    from .report.result import Own
+    return Own("The leaderboard score is %s on the public part of the test set; the private part is scored apart, "
+               "for the organizer, and shown to no one until they reveal it." % rank)
 
 
 def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False, level=None):
@@ -147,7 +152,8 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
         raise PrivateReportInsideOutput(private_report)
     level = level or report_level(ref_dir)
     part = read_private(ref_dir)
-    if part is not None:
+    withheld = read_withheld(ref_dir)
+    if part is not None or withheld is not None:
         level = HIDDEN          # every diagnostic of the whole test set would tell about its private part
     # the diagnostics are computed only for a report that shows them: the full level, or the organizer's report
     result = task.score(ref_dir, Submission(res_dir), progress or no_progress, private=bool(private_report),
@@ -156,6 +162,8 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     keys = task.score_keys(ref_dir)     # the reference is cached: read once for both
     if part is not None:
         split_private_part(result, keys[0].key, part)
+    elif withheld is not None:    # the bundle's public part: every column is the public items' (Task.restrict)
+        result.notes.insert(0, public_part_note(keys[0].key))
     result.level = level
     result.columns = keys
     track = read_track(ref_dir)

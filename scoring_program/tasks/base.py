@@ -100,7 +100,7 @@ class Reference(object):
     TRACK file's comp number (VOC), else None.
     """
 
-    __slots__ = ("root", "files", "set_name", "data", "track")
+    __slots__ = ("root", "files", "set_name", "data", "track", "withheld")
 
     def __init__(self, root, files, data, set_name=None):
         self.root = str(root)
@@ -108,6 +108,16 @@ class Reference(object):
         self.data = data
         self.set_name = set_name
         self.track = read_track(root)    # VOC: the one comp this reference ranks (its TRACK file), else None
+        # a bundle's public part: the items whose labels the build left out (WITHHELD), else None
+        self.withheld = read_withheld(root)
+
+    def replaced(self, data) -> "Reference":
+        """A copy of this Reference with other data (Task.restrict: never change the cached one)."""
+        other = Reference.__new__(Reference)
+        for name in Reference.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.data = data
+        return other
 
 
 PRIVATE_FILE = "PRIVATE_PART"   # in the reference data: the private part of the test set (bundle's private:)
@@ -156,6 +166,21 @@ def read_private(ref_dir):
         pass
     raise ReferenceDataError("ref/" + PRIVATE_FILE, line=1, expected="'ids' then one item id a line, or "
                              "'fraction F seed S' with 0 < F < 1")
+
+
+WITHHELD_FILE = "WITHHELD"  # in a bundle's reference data: the items whose labels stay with the organizer
+
+
+def read_withheld(ref_dir):
+    """The reference folder's WITHHELD file (one item id a line: the test items whose labels the build left out,
+    the private part kept by the organizer), as a frozenset, or None without the file. The scorer accepts
+    predictions for these items as for any other and scores the others (Task.restrict)."""
+    path = os.path.join(str(ref_dir), WITHHELD_FILE)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "surrogateescape")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 TRACK_FILE = "TRACK"        # in the reference data: 'comp3' (bundle's organizer.yaml track:), absent: every comp
@@ -322,6 +347,11 @@ class Task(object):
                 reference = self.reference(ref_dir, progress)
             with clock(names.get("read", "read")):
                 submitted = self.read_submission(submission, reference, progress)
+            if reference.withheld is not None:
+                # the submission was read against every test item (the same checks and messages whichever items
+                # are withheld); only the items with labels are scored
+                with clock(names.get("read", "read")):
+                    reference, submitted = self.restrict(reference, submitted, reference.withheld)
             with clock(names.get("evaluate", "evaluate")):
                 # the private report shows every diagnostic: it needs the analyses whatever the level
                 evaluation = self.evaluate(reference, submitted, progress, private or decompose, analyses or private)
@@ -421,6 +451,29 @@ class Task(object):
     def decompose(self, evaluation) -> "Decomposition":
         """The evaluation -> metrics.bootstrap.Decomposition: the ranking score (the first column) on weighted test
         items; with every weight 1 it equals the official score to 1e-12."""
+        raise NotImplementedError
+
+    def item_ids(self, reference: Reference) -> List[str]:
+        """The test items of the reference, as the Decomposition names them (image ids, 'image object' persons,
+        sequences, panoramas, videos) and in its order: what a private part is drawn from."""
+        raise NotImplementedError
+
+    def withhold(self, reference: Reference, items, out_dir: str) -> None:
+        """Write into out_dir (an empty folder) the reference folder with the labels of `items` (a set of
+        item_ids) left out: the same layout and file names, every other item's data byte for byte, and for each
+        withheld item only what a participant already holds (its id, and where the scorer checks a submission
+        against it, its image size or frame count), never a fact of its labels (classes, boxes, limbs, actions,
+        states, counts of objects). The caller adds WITHHELD, REPORT_LEVEL and TRACK. load_reference reads
+        out_dir; read_submission gives every submission the same errors, warnings and notes as on the whole
+        reference; after restrict the scores are those of the other items alone (the ranking score equals the
+        0/1 decomposition, every column equals scoring those items' cut lists)."""
+        raise NotImplementedError
+
+    def restrict(self, reference: Reference, submitted, withheld):
+        """(reference, submitted) -> (reference, submitted) without the withheld items (a frozenset of item_ids)
+        and without the submission's predictions for them, as if neither list had held them. Called between
+        read_submission and evaluate when the reference has a WITHHELD file. Returns new records (reference
+        .replaced(data)): the cached Reference is never changed."""
         raise NotImplementedError
 
     def empty_columns(self, reference: Reference) -> Dict[str, str]:
