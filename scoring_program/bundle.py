@@ -74,7 +74,9 @@ from .build.competition_yaml import (bind_tasks, codabench_yaml, dump_yaml, lega
                                      phases_in_order, v2_columns)
 from .build.organizer import check_track, load_config, phase_notes, sample_config
 from .build.pages import bundle_pages, legacy_pages, page_names, participant_pages
-from .build.reference import common_columns, phase_ground_truths, read_reference, reference_zips
+from .build.reference import (check_hidden_classes, class_of, common_columns, phase_ground_truths, read_reference,
+                              reference_zips)
+from .build.private import private_dirs
 from .build.zips import DIST, Plan, bundle_zip, in_dist, scoring_program_zip, starting_kit_zip, write
 from .errors import failure
 from .report.result import HIDDEN
@@ -96,7 +98,13 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
                                            reference_data or os.path.join(ROOT, "reference_data", slug), set_name,
                                            settings.get("report", HIDDEN))
     track = settings.get("track")
+    drop = settings.get("drop_classes", [])
+    check_hidden_classes(slug, truths, drop)
     columns, notes = common_columns(truths)
+    if drop:
+        columns = [k for k in columns if class_of(k.key) not in drop]
+        notes.append("drop_classes: the column(s) of %s left off the leaderboard (the scorer's mean is the "
+                     "original's, whatever the columns)" % ", ".join(drop))
     if track:
         check_track(slug, track, "%s: track" % config)
         notes.append("track %s: this competition ranks %s entries only, and refuses the other comp's files with a "
@@ -117,7 +125,7 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
     pages = bundle_pages(slug, material.rendered, settings.get("pages", {}))
     codabench = bundle_zip(dump_yaml(y2), y2["image"], logo, [("pages/" + n, d) for n, d in pages.items()], nested)
     codalab = bundle_zip(dump_yaml(legacy_yaml(y2)), y2["image"], logo, legacy_pages(pages), nested)
-    return Plan(slug, codabench, codalab, warnings, notes)
+    return Plan(slug, codabench, codalab, warnings, notes, truths, track)
 
 
 def build(slug: str, out_dir: str, reference_data: Optional[str] = None, docker_image: Optional[str] = None,
@@ -214,6 +222,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             sys.stderr.write(stop.text())
             return stop.code
         print("built %s\n      %s" % (cb, cl))
+        for phase, dest, truth in private_dirs(slug, out, plan.truths):
+            print("private part of phase %r: %d of %d items, their labels in no zip: written to %s (keep it on "
+                  "this machine; rescore --private reads it)" % (phase, len(truth.private_ids), len(
+                      registry.get(slug).item_ids(truth.whole.reference)), dest))
     return 0
 
 

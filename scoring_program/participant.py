@@ -12,6 +12,7 @@ Templates live in competitions/<slug>/templates/ (data.md, evaluation.md, kit_RE
                                     own words around them spell the rules out without restating them
     {{#sample}} ... {{/sample}}     kept only for the repository's synthetic sample (reference_data/<slug>)
     {{^sample}} ... {{/sample}}     kept only for an organizer's own data
+    {{^hidden}} ... {{/hidden}}     left out for a hidden phase's own data: a figure computed from its labels
 
 A section tag alone on its line takes its line break with it. An unknown name is an error (KeyError), so a
 template cannot ship a literal {{...}}.
@@ -116,11 +117,14 @@ def template(slug, name):
         return f.read()
 
 
-def pages(slug, reference, columns, sample):
-    """{template name: rendered text} for one reference: the Data page and the kit's README."""
+def pages(slug, reference, columns, sample, hidden=False):
+    """{template name: rendered text} for one reference: the Data page and the kit's README. hidden: the
+    reference is a hidden phase's (not the public sample): the templates' {{^hidden}} sections, which state
+    figures computed from its labels (objects, tubes, humans), are left out."""
     values = figures(slug, reference, columns)
     values.update(rule_values(registry.get(slug).protocol))
-    return {name: render(template(slug, name), values, {"sample": sample}) for name in TEMPLATE_NAMES}
+    return {name: render(template(slug, name), values, {"sample": sample, "hidden": hidden})
+            for name in TEMPLATE_NAMES}
 
 
 def committed_path(slug, name):

@@ -146,10 +146,6 @@ def legacy_notes(y2: dict) -> List[str]:
             notes.append("legacy Codalab bundle: phase %r stays open until %r starts (%s): v1.5 phases have only a "
                          "start date, so its end (%s) is not in the legacy yaml"
                          % (a["name"], b["name"], b["start"], a["end"]))
-    if any(p.get("hide_score_output") for p in ordered):
-        notes.append("legacy Codalab bundle: a private part's scores go to OUTPUT/private/, which legacy Codalab "
-                     "gives only to the competition's creator (private_output.zip); v1.5 cannot hide the scoring "
-                     "output zip, which holds the public part's scores only")
     if y2.get("fact_sheet"):
         notes.append("legacy Codalab bundle: v1.5 has no fact sheet (only its fixed per-submission method fields): "
                      "ask the fact sheet's questions (%s) in the phase description or the terms"

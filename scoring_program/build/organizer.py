@@ -30,7 +30,8 @@ LEGACY_TITLE_LIMIT = 100
 QUEUE_TIME_LIMIT = 600
 SAMPLE_CONFIG = "organizer.yaml"    # competitions/<slug>/organizer.yaml: the sample bundle's phases
 
-CONFIG_KEYS = ("title", "description", "docker_image", "report", "track", "fact_sheet", "phases", "pages")
+CONFIG_KEYS = ("title", "description", "docker_image", "report", "track", "drop_classes", "fact_sheet", "phases",
+               "pages")
 CONFIG_PHASE_KEYS = ("name", "description", "start", "end", "max_submissions", "max_submissions_per_day",
                      "execution_time_limit", "reference_data", "set", "report", "private",
                      "auto_migrate_to_this_phase")
@@ -128,6 +129,12 @@ def load_config(path: str, page_names: Sequence[str]) -> Dict[str, object]:
         out["report"] = _report_level(cfg["report"], "%s: report" % path)
     if "track" in cfg:
         out["track"] = _text(cfg["track"], "%s: track" % path).strip()     # checked against the slug in prepare
+    if "drop_classes" in cfg:
+        classes = cfg["drop_classes"]
+        if not isinstance(classes, list) or not all(isinstance(c, str) and c.strip() for c in classes):
+            raise BundleError("%s: drop_classes: expected a list of class names (the classes a hidden phase leaves "
+                              "off the leaderboard), found %s" % (path, errors.shorten(classes)))
+        out["drop_classes"] = [c.strip() for c in classes]      # checked against the competition's in prepare
     if "fact_sheet" in cfg:
         out["fact_sheet"] = fact_sheet(cfg["fact_sheet"], "%s: fact_sheet" % path)
     if "phases" in cfg:
@@ -186,7 +193,10 @@ def fact_sheet(sheet: object, what: str) -> Dict[str, dict]:
 
 
 def _private_part(value: object, what: str, base: str) -> PrivatePart:
-    """private: {ids: FILE} (item ids, one a line, relative to organizer.yaml) or {fraction: F, seed: S}."""
+    """private: {ids: FILE} (item ids, one a line, relative to organizer.yaml) or {fraction: F}: a fraction of the
+    test items drawn by the build from a secret of 128 bits that it keeps with the organizer (reference.py). A
+    seed is refused: a small one is recovered by trying seeds against a few probe submissions, which gives the
+    whole split."""
     if isinstance(value, dict) and set(value) == {"ids"}:
         path = os.path.join(base, _text(value["ids"], "%s: ids" % what))
         try:
@@ -197,13 +207,17 @@ def _private_part(value: object, what: str, base: str) -> PrivatePart:
         if not ids:
             raise BundleError("%s: ids: %s lists no item" % (what, path))
         return PrivatePart(ids=ids)
-    if isinstance(value, dict) and set(value) in ({"fraction"}, {"fraction", "seed"}):
-        fraction, seed = value["fraction"], value.get("seed", 0)
-        if isinstance(fraction, (int, float)) and not isinstance(fraction, bool) and 0 < fraction < 1 and \
-                isinstance(seed, int) and not isinstance(seed, bool):
-            return PrivatePart(fraction=float(fraction), seed=seed)
-    raise BundleError("%s: expected {ids: FILE} (the private item ids, one a line) or {fraction: F, seed: S} with "
-                      "0 < F < 1, found %s" % (what, errors.shorten(value)))
+    if isinstance(value, dict) and "seed" in value:
+        raise BundleError("%s: seed: a private split drawn from a seed can be recovered by trying seeds against a "
+                          "few probe submissions; give {fraction: F} (the build draws it from a 128-bit secret and "
+                          "writes the private ids beside the bundles) or {ids: FILE} (to keep an earlier build's "
+                          "split: its private_part/<phase>/private_ids.txt)" % what)
+    if isinstance(value, dict) and set(value) == {"fraction"}:
+        fraction = value["fraction"]
+        if isinstance(fraction, (int, float)) and not isinstance(fraction, bool) and 0 < fraction < 1:
+            return PrivatePart(fraction=float(fraction), seed=None)
+    raise BundleError("%s: expected {ids: FILE} (the private item ids, one a line) or {fraction: F} with 0 < F < 1, "
+                      "found %s" % (what, errors.shorten(value)))
 
 
 def _report_level(value: object, what: str) -> str:
@@ -251,7 +265,6 @@ def _config_phases(phases: object, path: str) -> List[Dict[str, object]]:
             if ph.get("_report") == FULL:
                 raise BundleError("%s: report: full shows diagnostics of the whole test set, private part included: "
                                   "a phase with a private part is hidden" % where)
-            ph["hide_score_output"] = True      # Codabench: the scoring output zip (scores.json) is organizer-only
         if "auto_migrate_to_this_phase" in p:
             if not isinstance(p["auto_migrate_to_this_phase"], bool):
                 raise BundleError("%s: auto_migrate_to_this_phase: expected true or false, found %s"
@@ -317,15 +330,15 @@ def phase_notes(y2: dict, truths: List[GroundTruth]) -> List[str]:
     notes = ["phase %r: execution_time_limit %d s is above the %d s cap of Codabench's default queue (use your own "
              "queue)" % (p["name"], p["execution_time_limit"], QUEUE_TIME_LIMIT) for p in y2["phases"]
              if p.get("execution_time_limit", 0) > QUEUE_TIME_LIMIT]
-    notes += ["phase(s) %s: a private part (%s of the test set's items): the leaderboard gets the ranking score of "
-              "the public part alone; the private part's goes to OUTPUT/private/scores.json, in the scoring output "
-              "that hide_score_output keeps from participants. Reveal it with `python -m scoring_program.rescore "
-              "SLUG --private-part ...` on the final entries, or by downloading their scoring output. Beware: "
-              "Codabench hands anyone who can see the competition the key of each task's reference data, and serves "
-              "it without a permission check (docs/codabench-phases-private-tracks.md)"
-              % (", ".join(t.phases), "%d ids" % len(t.private.ids) if t.private.ids is not None else
-                 "a fraction %g, seed %d" % (t.private.fraction, t.private.seed))
-              for t in truths if t.private is not None]
+    notes += ["phase(s) %s: a private part (%d of the test set's items, %s): the bundle holds the public part's "
+              "labels only (and every item's id, so that a prediction for any test item is read the same); the "
+              "leaderboard gets every score of the public part; the private part's ground truth stays in "
+              "private_part/ beside the bundles, and the final table is computed offline after the deadline, from "
+              "the platform's bulk download of the submissions (python -m scoring_program.rescore SLUG DOWNLOAD "
+              "--bundle ... --phase ... --private ...)"
+              % (", ".join(t.phases), len(t.private_ids), "the ids listed" if t.secret is None else
+                 "drawn from a new 128-bit secret")
+              for t in truths if t.private_ids is not None]
     notes += ["phase %r: auto_migrate_to_this_phase: at its start Codabench re-runs the previous phase's leaderboard "
               "entries on this phase's task (a result file written for another set or data is then an error), "
               "and the migrated entries lose their fact-sheet answers (competitions/models.py)" % p["name"]

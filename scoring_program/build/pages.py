@@ -10,7 +10,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .. import participant
 from ..markdown import markdown_to_html
-from ..report.result import ScoreKey
+from ..report.result import HIDDEN, ScoreKey
 from ..tasks.base import Reference
 from . import competition_path
 from .competition_yaml import LEGACY_PAGES
@@ -43,7 +43,9 @@ def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int],
                       columns: List[ScoreKey]) -> ParticipantPages:
     sample = all(participant.is_sample(slug, t.ref_dir) for t in truths)
     last = truths[of_phase[-1]].read.reference
-    rendered = participant.pages(slug, last, columns, sample)
+    # a hidden phase's pages state no figure computed from its labels (only the sample's are public)
+    hidden = truths[of_phase[-1]].level == HIDDEN and not sample
+    rendered = participant.pages(slug, last, columns, sample, hidden)
     return ParticipantPages({name: rendered[name] for name in RENDERED_PAGES}, rendered["kit_README.md"],
                             last if sample else None)
 

@@ -8,17 +8,19 @@ can never fill is dropped, with the reason.
 """
 from __future__ import annotations
 
+import atexit
 import io
 import os
+import secrets
 import shutil
 import tempfile
 import zipfile
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ..errors import ScoringError
 from ..report.result import HIDDEN, LEVEL_FILE, ScoreKey
 from ..tasks import registry
-from ..tasks.base import PRIVATE_FILE, TRACK_FILE, PrivatePart, Reference
+from ..tasks.base import CLASS_PREFIXES, TRACK_FILE, WITHHELD_FILE, PrivatePart, Reference
 from . import BundleError
 from .zips import ZipBuilder
 
@@ -67,18 +69,80 @@ def read_reference(slug: str, ref_dir: str, set_name: Optional[str] = None) -> R
 
 
 def reference_zip(reference: Reference, level: str = HIDDEN, track: Optional[str] = None,
-                  private: Optional[PrivatePart] = None) -> bytes:
+                  withheld: Optional[FrozenSet[str]] = None) -> bytes:
     """reference_data.zip: exactly the files the competition's reference loader read, at the zip root, the
     report level the scorer is to use with it (REPORT_LEVEL: hidden unless the organizer set `report: full`),
-    for a VOC track (`track: comp3`) the one comp it ranks (TRACK) and a phase's private part (PRIVATE_PART)."""
+    for a VOC track (`track: comp3`) the one comp it ranks (TRACK) and, for a phase with a private part, the
+    items whose labels stayed with the organizer (WITHHELD; the reference is then Task.withhold's)."""
     z = ZipBuilder()
     z.add_reference(reference)
     z.add_bytes(LEVEL_FILE, (level + "\n").encode("ascii"))
     if track:
         z.add_bytes(TRACK_FILE, (track + "\n").encode("ascii"))
-    if private is not None:
-        z.add_bytes(PRIVATE_FILE, private.text().encode("utf-8"))
+    if withheld is not None:
+        z.add_bytes(WITHHELD_FILE, withheld_text(withheld).encode("utf-8", "surrogateescape"))
     return z.close()
+
+
+def withheld_text(ids) -> str:
+    """The WITHHELD file (and private_ids.txt): the ids sorted, one a line."""
+    return "".join(i + "\n" for i in sorted(ids))
+
+
+def class_of(key: str) -> Optional[str]:
+    """The class a per-class leaderboard column names (AP_dog -> dog), else None."""
+    for prefix in CLASS_PREFIXES:
+        if key.startswith(prefix):
+            return key[len(prefix):]
+    return None
+
+
+def draw_private(slug: str, part: PrivatePart, items: List[str], phases: List[str]) -> Tuple[FrozenSet[str],
+                                                                                               Optional[str]]:
+    """The private items of a phase's test set: the ids listed ({ids: FILE}, each an item of the test set), or a
+    fraction drawn from a fresh 128-bit secret (each item by its own hash with it, PrivatePart.mask). Returns
+    (ids, the secret as hex or None). Both parts must hold an item."""
+    where = "phase(s) %s: private" % ", ".join(phases)
+    known = set(items)
+    secret = None
+    if part.ids is not None:
+        unknown = sorted(i for i in part.ids if i not in known)
+        if unknown:
+            raise BundleError("%s: ids: %d of the %d ids are not items of the test set (%s ids name %ss: %s), "
+                              "e.g. %r" % (where, len(unknown), len(part.ids), slug, _unit(slug), ", ".join(
+                                  repr(i) for i in items[:2]) + ", ...", unknown[0]))
+        ids = frozenset(part.ids)
+    else:
+        secret = "%032x" % secrets.randbits(128)
+        mask = PrivatePart(fraction=part.fraction, seed=int(secret, 16)).mask(items)
+        ids = frozenset(i for i, m in zip(items, mask.tolist()) if m)
+    if not ids or len(ids) == len(known):
+        raise BundleError("%s: the private part holds %s of the test set's %d items: the public and the private "
+                          "part each need at least one (%s)" % (where, "all" if ids else "none", len(known),
+                                                                "another fraction" if secret else "another list"))
+    return ids, secret
+
+
+def _unit(slug: str) -> str:
+    return {"voc2011-layout": "person ('image object')", "voc2011-action": "person ('image object')",
+            "chalearn-lap2014-action": "sequence", "chalearn-lap2014-pose": "panorama", "kinetics-tps": "video",
+            "action-tubes": "video"}.get(slug, "image")
+
+
+def public_part(slug: str, whole: ReferenceRead, ids: FrozenSet[str], set_name: Optional[str]) -> ReferenceRead:
+    """The reference the bundle holds for a phase with a private part: Task.withhold of the whole reference (the
+    labels of the private items left out) with its WITHHELD file, read back with the scorer's loader. The folder
+    lives until the build ends."""
+    task = registry.get(slug)
+    work = tempfile.mkdtemp(prefix="bundle-public-")
+    atexit.register(shutil.rmtree, work, True)
+    task.withhold(whole.reference, ids, work)
+    with open(os.path.join(work, WITHHELD_FILE), "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(withheld_text(ids))
+    try:
+        return read_reference(slug, work, set_name)
+    except BundleError as e:     # the builder's own output: a bug, never the organizer's fault
+        raise RuntimeError("the public part's reference does not load: %s" % e)
 
 
 def check_bundled_reference(slug: str, data: bytes, columns: List[ScoreKey]) -> None:
@@ -97,15 +161,18 @@ def check_bundled_reference(slug: str, data: bytes, columns: List[ScoreKey]) -> 
                            % (seen, [k.key for k in columns]))
 
 
-def _identity(ref_dir: str, set_name: Optional[str], level: str, private: Optional[PrivatePart]) -> tuple:
-    """What makes two phases' ground truths one: the folder (links resolved), the set, the level, the private
-    part."""
-    return (os.path.realpath(ref_dir), set_name, level, private.text() if private is not None else None)
+def _part_key(private: Optional[PrivatePart]):
+    """What makes two phases' private parts one: the ids listed, or the fraction (one draw serves both)."""
+    if private is None:
+        return None
+    return ("ids", tuple(sorted(private.ids))) if private.ids is not None else ("fraction", private.fraction)
 
 
 class GroundTruth(NamedTuple):
     """One distinct ground truth of the bundle (a Codabench task): the folder, set and report level some phases
-    score against, read by the scorer's loader."""
+    score against, read by the scorer's loader. With a private part, `read` is the public part's reference (the
+    bundle's: Task.withhold's, with WITHHELD), `whole` the organizer's whole reference, `private_ids` the
+    private items and `secret` the hex secret they were drawn from (None for listed ids)."""
     index: int                      # its task's index, in order of first use by the phases
     ref_dir: str
     set_name: Optional[str]
@@ -113,38 +180,112 @@ class GroundTruth(NamedTuple):
     private: Optional[PrivatePart]
     read: ReferenceRead
     phases: List[str]               # the names of the phases scored against it, in order
+    whole: Optional[ReferenceRead] = None
+    private_ids: Optional[FrozenSet[str]] = None
+    secret: Optional[str] = None
 
     @property
     def columns(self) -> List[ScoreKey]:
-        """The columns its phases write: with a private part, the ranking score of the public part alone."""
-        return self.read.columns[:1] if self.private is not None else self.read.columns
+        """The columns its phases write (with a private part, the public part's: every column)."""
+        return self.read.columns
 
 
-def phase_ground_truths(slug: str, phases: List[dict], config_phases: Optional[List[dict]], ref_dir: str,
-                        set_name: Optional[str], level: str) -> Tuple[List[GroundTruth], List[int]]:
-    """[GroundTruth], one per distinct (folder, set, report level, private part) in phase order, and [its index]
-    per phase. A phase without reference_data scores against ref_dir (--reference-data, or the sample) with
-    set_name, unless it names its own set of that folder; a phase with reference_data uses its own set (or the
-    folder's only one)."""
-    truths, of_phase = [], []
+def check_shared_truths(phases: List[dict], config_phases: Optional[List[dict]], ref_dir: str,
+                        set_name: Optional[str], level: str) -> None:
+    """Two set-ups that reopen a test set are refused, one line naming the phases: one ground truth reported
+    `full` in one phase and `hidden` in another (the full phase shows every diagnostic the hidden one withholds),
+    and one ground truth with a private part in one phase and without it (or with another) in another (the whole
+    set's score and the public part's give the private part's exactly)."""
+    groups = {}
     for i, phase in enumerate(phases):
         own = config_phases[i] if config_phases and i < len(config_phases) else {}
         folder = own.get("_reference_data", ref_dir)
         chosen = own.get("_set", set_name if "_reference_data" not in own else None)
         private = own.get("_private")
-        phase_level = HIDDEN if private else own.get("_report", level)
-        identity = _identity(folder, chosen, phase_level, private)
-        found = [t for t in truths if _identity(t.ref_dir, t.set_name, t.level, t.private) == identity]
+        groups.setdefault((os.path.realpath(folder), chosen), []).append(
+            (phase["name"], HIDDEN if private else own.get("_report", level), _part_key(private)))
+    for (folder, chosen), uses in groups.items():
+        where = "%s%s" % (folder, " (set %s)" % chosen if chosen else "")
+        levels = sorted(set(u[1] for u in uses))
+        if len(levels) > 1:
+            raise BundleError("phases %s score against one ground truth (%s) at report levels %s: the full phase "
+                              "shows every diagnostic the hidden one withholds; give the full phase a ground truth "
+                              "of its own (a released validation set)"
+                              % (" and ".join(u[0] for u in uses), where, " and ".join(
+                                  "%s (%s)" % (lv, ", ".join(u[0] for u in uses if u[1] == lv)) for lv in levels)))
+        parts = set(u[2] for u in uses)
+        if len(parts) > 1:
+            with_part = [u[0] for u in uses if u[2] is not None]
+            without = [u[0] for u in uses if u[2] is None]
+            raise BundleError("phases %s score against one ground truth (%s) with different private parts (%s): "
+                              "the scores of one phase and the public part's of another give the private part's "
+                              "exactly; give them the same private part, or each a ground truth of its own"
+                              % (" and ".join(u[0] for u in uses), where,
+                                 "a private part in %s, none in %s" % (", ".join(with_part), ", ".join(without))
+                                 if without else "not the same items"))
+
+
+def phase_ground_truths(slug: str, phases: List[dict], config_phases: Optional[List[dict]], ref_dir: str,
+                        set_name: Optional[str], level: str) -> Tuple[List[GroundTruth], List[int]]:
+    """[GroundTruth], one per distinct (folder, set) in phase order (check_shared_truths: the phases sharing one
+    share its report level and private part), and [its index] per phase. A phase without reference_data scores
+    against ref_dir (--reference-data, or the sample) with set_name, unless it names its own set of that folder; a
+    phase with reference_data uses its own set (or the folder's only one). A private part is drawn (or its ids
+    checked) and the public part's reference made (Task.withhold) here."""
+    check_shared_truths(phases, config_phases, ref_dir, set_name, level)
+    own = [config_phases[i] if config_phases and i < len(config_phases) else {} for i in range(len(phases))]
+    folders = [o.get("_reference_data", ref_dir) for o in own]
+    sets = [o.get("_set", set_name if "_reference_data" not in o else None) for o in own]
+    identities = [(os.path.realpath(f), c) for f, c in zip(folders, sets)]
+    truths, of_phase = [], []
+    for i, phase in enumerate(phases):
+        private = own[i].get("_private")
+        phase_level = HIDDEN if private else own[i].get("_report", level)
+        found = [t for t in truths if (os.path.realpath(t.ref_dir), t.set_name) == identities[i]]
         if not found:
             try:
-                read = read_reference(slug, folder, chosen)
+                read = read_reference(slug, folders[i], sets[i])
             except BundleError as e:
                 raise BundleError("phase %r: %s" % (phase["name"], e)) if len(phases) > 1 else e
-            found = [GroundTruth(len(truths), folder, chosen, phase_level, private, read, [])]
+            whole = ids = secret = None
+            if private is not None:
+                whole = read
+                sharing = [p["name"] for p, ident in zip(phases, identities) if ident == identities[i]]
+                ids, secret = draw_private(slug, private, registry.get(slug).item_ids(read.reference), sharing)
+                read = public_part(slug, whole, ids, sets[i])
+            found = [GroundTruth(len(truths), folders[i], sets[i], phase_level, private, read, [], whole, ids,
+                                 secret)]
             truths.extend(found)
         found[0].phases.append(phase["name"])
         of_phase.append(found[0].index)
     return truths, of_phase
+
+
+def check_hidden_classes(slug: str, truths: List[GroundTruth], drop_classes: List[str]) -> None:
+    """A hidden phase's leaderboard columns are the competition's declared classes (minus organizer.yaml's
+    drop_classes), never what its labels happen to hold: a declared class without a positive in a hidden phase's
+    reference (its public part, with a private part) is an error naming the class and the two ways out. A
+    drop_classes name that is no class of the competition is an error too."""
+    task = registry.get(slug)
+    declared = [c for c in (class_of(k.key) for k in task.column_table(truths[0].read.reference)) if c]
+    unknown = [c for c in drop_classes if c not in declared]
+    if unknown:
+        raise BundleError("drop_classes: %s %s not a class of %s (its classes: %s)"
+                          % (", ".join(unknown), "is" if len(unknown) == 1 else "are", slug, ", ".join(declared)))
+    for t in truths:
+        if t.level != HIDDEN:
+            continue
+        empty = [c for c in (class_of(k) for k in t.read.dropped) if c and c not in drop_classes]
+        if empty:
+            raise BundleError("phase(s) %s (hidden): class%s %s %s no positive in %s: a leaderboard column made "
+                              "from hidden labels would tell it; add positives of %s (more data%s), or drop %s in "
+                              "organizer.yaml (drop_classes: [%s]: %s column%s left off the leaderboard)"
+                              % (", ".join(t.phases), "es" if len(empty) > 1 else "", ", ".join(empty),
+                                 "have" if len(empty) > 1 else "has", "the public part of its reference data" if
+                                 t.private is not None else "its reference data", "them" if len(empty) > 1 else
+                                 "it", ", or another private split" if t.private is not None else "",
+                                 "them" if len(empty) > 1 else "it", ", ".join(empty),
+                                 "their" if len(empty) > 1 else "its", "s" if len(empty) > 1 else ""))
 
 
 def common_columns(truths: List[GroundTruth]) -> Tuple[List[ScoreKey], List[str]]:
@@ -172,7 +313,7 @@ def reference_zips(slug: str, truths: List[GroundTruth], track: Optional[str]) -
     notes of its reading (named by their phases when there are several)."""
     zips, warnings, notes = [], [], []
     for t in truths:
-        data = reference_zip(t.read.reference, t.level, track, t.private)
+        data = reference_zip(t.read.reference, t.level, track, t.private_ids)
         check_bundled_reference(slug, data, t.read.columns)
         zips.append(data)
         where = "phase(s) %s: " % ", ".join(t.phases) if len(truths) > 1 else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import zipfile
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -120,6 +121,8 @@ class Plan(NamedTuple):
     codalab: bytes          # the legacy Codalab bundle (v1.5)
     warnings: List[str]     # one line each: the reference data (names, classes without positives)
     notes: List[str]        # one line each: dropped columns, what the legacy yaml cannot say, ...
+    truths: Sequence = ()   # reference.GroundTruth: those with a private part write private_part/ (build.private)
+    track: Optional[str] = None
 
 
 def in_dist(path: str) -> bool:
@@ -144,7 +147,14 @@ def write(plan: Plan, out_dir: str) -> Tuple[str, str]:
                               % existing[0])
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise BundleError("--out %s is a file, not a folder" % out_dir)
+    from .private import check_free, private_dirs, write_private
+    if in_dist(out_dir):                # make bundles rewrites dist/, its private parts too
+        for _, dest, _ in private_dirs(plan.slug, out_dir, plan.truths):
+            shutil.rmtree(dest, ignore_errors=True)
+    check_free(plan.slug, out_dir, plan.truths)
     os.makedirs(os.path.dirname(cb), exist_ok=True)
+    for phase, dest, truth in private_dirs(plan.slug, out_dir, plan.truths):
+        write_private(plan.slug, phase, dest, truth, plan.track)
     _write(cb, plan.codabench)
     _write(cl, plan.codalab)
     return cb, cl
