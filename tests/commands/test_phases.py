@@ -297,11 +297,11 @@ def test_only_voc_has_tracks(tmp_path):
 # ---------------------------------------------------------------- a private part of the test set
 PRIVATE_PHASES = """\
 phases:
-  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}
+  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full, reference_data: validation}
   - name: Final
     start: 2024-05-01
     reference_data: final
-    private: {fraction: 0.5, seed: 3}   # both parts non-empty for every sample (seed 1 leaves action-tubes none)
+    private: {ids: private_ids.txt}
 """
 
 
@@ -312,52 +312,105 @@ def _seen_by_participant(folder, stdout, stderr):
     return "\n".join(parts)
 
 
+def zip_members(data, prefix=""):
+    """{path: bytes} of every file of a zip, nested zips opened (path 'outer.zip/inner/file')."""
+    out = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for name in z.namelist():
+            body = z.read(name)
+            out[prefix + name] = body
+            if name.endswith(".zip"):
+                out.update(zip_members(body, prefix + name + "/"))
+    return out
+
+
 @pytest.mark.parametrize("slug", _competitions())
-def test_a_private_part_is_scored_apart_and_no_participant_sees_it(tmp_path, slug):
-    from conftest import read_scores
+def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
+    """Development on the sample's validation part (full), Final on its test part with a private part of half the
+    items, drawn by the build: no zip holds a private item's label (every byte, nested zips opened) nor a
+    private score; the whole reference is in private_part/Final/ only; the leaderboard keeps every column; both
+    checkers accept both flavors; the Final dry run (twice) gives the public part's scores, equal to score.py on
+    the organizer's whole reference with PRIVATE_PART, and no participant sees the private score."""
+    from conftest import read_scores, run_score
+    from withheld_markers import label_markers
     from scoring_program.report.write import format_score
-    """Development on the sample (full), Final on a copy one test item apart with a private part: each phase bound
-    to its own reference, both checkers accept both flavors, the private score reaches no participant."""
-    final_ref = tmp_path / "final"
-    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(final_ref))
-    _changes()[slug](str(final_ref))
+    from scoring_program.tasks import registry
+    shutil.copytree(os.path.join(ROOT, "validation_data", slug), str(tmp_path / "validation"))
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(tmp_path / "final"))
+    from scoring_program.build.reference import class_of, public_part, read_reference
+    task = registry.get(slug)
+    whole = read_reference(slug, str(tmp_path / "final"))
+    items = task.item_ids(whole.reference)
+    chosen = frozenset(items[1::3])
+    (tmp_path / "private_ids.txt").write_text("".join(i + "\n" for i in chosen))
+    # a class with no positive left in the public part: dropped, as the build's error asks
+    empty = [c for c in (class_of(k) for k in public_part(slug, whole, chosen, None).dropped) if c]
     cfg = tmp_path / "organizer.yaml"
-    cfg.write_text(PRIVATE_PHASES)
+    cfg.write_text(PRIVATE_PHASES + ("drop_classes: [%s]\n" % ", ".join(empty) if empty else ""))
     plan = bundle.prepare(slug, config=str(cfg))
+    truth = [t for t in plan.truths if t.private_ids is not None][0]
+    private = truth.private_ids
+    assert private == chosen and truth.secret is None
     cb, y2, cl, y1 = _yamls(plan)
-    assert [p["tasks"] for p in sorted(y2["phases"], key=lambda p: p["index"])] == [[0], [1]]
-    assert [p["reference_data"] for p in y1["phases"].values()] == ["reference_data_0.zip", "reference_data_1.zip"]
     final = [p for p in y2["phases"] if p["name"] == "Final"][0]
-    dev = [p for p in y2["phases"] if p["name"] == "Development"][0]
-    assert final["hide_score_output"] is True and "hide_score_output" not in dev
-    assert "hide_score_output" not in y1["phases"][2]            # legacy v1.5 cannot load it
-    assert _zip(cb.read("reference_data_1.zip")).read("PRIVATE_PART") == b"fraction 0.5 seed 3\n"
-    assert [c["key"] for c in y2["leaderboards"][0]["columns"]] == [registry_rank(slug)]
-    assert any("a private part" in n for n in plan.notes) and any("OUTPUT/private/" in n for n in plan.notes)
+    assert "hide_score_output" not in final
+    inner = _zip(cb.read("reference_data_1.zip"))
+    assert "PRIVATE_PART" not in inner.namelist()
+    assert sorted(inner.read("WITHHELD").decode().split()) == sorted(private)
+    keys = [c["key"] for c in y2["leaderboards"][0]["columns"]]
+    assert keys[0] == registry_rank(slug) and len(keys) > 1 or len(task.column_table()) == 1
+    members = {}
+    for flavor_zip in (plan.codabench, plan.codalab):
+        members.update(zip_members(flavor_zip))
+    ref_dir = os.path.join(ROOT, "reference_data", slug)
+    checked = 0
+    for item in sorted(private):
+        for rel, marker in label_markers(slug, ref_dir, item):
+            for path, body in members.items():
+                if path == rel or path.endswith("/" + rel):
+                    assert marker not in body, (item, path, marker)
+                    checked += 1
+    assert checked
     out = tmp_path / "bundles"
-    for path in write(plan, str(out)):
-        if os.path.isfile(CHECKER):
+    paths = write(plan, str(out))
+    folder = out / slug / "private_part" / "Final"
+    assert sorted(os.listdir(str(folder))) == ["README.txt", "bundle.json", "private_ids.txt", "reference"]
+    assert (folder / "private_ids.txt").read_text().split() == sorted(private)
+    if os.path.isfile(CHECKER):
+        for path in paths:
             p = checker_run(["check-bundle", path], tmp_path)
             assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr
     name = "random" if os.path.isdir(os.path.join(ROOT, "starting_kit", slug, "submissions", "random")) \
         else "perfect"
     entry = os.path.join(ROOT, "starting_kit", slug, "submissions", name)
+    proc, whole_out = run_score(slug, str(folder / "reference"), entry, tmp_path, name="organizer", level=None)
+    assert proc.returncode == 0, proc.stderr
+    rank = registry_rank(slug)
+    want_public, want_private = read_scores(whole_out)[rank], read_scores(whole_out / "private")[rank]
+    zipped = b"".join(members.values())
     for flavor in ("codabench", "codalab"):
-        keep = tmp_path / ("keep-" + flavor)
-        p = command_in_process("dryrun", [slug, entry, "--dist", out, "--phase", "Final", "--flavor", flavor,
-                                          "--keep", keep])
-        assert p.returncode == 0, p.stderr
-        public = read_scores(keep)
-        private = read_scores(keep / "private")
-        rank = registry_rank(slug)
-        assert list(public) == [rank] and list(private) == [rank]
-        if public[rank] == private[rank]:
-            continue                    # nothing to tell apart (e.g. a perfect sample scores 1 on both parts)
-        seen = _seen_by_participant(str(keep), p.stdout, p.stderr)
-        value = private[rank]
-        for text in (format_score(value), format_score(round(value, 6)), "%.4f" % value, "%.6f" % value):
-            assert text not in seen, (text, slug)
-        assert "Report level: hidden." in seen and "public part of the test set" in seen
+        for attempt in (1, 2):
+            keep = tmp_path / ("keep-%s-%d" % (flavor, attempt))
+            p = command_in_process("dryrun", [slug, entry, "--dist", out, "--phase", "Final", "--flavor", flavor,
+                                              "--keep", keep])
+            assert p.returncode == 0, p.stderr
+            public = read_scores(keep)
+            assert public[rank] == pytest.approx(want_public, abs=1e-12)
+            assert list(public) == [k for k in keys if k in public] and len(public) >= len(keys)
+            assert not (keep / "private").exists()
+            seen = _seen_by_participant(str(keep), p.stdout, p.stderr)
+            assert "Report level: hidden." in seen and "public part of the test set" in seen
+            if want_public == want_private:
+                continue                # nothing to tell apart (e.g. a perfect sample scores 1 on both parts)
+            for text in (format_score(want_private), "%.4f" % want_private, "%.6f" % want_private):
+                assert text not in seen, (text, slug)
+                assert ("%.6f" % want_private).encode() not in zipped
+
+
+def registry_items(slug, ref_dir):
+    from scoring_program.tasks import registry
+    task = registry.get(slug)
+    return task.item_ids(task.load_reference(ref_dir))
 
 
 def registry_rank(slug):
@@ -406,7 +459,8 @@ def test_rescore_ranks_the_private_part_for_the_organizer(tmp_path):
     slug = "voc2011-detection"
     ref = tmp_path / "final"
     shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(ref))
-    (ref / "PRIVATE_PART").write_text("fraction 0.5 seed 1\n")
+    ids = registry_items(slug, str(ref))
+    (ref / "PRIVATE_PART").write_text("ids\n" + "".join(i + "\n" for i in ids[::2]))
     subs = [os.path.join(ROOT, "starting_kit", slug, "submissions", n) for n in ("perfect", "random")]
     p = subprocess.run([sys.executable, "-m", "scoring_program.rescore", slug] + subs +
                        ["--ref", str(ref), "--out", str(tmp_path / "table"), "--bootstrap", "0", "--private-part"],
