@@ -275,7 +275,7 @@ def check_hidden_classes(slug: str, truths: List[GroundTruth], drop_classes: Lis
     for t in truths:
         if t.level != HIDDEN:
             continue
-        empty = [c for c in (class_of(k) for k in t.read.dropped) if c and c not in drop_classes]
+        empty = [c for c in task.classes_without_positives(t.read.reference) if c not in drop_classes]
         if empty:
             raise BundleError("phase(s) %s (hidden): class%s %s %s no positive in %s: a leaderboard column made "
                               "from hidden labels would tell it; add positives of %s (more data%s), or drop %s in "

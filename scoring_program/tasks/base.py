@@ -480,6 +480,11 @@ class Task(object):
         """{key: reason} for the columns no submission can fill with this reference (a class without positives)."""
         return {}
 
+    def classes_without_positives(self, reference: Reference) -> List[str]:
+        """The declared classes this reference has no positive of (the build refuses them in a hidden phase: a
+        column made from hidden labels would tell it). By default the classes of empty_columns."""
+        return [k[len(p):] for k in self.empty_columns(reference) for p in CLASS_PREFIXES if k.startswith(p)]
+
     def reference_warnings(self, reference: Reference) -> List[str]:
         """One-line warnings for the organizer about the reference (names outside the competition's classes,
         classes without positives). Reads whatever the scorer reads that load_reference left for later (label

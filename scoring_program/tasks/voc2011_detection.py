@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections import OrderedDict
 from typing import Dict, List, NamedTuple, Tuple
 
@@ -10,7 +11,7 @@ import numpy as np
 from ..errors import ReferenceDataError
 from ..formats.voc import VOC_CLASSES
 from ..formats.hints import WARNING, box_hint
-from ..formats.voc_det import check_boxes, id_index, read_detections
+from ..formats.voc_det import IMAGE_INDEX, Detections, check_boxes, id_index, read_detections
 from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
@@ -70,13 +71,15 @@ class DetectionTruth(NamedTuple):
 class Submitted(NamedTuple):
     """The result files read: comp, set name, {class: file label}, {class: Detections} (result-file order; the
     evaluation may release them class by class), the names of the files not read, boxes_warning on every file's
-    boxes as read ('' when they look like pixel corners)."""
+    boxes as read ('' when they look like pixel corners), empty: the classes whose result file holds no detection
+    as read (the report's note: a fact of the file, the same after Task.restrict)."""
     comp: int
     set_name: str
     labels: dict
     detections: dict
     ignored: list
     box_warning: str = ""
+    empty: frozenset = frozenset()
 
 
 class ClassRecord(NamedTuple):
@@ -296,6 +299,10 @@ def boxes_warning(labels: Dict[str, str], boxes: List[np.ndarray]) -> str:
     return "%s: %s (xmin ymin xmax ymax)" % (where, hint)
 
 
+# a withheld image's annotation (Task.withhold): no object, the same bytes for every withheld image
+WITHHELD_ANNOTATION = b"<annotation>\n</annotation>\n"
+
+
 class Voc2011Detection(Task):
     slug = "voc2011-detection"
     title = "PASCAL VOC2011 detection (comp3/comp4)"
@@ -378,7 +385,8 @@ class Voc2011Detection(Task):
                 labels[cls] = submission.label(files[cls])
                 detections[cls] = read_detections(files[cls], labels[cls], gt.ids, index)
         return Submitted(comp, reference.set_name, labels, detections, ignored,
-                         boxes_warning(labels, [d.boxes for d in detections.values()]))
+                         boxes_warning(labels, [d.boxes for d in detections.values()]),
+                         frozenset(c for c, d in detections.items() if not len(d)))
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """VOCevaldet.m + VOCap.m per class; with analyses, also the curves, the AP at overlap 0.75 and TIDE's
@@ -454,7 +462,7 @@ class Voc2011Detection(Task):
                 if r.npos:          # only for a class with objects in the ground truth: withheld at hidden
                     res.notes.append("%s: no result file (comp%d_det_%s_%s.txt): AP 0."
                                      % (r.name, sub.comp, sub.set_name, r.name))
-            elif r.ndetections == 0:
+            elif r.name in sub.empty:     # the file as read (a withheld image's lines are not counted out)
                 res.notes.append(Own("%s: empty result file: AP 0." % r.file))
             if r.ap is None:
                 res.notes.append("n/a: no non-difficult %s object in the ground truth; AP_%s is not written and "
@@ -500,6 +508,45 @@ class Voc2011Detection(Task):
         score = voc_det_map_on_weighted_images(gt.ids.size, len(VOC_CLASSES), ranked.cls, ranked.image,
                                                ranked.tp, ranked.fp, gt.img[counted], gt.cls[counted])
         return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in gt.ids.tolist()], score)
+
+    def item_ids(self, reference) -> List[str]:
+        """The images of ImageSets/Main/<set>.txt, in list order (decompose's items)."""
+        return [i.decode("utf-8", "surrogateescape") for i in reference.data.ids.tolist()]
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """The image list and every annotation byte for byte, except a withheld image's Annotations/<id>.xml:
+        WITHHELD_ANNOTATION, the same bytes for every withheld image (no object, no size, no flag: its id is the
+        file's name and its line of the list, and the scorer checks nothing else of a detection's image)."""
+        withheld = set(items)
+        blank = set("Annotations/%s.xml" % i.decode("utf-8", "replace")
+                    for i, item in zip(reference.data.ids.tolist(), self.item_ids(reference)) if item in withheld)
+        for rel in reference.files:
+            target = os.path.join(str(out_dir), *rel.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if rel in blank:
+                with open(target, "wb") as f:
+                    f.write(WITHHELD_ANNOTATION)
+            else:
+                shutil.copyfile(os.path.join(reference.root, *rel.split("/")), target)
+
+    def restrict(self, reference, submitted, withheld):
+        """The reference without the withheld images (their objects gone, the others' image indices renumbered)
+        and every result file without its lines for them (result-file order kept: ties rank as before).
+        foreign_names (the organizer's reference warnings only) is kept as loaded."""
+        gt = reference.data
+        held = np.array([i.encode("utf-8", "surrogateescape") for i in withheld], dtype=bytes)
+        keep = ~np.isin(gt.ids, held) if held.size else np.ones(gt.ids.size, dtype=bool)
+        renumber = np.full(gt.ids.size, -1, dtype=np.int64)
+        renumber[keep] = np.arange(int(np.count_nonzero(keep)))
+        kept_objects = keep[gt.img]
+        truth = gt._replace(ids=gt.ids[keep], img=renumber[gt.img[kept_objects]], cls=gt.cls[kept_objects],
+                            boxes=gt.boxes[kept_objects], difficult=gt.difficult[kept_objects])
+        detections = OrderedDict()
+        for cls, det in submitted.detections.items():
+            lines = keep[det.image]
+            detections[cls] = Detections(renumber[det.image[lines]].astype(IMAGE_INDEX), det.confidence[lines],
+                                         det.boxes[lines])
+        return reference.replaced(truth), submitted._replace(detections=detections)
 
     def figures(self, reference, columns) -> Dict[str, str]:
         gt = reference.data

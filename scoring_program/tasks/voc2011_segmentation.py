@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import struct
+import zlib
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
-from ..formats.images import DecodeBuffer, LabelImage, first_pixel_where
+from ..formats.images import PNG_SIGNATURE, DecodeBuffer, LabelImage, first_pixel_where, png_chunk
 from ..formats.text import parse_table, read_bytes
 from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
@@ -85,6 +88,55 @@ def check_prediction(pred, label):
         raise SubmissionError(label, expected="class indices 0..%d (0 = background; 255 'void' is only for the "
                               "ground truth)" % (NCLS - 1), found="value %d at pixel x=%d, y=%d (0-based)"
                               % (int(pred[y, x]), x, y))
+
+
+def ground_truth_size(ref_dir, image_id):
+    """(width, height) of SegmentationClass/<id>.png of the reference, from its header (no pixel decoded)."""
+    with LabelImage(os.path.join(str(ref_dir), "SegmentationClass", image_id + ".png"),
+                    "ref/SegmentationClass/%s.png" % image_id, ReferenceDataError) as g:
+        return g.size
+
+
+def voc_palette() -> np.ndarray:
+    """(256, 3) uint8: the devkit's colour map (VOClabelcolormap.m): entry i spreads the bits of i over the three
+    channels, bit 3j + c of i setting bit 7 - j of channel c (255, void, is (224, 224, 192))."""
+    index = np.arange(256)
+    palette = np.zeros((256, 3), dtype=np.int64)
+    for j in range(8):
+        for c in range(3):
+            palette[:, c] |= ((index >> (3 * j + c)) & 1) << (7 - j)
+    return palette.astype(np.uint8)
+
+
+def void_png(width, height) -> bytes:
+    """An indexed 8-bit PNG of the devkit's palette, every pixel 255 (void): a withheld image's label image
+    (Task.withhold), of its size and nothing else; laid out as MATLAB's imwrite does (rows unfiltered)."""
+    rows = np.full((height, width + 1), VOID, dtype=np.uint8)
+    rows[:, 0] = 0                                           # each row's filter type: none
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+    return b"".join([PNG_SIGNATURE, png_chunk(b"IHDR", header), png_chunk(b"PLTE", voc_palette().tobytes()),
+                     png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 9)), png_chunk(b"IEND", b"")])
+
+
+def image_confusion(ref_dir, submitted, image_id, gt_buffer=None, pred_buffer=None) -> np.ndarray:
+    """One image scored as VOCevalseg.m scores it: its ground truth and its result PNG decoded (the result
+    checked: its size the ground truth's, no value above 20; the ground truth: labels 0..20 or 255) -> the
+    (256, 21) joint histogram of ground-truth values (255: void) and labels."""
+    gt = read_ground_truth(ref_dir, image_id, gt_buffer)
+    pred = read_prediction(submitted, image_id, (gt.shape[1], gt.shape[0]), pred_buffer)
+    h = joint_histogram(gt, pred, NCLS)
+    check_ground_truth_labels(h.sum(axis=1), image_id)
+    return h
+
+
+def read_prediction(submitted, image_id, size, buffer=None) -> np.ndarray:
+    """The result PNG of one image decoded and checked: its size (w, h) the ground truth's, no value above 20."""
+    label = "%s/%s.png" % (submitted.folder_label, image_id)   # == submission.label(pngs[img]), no relpath
+    with LabelImage(submitted.pngs[image_id], label) as r:    # a size error quotes the ground truth's size: the size
+        # of the test image, which is public (participants get the test images)
+        pred = r.decode(expected_size=size, buffer=buffer)
+    check_prediction(pred, label)
+    return pred
 
 
 _DIR_RX = re.compile(r"comp(\d+)_(.+)_cls")
@@ -280,17 +332,27 @@ class Voc2011Segmentation(Task):
         return Reference(ref_dir, [list_file] + ["SegmentationClass/%s.png" % i for i in ids], SegmentationTruth(ids),
                          set_name)
 
-    def reference_warnings(self, reference) -> List[str]:
-        """Reads every label image as scoring does; warns about the classes no pixel of the set has."""
+    def _class_pixels(self, reference) -> np.ndarray:
+        """(NCLS,) pixels of each class over the set's label images, read and checked as scoring does."""
         pixels = np.zeros(NCLS, dtype=np.int64)
-        ids = reference.data.ids
-        for img in ids:
+        for img in reference.data.ids:
             counts = np.bincount(read_ground_truth(reference.root, img).ravel(), minlength=VOID + 1)
             check_ground_truth_labels(counts, img)
             pixels += counts[:NCLS]
+        return pixels
+
+    def reference_warnings(self, reference) -> List[str]:
+        """Reads every label image as scoring does; warns about the classes no pixel of the set has."""
+        pixels = self._class_pixels(reference)
         return ["%s (label %d): no pixel of the %d label images of %s; IoU_%s can only be 0 (predicted) or not "
-                "written" % (cls, j, len(ids), reference.files[0], cls)
+                "written" % (cls, j, len(reference.data.ids), reference.files[0], cls)
                 for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
+
+    def classes_without_positives(self, reference) -> List[str]:
+        """The classes no pixel of the set has (background included): IoU_<class> is then written or not as the
+        submission predicts it, which would tell a hidden set's labels."""
+        pixels = self._class_pixels(reference)
+        return [cls for j, cls in enumerate(SEG_CLASSES) if pixels[j] == 0]
 
     def read_submission(self, submission, reference, progress) -> SegSubmission:
         """Find comp<N>_<set>_cls (N of the reference's track) and list its PNGs; a set image without one is an
@@ -319,14 +381,7 @@ class Voc2011Segmentation(Task):
         gt_buffer, pred_buffer = DecodeBuffer(), DecodeBuffer()     # no allocation per image of a common size
         for k, img in enumerate(ids):
             progress(k, n, "images")
-            gt = read_ground_truth(reference.root, img, gt_buffer)
-            label = "%s/%s.png" % (submitted.folder_label, img)   # == submission.label(pngs[img]), no relpath
-            with LabelImage(submitted.pngs[img], label) as r:    # a size error quotes the ground truth's size: the size
-                # of the test image, which is public (participants get the test images)
-                pred = r.decode(expected_size=(gt.shape[1], gt.shape[0]), buffer=pred_buffer)
-            check_prediction(pred, label)
-            h = joint_histogram(gt, pred, NCLS)
-            check_ground_truth_labels(h.sum(axis=1), img)
+            h = image_confusion(reference.root, submitted, img, gt_buffer, pred_buffer)
             conf += h[:NCLS]
             nvoid += int(h[VOID].sum())
             if per_item:
@@ -399,6 +454,47 @@ class Voc2011Segmentation(Task):
             return miou
 
         return Decomposition("image", evaluation.image_ids, score)
+
+    def item_ids(self, reference) -> List[str]:
+        """The images of ImageSets/Segmentation/<set>.txt, in list order (decompose's items)."""
+        return list(reference.data.ids)
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """The image list and every label image byte for byte, except a withheld image's SegmentationClass/<id>.png:
+        void_png of its size (the scorer checks a result's size against it), every pixel void, the same palette for
+        every withheld image."""
+        withheld = set(items)
+        blank = {"SegmentationClass/%s.png" % i: i for i in reference.data.ids if i in withheld}
+        for rel in reference.files:
+            target = os.path.join(str(out_dir), *rel.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if rel in blank:
+                with open(target, "wb") as f:
+                    f.write(void_png(*ground_truth_size(reference.root, blank[rel])))
+            else:
+                shutil.copyfile(os.path.join(reference.root, *rel.split("/")), target)
+
+    def restrict(self, reference, submitted, withheld):
+        """The set without the withheld images, and the result folder without their PNGs. Those PNGs are still
+        checked as evaluate checks every image (size, values) and the first error in set order is raised, as on the
+        whole reference: the error of a withheld image's PNG, unless an image before it in the set has one (those
+        are then checked here, in order, as evaluate would)."""
+        ids = reference.data.ids
+        pred_buffer = DecodeBuffer()
+        for k, img in enumerate(ids):
+            if img not in withheld:
+                continue
+            try:
+                read_prediction(submitted, img, ground_truth_size(reference.root, img), pred_buffer)
+            except SubmissionError:
+                gt_buffer = DecodeBuffer()
+                for before in ids[:k]:
+                    if before not in withheld:
+                        image_confusion(reference.root, submitted, before, gt_buffer, pred_buffer)
+                raise
+        kept = [i for i in ids if i not in withheld]
+        pngs = {i: submitted.pngs[i] for i in kept}
+        return reference.replaced(SegmentationTruth(kept)), submitted._replace(pngs=pngs)
 
     def figures(self, reference, columns) -> Dict[str, str]:
         out = {"images": plural(len(reference.data.ids), "image")}

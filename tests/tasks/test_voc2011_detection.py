@@ -532,3 +532,59 @@ def test_ranked_lists_ap_is_weighted_ap_voc2010_list_by_list(seed, kind):
         at = group == g
         want = weighted_ap_voc2010(weights, item[at], label[at] > 0, label[at] < 0, npos[:, g])
         assert np.allclose(got[:, g], want, rtol=0, atol=1e-12, equal_nan=True)
+
+
+# ---- a private part withheld (issue 29): Task.withhold, then Task.restrict before evaluate ---------------------
+
+def _withheld_copy(ref_dir, items, out):
+    reference = TASK.load_reference(ref_dir)
+    os.makedirs(out)
+    TASK.withhold(reference, set(items), out)
+    with open(os.path.join(out, "WITHHELD"), "w") as f:
+        f.write("".join(i + "\n" for i in sorted(items)))
+    return out
+
+
+def test_withheld_image_is_scored_as_if_neither_list_held_it(tmp_path):
+    """Images A, B, C; B withheld.
+    car: A car, B car; detections B 0.9 (TP on the whole set), C 0.8 (FP: no car in C), A 0.7 (TP).
+      whole: rec .5 .5 1, prec 1 .5 2/3 -> AP = .5 * 1 + .5 * 2/3 = 5/6.
+      public (A, C): C FP, A TP: rec 0 1, prec 0 .5 -> AP = 1 * .5 = 1/2.
+    dog: B dog, C dog; one detection, on B: whole rec .5 prec 1 -> AP 1/2; public: npos 1 (C), no detection left
+      -> AP 0 (the file is not empty as read: no 'empty result file' note).
+    public mAP = (1/2 + 0) / 2 = 1/4: the score of the cut reference (A, C) and the lists without B's lines."""
+    objs = {"2011_000001": [{"name": "car", "box": (1, 1, 10, 10)}],
+            "2011_000002": [{"name": "car", "box": (1, 1, 10, 10)}, {"name": "dog", "box": (5, 5, 50, 50)}],
+            "2011_000003": [{"name": "dog", "box": (1, 1, 20, 20)}]}
+    whole = make_ref(str(tmp_path / "whole"), objs)
+    public = _withheld_copy(whole, ["2011_000002"], str(tmp_path / "public"))
+    cut = make_ref(str(tmp_path / "cut"), {k: v for k, v in objs.items() if k != "2011_000002"})
+    lines = {"comp3_det_test_car.txt": "2011_000002 0.9 1 1 10 10\n2011_000003 0.8 1 1 10 10\n"
+                                       "2011_000001 0.7 1 1 10 10\n",
+             "comp3_det_test_dog.txt": "2011_000002 0.9 5 5 50 50\n"}
+    sub = write_res(str(tmp_path / "res"), lines)
+    cut_sub = write_res(str(tmp_path / "cut_res"), {n: "".join(l for l in t.splitlines(True) if "_000002" not in l)
+                                                    for n, t in lines.items()})
+    with open(os.path.join(public, "Annotations", "2011_000002.xml"), "rb") as f:
+        assert b"<object>" not in f.read()
+    got = TASK.score(public, sub)
+    assert TASK.score(whole, sub).scores == pytest.approx({"mAP": (5 / 6 + 1 / 2) / 2, "AP_car": 5 / 6,
+                                                           "AP_dog": 1 / 2})
+    assert got.scores == pytest.approx({"mAP": 1 / 4, "AP_car": 1 / 2, "AP_dog": 0.0}, abs=1e-15)
+    want = TASK.score(cut, cut_sub)
+    assert got.scores == want.scores
+    assert not any("empty result file" in n for n in got.notes)       # as on the whole reference
+    assert any("empty result file" in n for n in want.notes)          # the cut list is empty: not the same file
+
+
+def test_restrict_leaves_the_cached_reference_as_loaded(ref, tmp_path):
+    sub = write_res(str(tmp_path / "res"), {"comp3_det_test_car.txt": "2011_000001 0.9 1 1 10 10\n"
+                                                                      "2011_000002 0.8 1 1 10 10\n"})
+    reference = TASK.load_reference(ref)
+    submitted = TASK.read_submission(sub, reference, lambda *a: None)
+    before = [a.copy() for a in (reference.data.ids, reference.data.img, reference.data.boxes)]
+    restricted, cut = TASK.restrict(reference, submitted, frozenset(["2011_000001"]))
+    assert restricted.data.ids.tolist() == [b"2011_000002"] and restricted.data.img.tolist() == [0, 0]
+    assert cut.detections["car"].image.tolist() == [0] and submitted.detections["car"].image.tolist() == [0, 1]
+    assert all(np.array_equal(a, b) for a, b in zip(before, (reference.data.ids, reference.data.img,
+                                                            reference.data.boxes)))

@@ -590,3 +590,47 @@ def test_images_of_several_sizes_through_the_reused_buffers_score_as_decoded_one
     expected = sum(naive_confusion(g, p, 21) for g, p in zip(gts, preds))
     assert np.array_equal(ev.conf, expected)
     assert ev.nvoid == sum(int((g == 255).sum()) for g in gts)
+
+
+# ---------------------------------------------------------------- a private part withheld (issue 29)
+
+def _withheld_copy(ref, items, out):
+    reference = TASK.load_reference(str(ref))
+    out.mkdir()
+    TASK.withhold(reference, set(items), str(out))
+    (out / "WITHHELD").write_text("".join(i + "\n" for i in sorted(items)))
+    return out
+
+
+def test_withheld_image_is_scored_as_if_the_set_never_held_it(tmp_path):
+    """img1 public: gt [[0, 1], [1, 1]], pred [[0, 1], [0, 1]]; img2 withheld: gt all 2, pred [[2, 2], [2, 0]].
+    Public confusion (img1 alone): C[0,0] = 1, C[1,0] = 1, C[1,1] = 2. IoU background = 1 / (1 + 2 - 1) = 1/2,
+    IoU aeroplane = 2 / (3 + 2 - 2) = 2/3; bicycle (2) is in neither: no IoU. mIoU = (1/2 + 2/3) / 2 = 7/12, the
+    score of the set without img2."""
+    gts = [[[0, 1], [1, 1]], [[2, 2], [2, 2]]]
+    preds = [[[0, 1], [0, 1]], [[2, 2], [2, 0]]]
+    ref, res, _ = make_case(tmp_path / "whole", gts, preds)
+    public = _withheld_copy(ref, ["img2"], tmp_path / "public")
+    blank = read_label_png(str(public / "SegmentationClass" / "img2.png"), "img2", ReferenceDataError)
+    assert blank.shape == (2, 2) and (blank == 255).all()
+    got = score(public, res).scores
+    assert got == pytest.approx({"mIoU": 7 / 12, "IoU_background": 1 / 2, "IoU_aeroplane": 2 / 3}, abs=1e-15)
+    cut_ref, cut_res, _ = make_case(tmp_path / "cut", gts[:1], preds[:1])
+    assert got == score(cut_ref, cut_res).scores
+
+
+@pytest.mark.parametrize("bad, error", [({"img2": np.zeros((3, 2))}, "img2.png"),
+                                        ({"img2": np.zeros((3, 2)), "img1": np.full((2, 2), 21)}, "img1.png"),
+                                        ({"img2": np.full((2, 2), 255), "img3": np.zeros((1, 1))}, "img2.png")])
+def test_a_withheld_image_s_result_is_checked_and_the_first_error_in_set_order_wins(tmp_path, bad, error):
+    """img2 withheld: its result PNG is still checked (size, values), and the error is the one the whole set
+    gives: the first image in set order with a bad result."""
+    gts = [np.zeros((2, 2))] * 3
+    preds = [bad.get("img%d" % (k + 1), np.zeros((2, 2))) for k in range(3)]
+    ref, res, _ = make_case(tmp_path, gts, preds)
+    public = _withheld_copy(ref, ["img2"], tmp_path / "public")
+    with pytest.raises(SubmissionError) as whole:
+        score(ref, res)
+    with pytest.raises(SubmissionError) as withheld:
+        score(public, res)
+    assert str(withheld.value) == str(whole.value) and error in str(whole.value)
