@@ -76,7 +76,7 @@ from .build.organizer import check_track, load_config, phase_notes, sample_confi
 from .build.pages import bundle_pages, legacy_pages, page_names, participant_pages
 from .build.reference import (check_hidden_classes, class_of, common_columns, phase_ground_truths, read_reference,
                               reference_zips)
-from .build.private import private_dirs
+from .build.private import exposure_lines, private_dirs
 from .build.zips import DIST, Plan, bundle_zip, in_dist, scoring_program_zip, starting_kit_zip, write
 from .errors import failure
 from .report.result import HIDDEN
@@ -226,6 +226,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("private part of phase %r: %d of %d items, their labels in no zip: written to %s (keep it on "
                   "this machine; rescore --private reads it)" % (phase, len(truth.private_ids), len(
                       registry.get(slug).item_ids(truth.whole.reference)), dest))
+        if a.reference_data or a.config:        # an organizer's build: what the platform shows of it
+            for line in exposure_lines(plan.truths):
+                print("exposure: %s" % line)
     return 0
 
 

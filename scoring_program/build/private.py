@@ -102,3 +102,23 @@ def check_free(slug: str, out_dir: str, truths) -> None:
         if os.path.lexists(dest):
             raise BundleError("%s already exists: an earlier build's private part (keep it, or move it away "
                               "first; nothing was written)" % dest)
+
+
+def exposure_lines(truths) -> List[str]:
+    """One line per flavor: what the platform exposes of a build like this one (docs/platform-exposure.md)."""
+    private = any(t.private_ids is not None for t in truths)
+    common = ("on any version, hidden columns, detailed results, entries' submitted files and your own queue's "
+              "broker password are readable, and any logged-in user can clear a phase's hide flags "
+              "(docs/platform-exposure.md)")
+    if private:
+        return ["codabench: the private part's labels are not in this bundle; before codalab/codabench#2348 anyone "
+                "who can see the competition downloads the public part's labels (and which items are private), "
+                "so the public leaderboard can be gamed there: the offline private ranking is the one that counts; "
+                + common,
+                "codalab: no reference data or program is handed out; scores, entries' detailed results and the "
+                "submitter's own outputs are readable; the private part is not in the bundle (its table is "
+                "computed offline)"]
+    return ["codabench: before codalab/codabench#2348 anyone who can see the competition downloads every phase's "
+            "whole ground truth (a private part keeps its labels off the platform); " + common,
+            "codalab: no reference data or program is handed out; scores, entries' detailed results and the "
+            "submitter's own outputs (GET /api/submission/<id>/get_score) are readable"]
