@@ -6,9 +6,13 @@ of the whole reference; together they cover every label of the item (classes, bo
 that a withheld reference without them states nothing of the item's labels. An item without any label (no object,
 no action) may return []; the test then checks the others.
 """
+import glob
+import importlib
 import os
 
-MARKERS = {}        # slug -> function(ref_dir, item) -> [(rel, bytes)]
+MARKERS = {}        # slug -> function(ref_dir, item) -> [(rel, bytes)], from every tests/markers_*.py's MARKERS
+for _path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "markers_*.py"))):
+    MARKERS.update(importlib.import_module(os.path.basename(_path)[:-3]).MARKERS)
 
 
 def label_markers(slug, ref_dir, item):

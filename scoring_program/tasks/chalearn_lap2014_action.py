@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections import OrderedDict
 from typing import Dict, List, NamedTuple
 
@@ -67,6 +68,11 @@ PROTOCOL = [
 ]
 
 
+# A withheld sequence's SeqXX_labels.csv (Task.withhold), by the layout of its ground truth: 3 columns, no row; 4
+# columns (actor ids), one row marking no frame (start = end), the layout being what the scorer checks against it
+WITHHELD_LABELS = {3: b"", 4: b"1,1,1,1\n"}
+
+
 def reference_sequences(ref_dir):
     """{seq: (labels path, data path)} for every ref file ending in _labels.csv (its _data.csv must exist)."""
     ref_dir = str(ref_dir)
@@ -98,7 +104,8 @@ class ActionTruth(NamedTuple):
 
 
 def prediction_files(submission, known=None):
-    """SeqXX_prediction.csv (also SeqXX_predictions.csv; _prediction wins) -> ({seq: path}, notes, ignored).
+    """SeqXX_prediction.csv (also SeqXX_predictions.csv; _prediction wins) -> ({seq: path}, notes, ignored);
+    notes: [(seq, text)], the SeqXX_predictions.csv files not read.
 
     known: the sequences to evaluate (the ground truth's, or validate --ids), or None for all. A file for any other
     sequence is not returned, only listed in `ignored` (labels, sorted): evalAction opens <seq>_prediction.csv for
@@ -114,7 +121,7 @@ def prediction_files(submission, known=None):
             if known is not None and seq not in known:
                 ignored.append(submission.label(found[name]))
             elif seq in files:
-                notes.append("%s: ignored, %s%s is used." % (submission.label(found[name]), seq, PRED))
+                notes.append((seq, "%s: ignored, %s%s is used." % (submission.label(found[name]), seq, PRED)))
             else:
                 files[seq] = found[name]
     return files, notes, sorted(ignored)
@@ -143,7 +150,8 @@ def ignored_files_warning(ignored, evaluated="the ground truth"):
 
 class ActionSubmission(NamedTuple):
     """What read_submission read: {seq: (file label, Intervals)} for the ground-truth sequences with a file, the
-    sequences without one, the notes (alias files) and the ignored files (sequences not in the ground truth)."""
+    sequences without one, the notes [(seq, text)] (alias files) and the ignored files (sequences not in the ground
+    truth)."""
     predictions: dict
     missing: list
     notes: list
@@ -350,8 +358,9 @@ class ChalearnLap2014Action(Task):
 
     def empty_columns(self, reference) -> Dict[str, str]:
         """{jaccard_<Action>: reason} for the actions no ground-truth sequence has: their mean J is never
-        written."""
-        seqs = reference.data.sequences
+        written. The sequences of a WITHHELD file are left out (their labels file is a placeholder, withhold)."""
+        withheld = reference.withheld or frozenset()
+        seqs = OrderedDict((seq, s) for seq, s in reference.data.sequences.items() if seq not in withheld)
         present = set()
         for s in seqs.values():
             present.update(s.gt.action.tolist())
@@ -410,7 +419,7 @@ class ChalearnLap2014Action(Task):
         ev = evaluation
         res = Result(self.title)
         sub = ev.submission
-        res.notes.extend(sub.notes)
+        res.notes.extend(text for _, text in sub.notes)
         if sub.ignored_files:
             res.warnings.append(ignored_files_warning(sub.ignored_files))
         res.set("mean_jaccard", ev.mean)
@@ -442,6 +451,32 @@ class ChalearnLap2014Action(Task):
         scores = np.array([r.score for r in sequences], dtype=np.float64)
         return Decomposition("sequence", [r.seq for r in sequences],
                              lambda weights: weighted_mean_jaccard(weights, scores))
+
+    def item_ids(self, reference) -> List[str]:
+        """The ground-truth sequences SeqXX, in name order: decompose's items."""
+        return list(reference.data.sequences)
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """Every SeqXX_data.csv byte for byte (the frame count the scorer clips to, which the video tells), and
+        every SeqXX_labels.csv but those of `items`: each is written as WITHHELD_LABELS of its layout, the same
+        bytes for every withheld sequence of that layout. The layout stays because the scorer checks a prediction
+        against it (3-column rows are an error where the ground truth has actor ids, a fact the error tells)."""
+        for seq, sequence in reference.data.sequences.items():
+            for name in (sequence.labels_file, seq + DATA):
+                target = os.path.join(str(out_dir), name)
+                if seq in items and name == sequence.labels_file:
+                    with open(target, "wb") as f:
+                        f.write(WITHHELD_LABELS[sequence.gt.ncols])
+                else:
+                    shutil.copyfile(os.path.join(reference.root, name), target)
+
+    def restrict(self, reference, submitted, withheld):
+        """The sequences not withheld, and the submission's prediction files (and alias notes) for them only."""
+        seqs = OrderedDict((seq, s) for seq, s in reference.data.sequences.items() if seq not in withheld)
+        return reference.replaced(ActionTruth(seqs)), submitted._replace(
+            predictions=OrderedDict((seq, p) for seq, p in submitted.predictions.items() if seq not in withheld),
+            missing=[seq for seq in submitted.missing if seq not in withheld],
+            notes=[(seq, text) for seq, text in submitted.notes if seq not in withheld])
 
     def figures(self, reference, columns) -> Dict[str, str]:
         out = {"sequences": plural(len(reference.data.sequences), "sequence")}

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import struct
+import zlib
 from collections import OrderedDict
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
@@ -16,7 +19,7 @@ from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
 from ..formats.chalearn_pose import (BOMB_FACTOR, LIMB_LABELS, LIMBS, NAME_RX, PANORAMA_WIDTH, STANDARD_HEIGHT,
                                      PanoramaHeader, read_panorama, read_reference_size, split_name)
-from ..formats.images import DecodeBuffer
+from ..formats.images import PNG_SIGNATURE, DecodeBuffer, png_chunk
 from ..metrics.hit_rate import (N_LIMBS, OverlapScratch, evaluated_limbs, hit_rate, is_hit, limb_overlaps,
                                weighted_hit_rate)
 from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
@@ -83,14 +86,28 @@ class PanoramaTruth(object):
     [(width 6720, height)] as each PNG header declares them; limbs_present: once known, (14,) bool, limb k is
     non-empty in at least one panorama (limbs_present(); the pixels, (height, 6720) uint8, are decoded one panorama
     at a time while scoring, which sets it). Not a NamedTuple: scoring fills limbs_present in (and not a
-    dataclass, whose import costs the legacy stack 7 ms)."""
+    dataclass, whose import costs the legacy stack 7 ms). cut_from: the PanoramaTruth that Task.restrict cut this
+    one from, and cut_limbs, (14,) bool, the limbs non-empty in the panoramas it cut out: scoring this one also
+    fills the other's limbs_present in (so score_keys decodes nothing again); both None otherwise."""
 
-    __slots__ = ("names", "sizes", "limbs_present")
+    __slots__ = ("names", "sizes", "limbs_present", "cut_from", "cut_limbs")
 
-    def __init__(self, names: List[Tuple[str, str]], sizes: List[Tuple[int, int]]):
+    def __init__(self, names: List[Tuple[str, str]], sizes: List[Tuple[int, int]], cut_from=None, cut_limbs=None):
         self.names = names
         self.sizes = sizes
         self.limbs_present: Optional[np.ndarray] = None
+        self.cut_from: Optional["PanoramaTruth"] = cut_from
+        self.cut_limbs: Optional[np.ndarray] = cut_limbs
+
+
+def blank_panorama(width, height) -> bytes:
+    """A PNG of width x height 8-bit grey pixels, all 0: a panorama without any limb (a withheld panorama keeps
+    only its size). Every row filter byte 0, the image data compressed at level 9, no ancillary chunk: the same
+    bytes for every panorama of that size."""
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)    # 8 bits, greyscale, no interlace
+    rows = bytes((width + 1) * height)          # each row: filter byte 0, then width pixels 0
+    return (PNG_SIGNATURE + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", zlib.compress(rows, 9))
+            + png_chunk(b"IEND", b""))
 
 
 def read_ground_truth(ref_dir, name, size, buffer=None):
@@ -101,6 +118,36 @@ def read_ground_truth(ref_dir, name, size, buffer=None):
         raise ReferenceDataError("ref/" + name, expected="a %dx%d panorama" % size,
                                  found="%dx%d decoded" % (gt.shape[1], gt.shape[0]))
     return gt
+
+
+def read_prediction(path, file, size, buffer=None):
+    """One prediction panorama decoded to luminance, after the declared-size checks against its ground truth's
+    size: a size mismatch, a decompression bomb, an unreadable or truncated PNG is a SubmissionError."""
+    return read_panorama(path, file, SubmissionError, expected_size=size, max_pixels=BOMB_FACTOR * size[0] * size[1],
+                         buffer=buffer)
+
+
+def check_withheld_predictions(reference, submitted, withheld):
+    """Read the predictions of the withheld panoramas as evaluate reads every prediction, so that a submission
+    gets the error it gets on the whole reference: the first fault in reference order. When a withheld panorama's
+    prediction is faulty, the panoramas before it are read first (ground truth, then prediction, as evaluate
+    does), and the first of their faults, if any, is the error."""
+    names, sizes = reference.data.names, reference.data.sizes
+    buffer = DecodeBuffer()
+    for i, ((stem, _), size, path, file) in enumerate(zip(names, sizes, submitted.paths, submitted.files)):
+        if path is None or stem not in withheld:
+            continue
+        try:
+            read_prediction(path, file, size, buffer)
+        except SubmissionError:
+            for (earlier, name), size_before, path_before, file_before in zip(names[:i], sizes[:i],
+                                                                              submitted.paths[:i],
+                                                                              submitted.files[:i]):
+                if earlier not in withheld:
+                    read_ground_truth(reference.root, name, size_before, buffer)
+                    if path_before is not None:
+                        read_prediction(path_before, file_before, size_before, buffer)
+            raise
 
 
 def limbs_present(reference):
@@ -128,12 +175,14 @@ def find_prediction(submission, stem):
 class PoseSubmission(NamedTuple):
     """Per ground-truth panorama (reference order) the prediction file's path and its label (its name in
     messages), or None; the stems without one, the labels of the XX_YYYY_W.png files shadowed by an
-    XX_YYYY_W_prediction.png, and the submitted names that match no panorama (ignored)."""
+    XX_YYYY_W_prediction.png and their stems (shadowed_stems, in the same order), and the submitted names that
+    match no panorama (ignored)."""
     paths: list
     files: list
     missing: list
     shadowed: list
     ignored: list
+    shadowed_stems: list
 
 
 class PanoramaResult(NamedTuple):
@@ -258,7 +307,7 @@ class ChalearnLap2014Pose(Task):
 
     def read_submission(self, submission, reference, progress) -> PoseSubmission:
         """Which file predicts each ground-truth panorama (the PNGs are decoded one at a time by evaluate)."""
-        paths, files, missing, shadowed, used = [], [], [], [], set()
+        paths, files, missing, shadowed, shadowed_stems, used = [], [], [], [], [], set()
         for stem, _ in reference.data.names:
             path, shadow = find_prediction(submission, stem)
             paths.append(path)
@@ -270,7 +319,9 @@ class ChalearnLap2014Pose(Task):
             if shadow is not None:
                 used.add(os.path.basename(shadow))
                 shadowed.append(submission.label(shadow))
-        return PoseSubmission(paths, files, missing, shadowed, [nm for nm in submission.names() if nm not in used])
+                shadowed_stems.append(stem)
+        return PoseSubmission(paths, files, missing, shadowed, [nm for nm in submission.names() if nm not in used],
+                              shadowed_stems)
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> PoseEvaluation:
         """evalPose over every ground-truth panorama, decoded one at a time into the same two buffers (flat
@@ -297,8 +348,7 @@ class ChalearnLap2014Pose(Task):
                 limb_missing += ev
                 records.append(PanoramaResult(stem, None, int(ev.sum()), 1, 0, 0.0))
                 continue
-            pred = read_panorama(path, file, SubmissionError, expected_size=size,
-                                 max_pixels=BOMB_FACTOR * size[0] * size[1], buffer=pred_buffer)
+            pred = read_prediction(path, file, size, pred_buffer)
             ev, inter, union = limb_overlaps(gt, pred, scratch)
             del gt, pred
             hits = ev & is_hit(inter, union)
@@ -313,7 +363,11 @@ class ChalearnLap2014Pose(Task):
             curve += ev[None, :] & is_hit(inter[None, :], union[None, :], THRESHOLDS[:, None], 20)
             records.append(PanoramaResult(stem, file, ne, ne, nh, float(jaccard.sum())))
         progress(n, n, "panoramas")
-        reference.data.limbs_present = limb_eval > 0     # every panorama was decoded: score_keys needs no 2nd pass
+        present = limb_eval > 0
+        reference.data.limbs_present = present      # every panorama was decoded: score_keys needs no 2nd pass
+        whole = reference.data.cut_from
+        if whole is not None and whole.limbs_present is None:     # nor on the reference restrict cut this one from
+            whole.limbs_present = present | reference.data.cut_limbs
         return PoseEvaluation(records, limb_eval, limb_hit, limb_missing, limb_jsum, curve, evaluations,
                               hits_total, submitted)
 
@@ -374,6 +428,46 @@ class ChalearnLap2014Pose(Task):
         evaluations = np.array([p.evaluations for p in panoramas], dtype=np.float64)
         return Decomposition("panorama", [p.stem for p in panoramas],
                              lambda weights: weighted_hit_rate(weights, hits, evaluations))
+
+    def item_ids(self, reference) -> List[str]:
+        """The panoramas' stems XX_YYYY_W, in the reference's (name) order: decompose's items."""
+        return [stem for stem, _ in reference.data.names]
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """Every ground-truth panorama copied byte for byte, except those of `items`: each is written as a blank
+        panorama of its size (blank_panorama: every pixel 0, no limb), so that the scorer still checks a
+        prediction's size against it and its file name keeps it a ground-truth panorama."""
+        for (stem, name), (width, height) in zip(reference.data.names, reference.data.sizes):
+            target = os.path.join(str(out_dir), name)
+            if stem in items:
+                with open(target, "wb") as f:
+                    f.write(blank_panorama(width, height))
+            else:
+                shutil.copyfile(os.path.join(reference.root, name), target)
+
+    def restrict(self, reference, submitted, withheld):
+        """The panoramas not withheld, and the submission's prediction files for them only (a prediction of a
+        withheld panorama is dropped, with the XX_YYYY_W.png it shadowed, as if never submitted). The predictions
+        are decoded while scoring, not while reading: those of the withheld panoramas are decoded here first, for
+        the same errors as on the whole reference (check_withheld_predictions)."""
+        check_withheld_predictions(reference, submitted, withheld)
+        data = reference.data
+        keep = [i for i, (stem, _) in enumerate(data.names) if stem not in withheld]
+        cut_limbs = None
+        if data.limbs_present is None:       # the limbs of the panoramas cut out (blank ones decode fast)
+            cut_limbs = np.zeros(N_LIMBS, dtype=bool)
+            buffer = DecodeBuffer()
+            for (stem, name), size in zip(data.names, data.sizes):
+                if stem in withheld:
+                    cut_limbs |= evaluated_limbs(read_ground_truth(reference.root, name, size, buffer))
+        cut = PanoramaTruth([data.names[i] for i in keep], [data.sizes[i] for i in keep],
+                            None if cut_limbs is None else data, cut_limbs)
+        shadowed = [(label, stem) for label, stem in zip(submitted.shadowed, submitted.shadowed_stems)
+                    if stem not in withheld]
+        return reference.replaced(cut), submitted._replace(
+            paths=[submitted.paths[i] for i in keep], files=[submitted.files[i] for i in keep],
+            missing=[stem for stem in submitted.missing if stem not in withheld],
+            shadowed=[label for label, _ in shadowed], shadowed_stems=[stem for _, stem in shadowed])
 
     def figures(self, reference, columns) -> Dict[str, str]:
         names = [n for n, _ in reference.data.names]

@@ -11,11 +11,11 @@ from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 
-from ..errors import SubmissionError, quote_some
+from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.cultural import CATEGORIES, parse_confidences, read_confidences, read_labels, reference_categories
 from ..formats.cultural import submitted_files
 from ..formats.hints import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
-from ..formats.text import check_known, read_bytes
+from ..formats.text import check_known, parse_table, read_bytes
 from ..metrics.bootstrap import Decomposition
 from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking, event_confusion,
                                          ranked_category_ap, top_confusions, top_scored_events, true_events,
@@ -110,6 +110,36 @@ def image_numbers(id_lists):
     bounds = np.cumsum([0] + [ids.size for ids in id_lists])
     inverse = inverse.reshape(-1)
     return images, [inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+WITHHELD_LABEL = b"-1"      # a withheld image's label in every category file (Task.withhold): one value for all
+
+
+def as_keys(items) -> np.ndarray:
+    """Item ids (text, as item_ids gives them) as the reference's 'S' image ids."""
+    return np.array([i.encode("utf-8", "surrogateescape") for i in items], dtype="S")
+
+
+def withheld_lines(data: bytes, file: str, keys: np.ndarray) -> bytes:
+    """A category file's bytes with each line of an image in keys ('S' ids) written '<id> -1' (WITHHELD_LABEL):
+    the id as the file has it, at its place, and the line break it had; every other byte unchanged. Nothing of
+    the line's label is kept, not even its spacing."""
+    rec = parse_table(data, file, 2, ReferenceDataError)
+    rows = np.flatnonzero(np.isin(rec.cols[0], keys))
+    if not rows.size:
+        return data
+    # line k (0-based) is data[bounds[k] + 1:bounds[k + 1]], its line break excluded
+    bounds = np.concatenate([[-1], np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")), [len(data)]])
+    line = rec.lines[rows].astype(np.int64) - 1
+    begin, end = bounds[line] + 1, bounds[line + 1]
+    id_start = rec.starts[0][rows].astype(np.int64)
+    id_end = id_start + rec.lengths[0][rows]
+    pieces, at = [], 0
+    for b, e, i0, i1 in zip(begin.tolist(), end.tolist(), id_start.tolist(), id_end.tolist()):   # withheld images
+        pieces += [data[at:b], data[i0:i1], b" ", WITHHELD_LABEL, b"\r" if data[b:e].endswith(b"\r") else b""]
+        at = e
+    pieces.append(data[at:])
+    return b"".join(pieces)
 
 
 CONFUSIONS_SHOWN = 15
@@ -299,6 +329,40 @@ class ChalearnLap2015CulturalEvent(Task):
         per_item: the items are the reference's images (Evaluation.images, the same for every submission)."""
         return Decomposition("image", [i.decode("utf-8", "surrogateescape") for i in evaluation.images],
                              weighted_mean_ap(evaluation.rankings, evaluation.positives, evaluation.images.size))
+
+    def item_ids(self, reference) -> List[str]:
+        """The reference's images (image_numbers: the files' common list, or the sorted union), as decompose names
+        them."""
+        images, _ = image_numbers([c.ids for c in reference.data.categories])
+        return [i.decode("utf-8", "surrogateescape") for i in images]
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """Every category file, with each line of an image of `items` written '<id> -1' (withheld_lines): a
+        withheld image stays listed in every file, at its place (a submission naming it is read as on the whole
+        reference), with the same label everywhere, which tells nothing. A category whose positives are all
+        withheld then has none: it loads, and has no column (empty_columns), as after restrict."""
+        keys = as_keys(sorted(items))
+        for rel in reference.files:
+            data = read_bytes(os.path.join(reference.root, rel), "ref/" + rel, ReferenceDataError)
+            with open(os.path.join(str(out_dir), rel), "wb") as f:
+                f.write(withheld_lines(data, "ref/" + rel, keys))
+
+    def restrict(self, reference, submitted, withheld):
+        """Each category's list without the withheld images, and each submitted file without its lines for them
+        (the others' reference indices renumbered, in file order): as if neither had listed them."""
+        keys = as_keys(sorted(withheld))
+        categories, lines = [], []
+        for category, read in zip(reference.data.categories, submitted.lines):
+            keep = ~np.isin(category.ids, keys)
+            categories.append(CategoryList(category.name, category.ids[keep], category.labels[keep]))
+            if read is None:
+                lines.append(None)
+                continue
+            index, confidence, _ = read
+            kept = keep[index]
+            renumbered = np.cumsum(keep) - 1
+            lines.append((renumbered[index[kept]], confidence[kept], int(np.count_nonzero(kept))))
+        return reference.replaced(CulturalTruth(categories)), submitted._replace(lines=lines)
 
     def figures(self, reference, columns) -> Dict[str, str]:
         ids = set()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import xml.parsers.expat
 from collections import OrderedDict
 from typing import Dict, List, NamedTuple, Optional
 
@@ -13,12 +14,13 @@ from ..formats.hints import (NearMiss, Vocabulary, first_hint, hint_phrase, igno
                              without_extension)
 from ..formats.text import lookup, read_bytes, to_int
 from ..formats.voc import join_keys
-from ..formats.voc_xml import PART_CLASSES, parse_layout_results, read_annotation, read_id_list
+from ..formats.voc_xml import LayoutResults, PART_CLASSES, parse_layout_results, read_annotation, read_id_list
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Rule, Task, as_text, no_progress, plural
-from .voc_common import comp_expected, distinct_images, find_plain_set, map_columns, plain_sets, track_comps
+from .voc_common import (comp_expected, distinct_images, find_plain_set, item_names, map_columns, plain_sets,
+                         track_comps, withheld_keys)
 
 PROTOCOL = [
     Rule("scope", "PASCAL VOC2011 person layout taster (comp7: VOC training data only; comp8: any training data), "
@@ -47,6 +49,10 @@ PROTOCOL = [
 
 TITLE = "PASCAL VOC2011 person layout (comp7/comp8)"
 _RX = re.compile(r"comp(\d+)_layout_(.+)\.xml")
+# what a bundle's annotation holds in place of an object that is not a public listed person (Voc2011Layout.withhold):
+# the same for every one, withheld person or other object, so that the object indices of the list still count
+BLANK_OBJECT = (b"<object><name>withheld</name><bndbox><xmin>0</xmin><ymin>0</ymin><xmax>0</xmax><ymax>0</ymax>"
+                b"</bndbox></object>")
 
 
 class LayoutTruth(NamedTuple):
@@ -123,6 +129,32 @@ class LayoutEvaluation(NamedTuple):
     submission: LayoutSubmission
     parts: List[PartResult]
     persons: PersonCounts      # per listed person and part class (the organizer's per-person table)
+
+
+def object_spans(data: bytes, label: str) -> List[tuple]:
+    """The byte range [start, end) of every <object> element of an annotation document, in document order: the
+    objects parse_annotation numbers from 1. Objects inside objects are refused (VOC has none; their numbering and
+    their blanking would depend on each other)."""
+    parser = xml.parsers.expat.ParserCreate()
+    spans, open_at = [], []
+
+    def start(name, attrs):
+        if name == "object":
+            if open_at:
+                raise ReferenceDataError(label, parser.CurrentLineNumber, expected="no <object> inside an <object>",
+                                         found="a nested <object>")
+            open_at.append(parser.CurrentByteIndex)
+
+    def end(name):
+        if name == "object":
+            spans.append((open_at.pop(), data.index(b">", parser.CurrentByteIndex) + 1))
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    try:
+        parser.Parse(data, True)
+    finally:
+        parser.StartElementHandler = parser.EndElementHandler = None      # no parser <-> handlers cycle
+    return spans
 
 
 def lost_tables(section, parts):
@@ -329,6 +361,78 @@ class Voc2011Layout(Task):
 
         return Decomposition("person", [k.decode("utf-8", "surrogateescape") for k in evaluation.keys.tolist()],
                              score)
+
+    # ------------------------------------------------------------ a private part whose labels are never uploaded
+    def item_ids(self, reference) -> List[str]:
+        """The listed persons ('<image id> <object index>'), in list order: decompose's items."""
+        return item_names(reference.data.keys)
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """The set's list byte for byte (the persons a submission is checked against), and each annotation that
+        holds a withheld person with every object that is not a public listed person replaced by BLANK_OBJECT (no
+        class, box, flag or part), the objects after the image's last listed person left out (their number is no
+        one's business), the public persons' <object> blocks byte for byte; an image without a public person
+        becomes a document of BLANK_OBJECTs alone. Annotations without a withheld person are copied."""
+        gt = reference.data
+        gone = np.isin(gt.keys, withheld_keys(items))
+        public, last = {}, {}           # image id -> its public listed objects; -> its last listed object
+        for key, withheld in zip(gt.keys.tolist(), gone.tolist()):
+            image_id, obj = key.rsplit(b" ", 1)
+            image_id, obj = image_id.decode("utf-8", "replace"), int(obj)
+            last[image_id] = max(last.get(image_id, 0), obj)
+            public.setdefault(image_id, set())
+            if not withheld:
+                public[image_id].add(obj)
+        touched = set(key.rsplit(b" ", 1)[0].decode("utf-8", "replace") for key in gt.keys[gone].tolist())
+        for rel in reference.files:
+            with open(os.path.join(reference.root, *rel.split("/")), "rb") as f:
+                data = f.read()
+            image_id = rel[len("Annotations/"):-len(".xml")] if rel.startswith("Annotations/") else None
+            if image_id in touched:
+                data = self._blanked(data, "ref/" + rel, public[image_id], last[image_id])
+            dst = os.path.join(str(out_dir), *rel.split("/"))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "wb") as f:
+                f.write(data)
+
+    @staticmethod
+    def _blanked(data, label, public, last):
+        """An annotation with only the objects `public` (1-based indices) kept, BLANK_OBJECT for the others up to
+        index `last`, nothing after it."""
+        if not public:
+            return b"<annotation>\n" + b"".join(b"\t" + BLANK_OBJECT + b"\n" for _ in range(last)) + b"</annotation>\n"
+        pieces, at = [], 0
+        for obj, (start, end) in enumerate(object_spans(data, label), 1):
+            if obj not in public:
+                pieces += [data[at:start], BLANK_OBJECT if obj <= last else b""]
+                at = end
+        return b"".join(pieces) + data[at:]
+
+    def restrict(self, reference, submitted, withheld):
+        """The list without the withheld persons and their GT parts, and the results without the layouts (and
+        their parts) of withheld persons: as if neither had held them. The ranking of the other layouts, and which
+        of them is each person's first, are those of the whole file (removing a person's layouts changes neither);
+        the warnings about skipped layouts stay those of the whole file, facts of the submission."""
+        gt, lr = reference.data, submitted.layouts
+        keep = ~np.isin(gt.keys, withheld_keys(withheld))
+        new_person = np.cumsum(keep) - 1                              # a kept person's index after the cut
+        part_kept = keep[gt.gt_person]
+        truth = LayoutTruth(gt.keys[keep], int(np.count_nonzero(keep)), new_person[gt.gt_person[part_kept]],
+                            gt.gt_class[part_kept], gt.gt_box[part_kept])
+        person = submitted.person
+        listed = person >= 0
+        layout_kept = ~listed
+        layout_kept[listed] = keep[person[listed]]
+        new_layout = np.cumsum(layout_kept) - 1
+        part_layout_kept = layout_kept[lr.part_layout]
+        layouts = LayoutResults(np.array(lr.image, dtype=object)[layout_kept].tolist(), lr.object[layout_kept],
+                                lr.confidence[layout_kept], lr.line[layout_kept],
+                                new_layout[lr.part_layout[part_layout_kept]], lr.part_class[part_layout_kept],
+                                lr.part_box[part_layout_kept], lr.part_line[part_layout_kept])
+        kept_person = np.where(listed, new_person[np.maximum(person, 0)], -1)[layout_kept]
+        kept = new_layout[submitted.kept[layout_kept[submitted.kept]]]
+        return (reference.replaced(truth),
+                submitted._replace(layouts=layouts, person=kept_person, kept=kept))
 
     def figures(self, reference, columns) -> Dict[str, str]:
         gt = reference.data

@@ -85,6 +85,33 @@ def distinct_images(keys) -> int:
     return len(set(k.split()[0] for k in as_text(keys)))
 
 
+def item_names(keys) -> List[str]:
+    """Item ids ('S' keys) as the Decomposition and the WITHHELD file name them (undecodable bytes kept by
+    surrogateescape, so that withheld_keys gives the same bytes back)."""
+    return [k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else str(k) for k in np.asarray(keys).tolist()]
+
+
+def withheld_keys(items) -> np.ndarray:
+    """The ids of a set of item names (item_names, a WITHHELD file's lines) as an 'S' array, for np.isin."""
+    return np.array([i.encode("utf-8", "surrogateescape") for i in sorted(items)], dtype="S")
+
+
+def replace_spans(data: bytes, starts, ends, replacement: bytes) -> bytes:
+    """data with each byte range [starts[i], ends[i]) (ascending and disjoint) replaced by `replacement`: the
+    other bytes unchanged, in one pass (a mask of the bytes kept, then every replacement inserted at once)."""
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    if starts.size == 0:
+        return data
+    n = len(data)
+    inside = np.cumsum(np.bincount(starts, minlength=n + 1) - np.bincount(ends, minlength=n + 1))[:n] > 0
+    kept = np.frombuffer(data, dtype=np.uint8)[~inside]
+    removed_before = np.concatenate([[0], np.cumsum(ends - starts)[:-1]])
+    at = starts - removed_before                           # where each range began, among the bytes kept
+    rep = np.frombuffer(replacement, dtype=np.uint8)
+    return np.insert(kept, np.repeat(at, rep.size), np.tile(rep, starts.size)).tobytes()
+
+
 def result_name_rx(kind):
     """comp<N>_<kind>_<rest>.txt: a file the scorer reads as a result (and rejects if <rest> is not <set>_<name>)."""
     return re.compile(r"comp(\d+)_%s_(.+)\.txt" % kind)
@@ -245,6 +272,11 @@ class RankedListWords(object):
 
 
 # ------------------------------------------------------------ the ranked-list tasks (VOCevalcls.m, VOCevalaction.m)
+# the label a withheld item's line gets in a bundle's GT lists (RankedListTask.withhold): 0, neither a true nor a
+# false positive, after one space, for every withheld item whatever its labels (restrict removes those items anyway)
+BLANK_LABEL = b" 0"
+
+
 class LabelList(NamedTuple):
     """One name's ground-truth list ImageSets/<folder>/<name>_<set>.txt, in file order. keys: (n,) bytes 'S' array,
     the item ids (classification: the image id; action: image id, a space and the object index as a number,
@@ -489,8 +521,52 @@ class RankedListTask(Task):
             mean[counted.sum(axis=1) == 0] = 0.0
             return mean
 
-        return Decomposition(self.words.item, [i.decode("utf-8", "surrogateescape") if isinstance(i, bytes) else str(i)
-                                                   for i in items], score)
+        return Decomposition(self.words.item, item_names(items), score)
+
+    # ------------------------------------------------------------ a private part whose labels are never uploaded
+    def item_ids(self, reference) -> List[str]:
+        """The items of the GT lists (images, or 'image object' persons), in order of first appearance: decompose's
+        items."""
+        return item_names(item_index([gt.keys for gt in reference.data.lists])[0])
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """Every GT list with the label of each withheld item blanked: the line keeps the item's id as written (the
+        submission is checked against it: an id not in the list is an error) and its label becomes BLANK_LABEL,
+        the same for every withheld item whatever its labels. Every other line is kept byte for byte (the ranges
+        replaced are located by the list's own parser, read_gt_labels)."""
+        gone = withheld_keys(items)
+        last_key, label_field = self.key_fields - 1, self.key_fields
+        for rel in reference.files:
+            src = os.path.join(reference.root, *rel.split("/"))
+            with open(src, "rb") as f:
+                raw = f.read()
+            keys, _, rec = read_gt_labels(src, "ref/" + rel, nkey=self.key_fields, int_keys=self.numeric_fields)
+            rows = np.flatnonzero(np.isin(keys, gone))
+            if rows.size:
+                # from the end of the item's id to the end of its label: ' -1' becomes BLANK_LABEL
+                starts = rec.starts[last_key][rows].astype(np.int64) + rec.lengths[last_key][rows]
+                ends = rec.starts[label_field][rows].astype(np.int64) + rec.lengths[label_field][rows]
+                bom = raw[:len(raw) - len(rec.data)]               # read_bytes reads past a byte-order mark
+                raw = bom + replace_spans(rec.data, starts, ends, BLANK_LABEL)
+            dst = os.path.join(str(out_dir), *rel.split("/"))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "wb") as f:
+                f.write(raw)
+
+    def restrict(self, reference, submitted, withheld):
+        """Each GT list without the withheld items, and each result file's confidences (one per GT item) without
+        theirs: the rankings, APs and mAP of the other items alone, as if neither list had held them. A result
+        file's counts (lines, duplicate lines and the first of them) stay those of the whole file: the report's
+        warnings and notes about them are facts of the submission, the same whichever items are withheld."""
+        gone = withheld_keys(withheld)
+        lists, files = [], OrderedDict()
+        for name, gt in zip(self.names, reference.data.lists):
+            keep = ~np.isin(gt.keys, gone)
+            lists.append(LabelList(gt.keys[keep], gt.labels[keep]))
+            if name in submitted.files:
+                label, cf = submitted.files[name]
+                files[name] = (label, cf._replace(confidence=cf.confidence[keep]))
+        return reference.replaced(RankedListTruth(lists)), submitted._replace(files=files)
 
     def report(self, evaluation, private) -> Result:
         """The Result of a ranked-list task: AP_<name> scores and mAP first, notes and duplicate warnings, AP bars

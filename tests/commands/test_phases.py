@@ -356,7 +356,7 @@ def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
     assert "hide_score_output" not in final
     inner = _zip(cb.read("reference_data_1.zip"))
     assert "PRIVATE_PART" not in inner.namelist()
-    assert sorted(inner.read("WITHHELD").decode().split()) == sorted(private)
+    assert sorted(inner.read("WITHHELD").decode().splitlines()) == sorted(private)
     keys = [c["key"] for c in y2["leaderboards"][0]["columns"]]
     assert keys[0] == registry_rank(slug) and len(keys) > 1 or len(task.column_table()) == 1
     members = {}
@@ -375,7 +375,7 @@ def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
     paths = write(plan, str(out))
     folder = out / slug / "private_part" / "Final"
     assert sorted(os.listdir(str(folder))) == ["README.txt", "bundle.json", "private_ids.txt", "reference"]
-    assert (folder / "private_ids.txt").read_text().split() == sorted(private)
+    assert (folder / "private_ids.txt").read_text().splitlines() == sorted(private)
     if os.path.isfile(CHECKER):
         for path in paths:
             p = checker_run(["check-bundle", path], tmp_path)

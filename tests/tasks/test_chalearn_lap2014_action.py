@@ -628,3 +628,54 @@ def test_weight_zero_is_the_sequence_removed_and_weight_two_its_copy(tmp_path, s
     edited, _ = decomposed(tmp_path / "edited", edited_gt, edited_pred, edited_frames)
     assert abs(d.score(weights)[0] - edited.scores["mean_jaccard"]) <= 1e-12
     assert abs(d.score(np.ones((1, 6)))[0] - full.scores["mean_jaccard"]) <= 1e-12
+
+
+# ---------------------------------------------------------------- a withheld sequence (issue 29)
+def withheld_run(tmp_path, gt, pred, private, nframes=100):
+    """run()'s reference as the whole one, Task.withhold of the `private` sequences plus WITHHELD (what the bundle
+    uploads), and the submission scored against it: (Result, the withheld reference's folder)."""
+    run(tmp_path, gt, pred, nframes)
+    out = tmp_path / "public"
+    out.mkdir()
+    TASK.withhold(TASK.load_reference(str(tmp_path / "ref")), set(private), str(out))
+    (out / "WITHHELD").write_text("".join(s + "\n" for s in sorted(private)))
+    return TASK.score(str(out), Submission(str(tmp_path / "res"))), out
+
+
+WITHHELD_GT = {"Seq01": SEED_GT,                     # walk 1..40, fight 31..60 and 71..90 (3 columns)
+               "Seq02": "1,2,1,11\n2,2,5,15\n",      # point, by both actors (4 columns): withheld
+               "Seq03": "3,1,11\n"}                  # clap 1..10
+
+
+def test_a_withheld_sequence_keeps_its_frames_and_layout_and_scores_as_if_never_there(tmp_path):
+    # Seq01: the seed's figure, walk 0.72, fight 0.46 -> 0.59; Seq03: clap 1..10 against 1..5 -> 5 / 10 = 0.5
+    # Seq02 withheld (perfectly predicted: on the whole reference its 1 would count)
+    # mean_jaccard = (0.59 + 0.5) / 2 = 0.545; jaccard_Walk 0.72, Fight 0.46, Clap 0.5; Point (Seq02's only) and
+    # Wave (the placeholder row's) are no columns of the withheld reference
+    pred = {"Seq01": SEED_PRED, "Seq02": "1,2,1,11\n2,2,5,15\n", "Seq03": "3,1,6\n"}
+    result, out = withheld_run(tmp_path, WITHHELD_GT, pred, {"Seq02"}, nframes={"Seq01": 100, "Seq02": 80,
+                                                                                 "Seq03": 100})
+    assert result.scores == pytest.approx({"mean_jaccard": 0.545, "jaccard_Clap": 0.5, "jaccard_Walk": 0.72,
+                                           "jaccard_Fight": 0.46}, abs=1e-12)
+    assert (out / "Seq02_labels.csv").read_bytes() == b"1,1,1,1\n"      # 4 columns, no frame, no action of its own
+    assert (out / "Seq02_data.csv").read_bytes() == b"80,20,2000\n"     # its frame count, byte for byte
+    assert [k.key for k in TASK.score_keys(str(out))] == ["mean_jaccard", "jaccard_Clap", "jaccard_Walk",
+                                                          "jaccard_Fight"]
+    # the same as the cut reference, and a submission without the withheld sequence's file
+    cut = run(tmp_path / "cut", {s: WITHHELD_GT[s] for s in ("Seq01", "Seq03")},
+              {s: pred[s] for s in ("Seq01", "Seq03")})
+    assert cut.scores == result.scores and cut.notes == result.notes and cut.warnings == result.warnings
+
+
+def test_a_withheld_sequence_checks_a_prediction_as_the_whole_reference(tmp_path):
+    # Seq02's ground truth has actor ids: 3-column rows are an error there, withheld or not; an empty 3-column
+    # withheld sequence (Seq03) accepts 3 or 4 columns, as its ground truth does
+    pred = {"Seq01": SEED_PRED, "Seq02": "2,1,11\n"}
+    with pytest.raises(SubmissionError, match="Seq02_prediction.csv, line 1: expected 4 columns"):
+        withheld_run(tmp_path / "a", WITHHELD_GT, pred, {"Seq02", "Seq03"})
+    with pytest.raises(SubmissionError, match="Seq02_prediction.csv, line 1: expected 4 columns"):
+        run(tmp_path / "whole", WITHHELD_GT, pred)
+    result, out = withheld_run(tmp_path / "b", WITHHELD_GT, {"Seq01": SEED_PRED, "Seq03": "1,3,1,6\n"},
+                               {"Seq02", "Seq03"})
+    assert (out / "Seq03_labels.csv").read_bytes() == b""
+    assert result.scores["mean_jaccard"] == pytest.approx(0.59, abs=1e-12)        # Seq01 alone

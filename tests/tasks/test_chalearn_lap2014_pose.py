@@ -776,3 +776,61 @@ def test_written_out_formulas_are_pillow_61s(seed):
         idx[0, :256] = np.arange(256)
         img = Image.open(io.BytesIO(raw_png(idx, 8, 3, extra=plte_chunk(rng.randint(0, 256, (n, 3))))))
         assert np.array_equal(written_out_pillow61_L(img), np.asarray(img.convert("L")))
+
+
+# ---------------------------------------------------------------- a withheld panorama (issue 29)
+def withheld_score(tmp_path, gts, preds, private):
+    """The whole reference written from gts, Task.withhold of the `private` stems plus WITHHELD (what the bundle
+    uploads), and the submission preds scored against it: (Result, the withheld reference's folder)."""
+    whole, out, res = tmp_path / "whole", tmp_path / "public", tmp_path / "res"
+    for stem, arr in gts.items():
+        save(arr, whole / (stem + ".png"))
+    res.mkdir(parents=True)
+    for name, arr in preds.items():
+        if isinstance(arr, bytes):
+            (res / name).write_bytes(arr)
+        else:
+            save(arr, res / name)
+    out.mkdir()
+    TASK.withhold(TASK.load_reference(str(whole)), set(private), str(out))
+    (out / "WITHHELD").write_text("".join(s + "\n" for s in sorted(private)))
+    return TASK.score(str(out), Submission(str(res))), out
+
+
+def test_a_withheld_panorama_is_blank_and_scores_as_if_never_there(tmp_path):
+    # 01_0001_1: head, predicted exactly               -> 1 evaluation, 1 hit
+    # 01_0001_2: head and torso, predicted blank       -> withheld (on the whole: 2 evaluations, 0 hits)
+    # 01_0002_1: torso, no prediction                  -> 1 evaluation (evalPose's one for a missing file), 0 hits
+    # public part: mean_hit_rate = 1 / (1 + 1) = 0.5 (the whole: 1 / 4); hit_rate_head = 1 / 1 (01_0001_1 only),
+    # hit_rate_torso = 0 / 1 (01_0002_1's torso, an evaluated miss); no other limb is evaluated: not written
+    head, torso = blank(), blank()
+    head[:, cols(1, 0, 40)] = 255
+    torso[:, cols(2, 100, 200)] = 255
+    gts = {"01_0001_1": head, "01_0001_2": np.maximum(head, torso), "01_0002_1": torso}
+    preds = {"01_0001_1_prediction.png": head, "01_0001_2_prediction.png": blank()}
+    result, out = withheld_score(tmp_path, gts, preds, {"01_0001_2"})
+    assert result.scores == {"mean_hit_rate": 0.5, "hit_rate_head": 1.0, "hit_rate_torso": 0.0}
+    kept = np.asarray(Image.open(str(out / "01_0001_2.png")))
+    assert kept.shape == (H, W) and not kept.any()          # its size, no limb
+    for stem in ("01_0001_1", "01_0002_1"):                 # the others byte for byte
+        assert (out / (stem + ".png")).read_bytes() == (tmp_path / "whole" / (stem + ".png")).read_bytes()
+    assert [k.key for k in TASK.score_keys(str(out))] == ["mean_hit_rate", "hit_rate_head", "hit_rate_torso"]
+    # the same as the cut reference, and a submission without the withheld panorama's file
+    del gts["01_0001_2"], preds["01_0001_2_prediction.png"]
+    cut = score(tmp_path / "cut", gts, preds)
+    assert cut.scores == result.scores and cut.notes == result.notes
+
+
+def test_a_withheld_panoramas_prediction_is_still_checked_in_reference_order(tmp_path):
+    # 01_0001_2 (withheld) has a prediction of the wrong size: the error of the whole reference, unless a public
+    # panorama before it is faulty too (01_0001_1 then, the first in reference order, as on the whole)
+    gts = {"01_0001_1": blank(), "01_0001_2": blank(), "01_0002_1": blank()}
+    preds = {"01_0001_2_prediction.png": blank(H + 1)}
+    with pytest.raises(SubmissionError, match="01_0001_2_prediction.png.*size mismatch"):
+        withheld_score(tmp_path / "a", gts, preds, {"01_0001_2"})
+    preds["01_0001_1_prediction.png"] = b"not a png"
+    preds["01_0002_1_prediction.png"] = b"not a png"
+    with pytest.raises(SubmissionError, match="01_0001_1_prediction.png"):
+        withheld_score(tmp_path / "b", gts, preds, {"01_0001_2"})
+    with pytest.raises(SubmissionError, match="01_0001_1_prediction.png"):
+        score(tmp_path / "whole", gts, preds)

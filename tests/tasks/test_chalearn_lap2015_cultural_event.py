@@ -453,3 +453,43 @@ def test_weighted_mean_ap_is_the_mean_of_weighted_ap_voc2010(seed):
     want = np.where(counted, aps, 0).sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
     got = weighted_mean_ap(rankings, positives, n)(weights)
     assert np.allclose(got, want, rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- a withheld image (issue 29)
+def withheld_run(tmp_path, gt, sub, private):
+    """run()'s reference as the whole one, Task.withhold of the `private` images plus WITHHELD (what the bundle
+    uploads), and the submission scored against it: (Result, the withheld reference's folder)."""
+    run(tmp_path, gt, sub)
+    out = tmp_path / "public"
+    out.mkdir()
+    TASK.withhold(TASK.load_reference(str(tmp_path / "ref")), set(private), str(out))
+    (out / "WITHHELD").write_text("".join(i + "\n" for i in sorted(private)))
+    return TASK.score(str(out), Submission(str(tmp_path / "res"))), out
+
+
+def test_a_withheld_image_is_listed_with_minus_one_and_scores_as_if_never_there(tmp_path):
+    # b.jpg is withheld, La_Tomatina's only positive: it has none in the public part (no AP, out of the mean)
+    # Falles without b: ranking a(+) d(-) c(+): prec 1, 1/2, 2/3; envelope 1 at rec .5, 2/3 at rec 1
+    # AP = .5 * 1 + .5 * 2/3 = 5/6 = mAP (on the whole: b(-) first, AP 0.5 * 0.5 + 0.5 * 0.5 = 0.5)
+    gt = {"Falles": GT, "La_Tomatina": [("a.jpg", -1), ("b.jpg", 1), ("c.jpg", -1), ("d.jpg", -1)]}
+    sub = {"Falles.txt": "b.jpg 4\na.jpg 3\nd.jpg 2\nc.jpg 1\n", "La_Tomatina.txt": "b.jpg 9\na.jpg 1\n"}
+    result, out = withheld_run(tmp_path, gt, sub, {"b.jpg"})
+    assert result.scores == {"mAP": pytest.approx(5 / 6), "AP_Falles": pytest.approx(5 / 6)}
+    # every image still listed in every file, in place, b.jpg with -1 in both (one value for any withheld image)
+    assert (out / "Falles_val.txt").read_bytes() == b"a.jpg 1\nb.jpg -1\nc.jpg 1\nd.jpg -1\n"
+    assert (out / "La_Tomatina_val.txt").read_bytes() == b"a.jpg -1\nb.jpg -1\nc.jpg -1\nd.jpg -1\n"
+    assert [k.key for k in TASK.score_keys(str(out))] == ["mAP", "AP_Falles"]     # loads; La_Tomatina: no column
+    # the same as the cut reference, and a submission without b.jpg's lines
+    cut = run(tmp_path / "cut", {c: [r for r in rows if r[0] != "b.jpg"] for c, rows in gt.items()},
+              {"Falles.txt": "a.jpg 3\nd.jpg 2\nc.jpg 1\n", "La_Tomatina.txt": "a.jpg 1\n"})
+    assert cut.scores == result.scores and cut.notes == result.notes
+    # a submission naming an image outside the test set: the same error as on the whole reference
+    with pytest.raises(SubmissionError, match="Falles.txt, line 2: .*1 unknown"):
+        withheld_run(tmp_path / "unknown", gt, {"Falles.txt": "b.jpg 4\ne.jpg 3\n"}, {"b.jpg"})
+
+
+def test_a_withheld_line_keeps_only_its_id_and_line_break():
+    from scoring_program.tasks.chalearn_lap2015_cultural_event import as_keys, withheld_lines
+    data = b"  a.jpg\t 1 \r\nb.jpg -1\n\nc.jpg   1"
+    assert withheld_lines(data, "x", as_keys(["a.jpg", "c.jpg"])) == b"a.jpg -1\r\nb.jpg -1\n\nc.jpg -1"
+    assert withheld_lines(data, "x", as_keys([])) == data

@@ -236,3 +236,43 @@ def test_report_names_no_test_image(tmp_path):
         ids = sorted({line.split()[0] for line in f if line.strip()})
     assert len(ids) >= 20
     no_item_ids("voc2011-action", ids, tmp_path)
+
+
+# ---------------------------------------------------------------- a private part withheld from the bundle (issue 29)
+def test_withheld_person_is_blanked_and_scored_as_if_never_listed(tmp_path):
+    # persons P1 (2011_000001 1), P2 (2011_000001 3), P3 (2011_000002 1), P4 (2011_000003 2); P2 withheld.
+    # phoning: P1 +, P2 +, P3 -, P4 0; every other action: P2 + alone.
+    # Public part: phoning ranks P3 (.8, n), P1 (.7, p), P4 (.6, neither) -> rec 0 1 1, prec 0 1/2 1/2 -> AP 1/2;
+    # the nine other actions have no public positive: n/a, left out. mAP = 1/2.
+    # (Whole list: P2 (.9, p) first -> rec 1/2 1/2 1 1, prec 1 1/2 2/3 2/3 -> AP 5/6; nine APs 0 -> mAP 1/12.)
+    labels = {a: [-1, 1, -1, -1] for a in ACTIONS}
+    labels["phoning"] = [1, 1, -1, 0]
+    ref = make_ref(tmp_path, labels)
+    res = make_res(tmp_path, {"phoning": "2011_000001 03 0.9\n2011_000002 1 0.8\n2011_000001 1 0.7\n"
+                                         "2011_000003 2 0.6\n"})     # '03': the object index is a number
+    public = tmp_path / "public_ref"
+    public.mkdir()
+    reference = TASK.load_reference(str(ref))
+    assert TASK.item_ids(reference) == ["%s %d" % p for p in PERSONS]
+    TASK.withhold(reference, {"2011_000001 3"}, str(public))
+    (public / "WITHHELD").write_text("2011_000001 3\n")
+    action = public / "ImageSets" / "Action"
+    assert (action / "phoning_test.txt").read_bytes() == b"2011_000001 1 1\n2011_000001 3 0\n2011_000002 1 -1\n" \
+                                                          b"2011_000003 2 0\n"
+    assert (action / "jumping_test.txt").read_bytes() == b"2011_000001 1 -1\n2011_000001 3 0\n2011_000002 1 -1\n" \
+                                                          b"2011_000003 2 -1\n"
+    assert sorted(os.listdir(str(action))) == sorted("%s_test.txt" % a for a in ACTIONS)   # 'other' is never read
+    whole = TASK.score(str(ref), Submission(str(res)))
+    r = TASK.score(str(public), Submission(str(res)))
+    assert whole.scores["AP_phoning"] == pytest.approx(5 / 6) and whole.scores["mAP"] == pytest.approx(1 / 12)
+    assert r.scores == {"mAP": 0.5, "AP_phoning": 0.5}
+    # the same as a reference that never listed P2, and a submission without its line
+    cut = tmp_path / "cut" / "ImageSets" / "Action"
+    cut.mkdir(parents=True)
+    for a in ACTIONS:
+        rows = (ref / "ImageSets" / "Action" / ("%s_test.txt" % a)).read_bytes().split(b"\n")
+        (cut / ("%s_test.txt" % a)).write_bytes(b"\n".join(rows[:1] + rows[2:]))
+    cut_res = tmp_path / "cut_res"
+    cut_res.mkdir()
+    (cut_res / "comp9_action_test_phoning.txt").write_text("2011_000002 1 0.8\n2011_000001 1 0.7\n2011_000003 2 0.6\n")
+    assert TASK.score(str(tmp_path / "cut"), Submission(str(cut_res))).scores == r.scores

@@ -313,3 +313,46 @@ def test_report_names_no_test_image(tmp_path):
         ids = [line.split()[0] for line in f if line.strip()]
     assert len(ids) >= 50
     no_item_ids(SLUG, ids, tmp_path)
+
+
+# ---------------------------------------------------------------- a private part withheld from the bundle (issue 29)
+def withheld_copy(tmp_path, ref, items):
+    """What the bundle uploads: TASK.withhold of ref, plus the WITHHELD file."""
+    out = tmp_path / "public_ref"
+    out.mkdir()
+    TASK.withhold(TASK.load_reference(str(ref)), set(items), str(out))
+    (out / "WITHHELD").write_text("".join(i + "\n" for i in sorted(items)))
+    return out
+
+
+def test_withheld_image_is_blanked_and_scored_as_if_never_listed(tmp_path):
+    # LABELS: car im1 +, im2 -, im3 +; dog im1 -, im2 +, im3 0 (difficult); every other class im1 +, im2 -, im3 -.
+    # im1 withheld. Public part: car im2 -, im3 +: ranking im2 (.5), im3 (.1) -> n p -> AP 1/2.
+    # dog im3 0, im2 +: ranking im3 (.8, neither), im2 (.1) -> p -> AP 1. The 18 other classes: im2 -, im3 - -> no
+    # positive, n/a. mAP = (1/2 + 1) / 2 = 3/4. (The whole list: im1's last line .2 wins, car n p p -> 2/3.)
+    ref = make_ref(tmp_path)
+    files = {"comp1_cls_test_car.txt": "im1 0.9\nim2 0.5\nim3 0.1\nim1 0.2\n",     # im1 repeated: a warning
+             "comp1_cls_test_dog.txt": "im1 0.9\nim3 0.8\nim2 0.1\n"}
+    res = make_res(tmp_path, files)
+    public = withheld_copy(tmp_path, ref, {"im1"})
+    car = (public / "ImageSets" / "Main" / "car_test.txt").read_bytes()
+    assert car == b"im1 0\nim2 -1\nim3  1\n"          # the label blanked (0 for every withheld image), the rest kept
+    assert (public / "ImageSets" / "Main" / "dog_test.txt").read_bytes() == b"im1 0\nim2  1\nim3  0\n"
+    whole = TASK.score(str(ref), Submission(str(res)))
+    r = TASK.score(str(public), Submission(str(res)))
+    assert whole.scores["AP_car"] == pytest.approx(2 / 3, abs=1e-15)
+    assert r.scores == {"mAP": 0.75, "AP_car": 0.5, "AP_dog": 1.0}
+    assert [str(w) for w in r.warnings] == [str(w) for w in whole.warnings]     # the duplicate im1 line: line 4
+    assert any("line 4" in w for w in r.warnings)
+    # the same as a reference that never listed im1, and a submission without its lines
+    cut = tmp_path / "cut"
+    main = cut / "ImageSets" / "Main"
+    main.mkdir(parents=True)
+    for cls in VOC_CLASSES:
+        (main / ("%s_test.txt" % cls)).write_bytes((ref / "ImageSets" / "Main" / ("%s_test.txt" % cls))
+                                                   .read_bytes().split(b"\n", 1)[1])
+    cut_res = make_res(tmp_path, {"comp1_cls_test_car.txt": "im2 0.5\nim3 0.1\n",
+                                  "comp1_cls_test_dog.txt": "im3 0.8\nim2 0.1\n"}, name="cut_res")
+    assert TASK.score(str(cut), Submission(str(cut_res))).scores == r.scores
+    assert len(TASK.reference(str(public)).data.lists[0].keys) == 3      # the cached reference is not cut
+    assert TASK.item_ids(TASK.reference(str(public))) == IDS

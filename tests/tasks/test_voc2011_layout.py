@@ -2,6 +2,7 @@
 pure-Python oracle of the layout rules compared on random data with hypothesis."""
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -523,3 +524,53 @@ def test_weight_k_is_the_person_copied_k_times_by_the_scorer(tmp_path_factory, s
     ref2, sub2 = _write_layout_case(os.path.join(root, "copied"), objs2, listed, layouts2)
     official = task.score(ref2, sub2).scores["mAP"]
     assert abs(d.score(weights[None, :].astype(float))[0] - official) <= 1e-12
+
+
+# ---- a private part withheld from the bundle (issue 29) -----------------------------------------------------------
+
+def test_withheld_person_is_blanked_and_scored_as_if_never_listed(tmp_path):
+    # 2011_000001: person A (object 1: head, hand), a chair (2), person B (3: head), a dog (4); 2011_000002: person C
+    # (1: head, foot). Listed: A, B, C; B withheld.
+    # Layouts: B .9 (head misses), A .8 (head exact, hand misses), C .7 (head exact), B .5 (a repeat: skipped).
+    # Public part (A, C): head A TP, C TP of 2 -> AP 1; hand FP of 1 -> AP 0; foot none of 1 -> AP 0; mAP 1/3.
+    # (Whole: head FP, TP, TP of 3 -> rec 0 1/3 2/3, prec 0 1/2 2/3 -> AP 2/3 * 2/3 = 4/9; mAP 4/27.)
+    a = {"name": "person", "box": (1, 1, 100, 100), "parts": [("head", (10, 10, 29, 29)), ("hand", (40, 40, 49, 49))]}
+    b = {"name": "person", "box": (100, 100, 200, 200), "parts": [("head", (100, 100, 119, 119))]}
+    c = {"name": "person", "box": (0, 0, 100, 100), "parts": [("head", (0, 0, 19, 19)), ("foot", (50, 50, 59, 59))]}
+    objs = {"2011_000001": [a, {"name": "chair", "box": (1, 1, 5, 5)}, b, {"name": "dog", "box": (7, 7, 9, 9)}],
+            "2011_000002": [c]}
+    listed = [("2011_000001", 1), ("2011_000001", 3), ("2011_000002", 1)]
+    layouts = [("2011_000001", 3, 0.9, [("head", (0, 0, 5, 5))]),
+               ("2011_000001", 1, 0.8, [("head", (10, 10, 29, 29)), ("hand", (0, 0, 5, 5))]),
+               ("2011_000002", 1, 0.7, [("head", (0, 0, 19, 19))]),
+               ("2011_000001", 3, 0.5, [("head", (100, 100, 119, 119))])]
+    ref, sub = _write_layout_case(str(tmp_path / "whole"), objs, listed, layouts)
+    task = TASK.__class__()
+    reference = task.load_reference(ref)
+    assert task.item_ids(reference) == ["2011_000001 1", "2011_000001 3", "2011_000002 1"]
+    public = tmp_path / "public_ref"
+    public.mkdir()
+    task.withhold(reference, {"2011_000001 3"}, str(public))
+    (public / "WITHHELD").write_text("2011_000001 3\n")
+    # A's block byte for byte; the chair and B blanked alike (the indices still count); the dog, after the last
+    # listed person, left out; 2011_000002 and the list copied
+    whole_doc = annotation_xml("2011_000001", objs["2011_000001"]).encode()
+    blocks = [whole_doc[m.start():m.end()] for m in re.finditer(rb"\t<object>.*?</object>", whole_doc, re.S)]
+    from scoring_program.tasks.voc2011_layout import BLANK_OBJECT
+    assert (public / "Annotations" / "2011_000001.xml").read_bytes() == (
+        whole_doc[:whole_doc.index(blocks[0])] + blocks[0] + b"\n\t" + BLANK_OBJECT + b"\n\t" + BLANK_OBJECT + b"\n\t\n"
+        + b"</annotation>\n")
+    for rel in ("Annotations/2011_000002.xml", "ImageSets/Layout/test.txt"):
+        with open(os.path.join(ref, rel), "rb") as f:
+            assert (public / rel).read_bytes() == f.read()
+    whole = task.score(ref, sub)
+    r = task.score(str(public), sub)
+    assert whole.scores["AP_head"] == pytest.approx(4 / 9, abs=1e-15)
+    assert whole.scores["mAP"] == pytest.approx(4 / 27, abs=1e-15)
+    assert r.scores == {"mAP": pytest.approx(1 / 3, abs=1e-15), "AP_head": 1.0, "AP_hand": 0.0, "AP_foot": 0.0}
+    assert [str(w) for w in r.warnings] == [str(w) for w in whole.warnings]     # B's repeated layout, whole file
+    assert any("later layout" in w for w in r.warnings)
+    # the same as a list without B and a results file without B's layouts
+    cut, cut_sub = _write_layout_case(str(tmp_path / "cut"), objs, [listed[0], listed[2]], layouts[1:3])
+    assert task.score(cut, cut_sub).scores == r.scores
+    assert task.reference(str(public)).data.npersons == 3          # the cached reference is not cut
