@@ -77,6 +77,30 @@ def bootstrap_scores(decomposition, resamples, seed, chunk=CHUNK):
                           or [np.zeros(0)])
 
 
+def resample_part_weights(part, resamples, seed, chunk=CHUNK):
+    """The bootstrap of one part of the test set (a private part, its public rest): part, (n,) bool, the part's
+    items. Yield (b, n) float64 blocks of counts, resamples rows in all: row r holds how often each of the part's
+    n_part items was drawn in n_part draws with replacement among them; every other item has weight 0. The draws are
+    resample_weights(n_part, ...) scattered onto the part's columns: deterministic in (part, resamples, seed, chunk),
+    and with every item in the part exactly resample_weights(n, ...)."""
+    part = np.asarray(part, dtype=bool)
+    columns = np.flatnonzero(part)
+    for block in resample_weights(columns.size, resamples, seed, chunk):
+        if columns.size == part.size:
+            yield block
+            continue
+        out = np.zeros((block.shape[0], part.size))
+        out[:, columns] = block
+        yield out
+
+
+def bootstrap_part_scores(decomposition, part, resamples, seed, chunk=CHUNK):
+    """(resamples,) ranking scores of the submission on the seeded resamples of one part (resample_part_weights):
+    the part's own score's bootstrap (an empty part weighs every item 0 in every resample)."""
+    return np.concatenate([decomposition.score(w) for w in resample_part_weights(part, resamples, seed, chunk)]
+                          or [np.zeros(0)])
+
+
 # ------------------------------------------------------------------ building blocks
 def weighted_ap_voc2010(weights, item, tp, fp, npos):
     """VOCap.m's "all points" AP of ranked lists on weighted items, for each row of weights.

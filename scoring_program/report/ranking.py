@@ -12,7 +12,7 @@ import csv
 import html
 import io
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -24,11 +24,12 @@ from .svg import _e, heatmap_svg, histogram_svg
 BLUE = "#1d4f85"
 
 
-def bootstrap_csv(names: List[str], stats: RankingStatistics) -> str:
-    """One row per resample (1..B), one column per submission (names: in official order): its ranking score."""
+def bootstrap_csv(names: List[str], stats: RankingStatistics, label: Optional[str] = None) -> str:
+    """One row per resample (1..B), one column per submission (names: in official order): its ranking score.
+    label: the part of the test set resampled ("private part: 120 images"), said in the first column's header."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["resample"] + names)
+    w.writerow(["resample (%s)" % label if label else "resample"] + names)
     for r, row in enumerate(stats.boot):
         w.writerow([r + 1] + [repr(float(v)) for v in row])
     return buf.getvalue()
@@ -140,25 +141,32 @@ def _fig(title, svg, note=None):
 
 def render_ranking(title: str, names: List[str], stats: RankingStatistics, key, unit: str, n_items: int,
                    resamples: int, seed: int, failed: Sequence[str] = (),
-                   missing: Sequence[Tuple[str, str]] = ()) -> str:
+                   missing: Sequence[Tuple[str, str]] = (), part: Optional[str] = None) -> str:
     """ranking.html. names: the submissions in official order, stats their RankingStatistics; key: the ranking
     column (report.result.ScoreKey); failed: names not scored; missing: names scored without a bootstrap (and
-    why)."""
+    why); part: the part of the test set the scores and resamples are of ("private part", "public part", "whole
+    test set"; n_items: its items), or None for the test set as scored."""
     e = html.escape
     p = key.precision
     s = len(names)
     out = page_head(title)
-    out.append("<p>%d submission(s) ranked by %s (%s is better). %d bootstrap resamples (seed %d) of the %d test "
-               "%ss, drawn with replacement, the same resamples for every submission; each submission's %s is "
-               "recomputed on each resample from its per-%s records.</p>"
-               % (s, e(key.label), "higher" if stats.descending else "lower", resamples, seed, n_items, e(unit),
-                  e(key.label), e(unit)))
+    if part is None:
+        drawn = "of the %d test %ss, drawn with replacement" % (n_items, e(unit))
+    else:
+        drawn = ("of the %s: its %d %ss drawn with replacement among themselves (every other test item weighs 0)"
+                 % (e(part), n_items, e(unit)))
+    out.append("<p>%d submission(s) ranked by %s%s (%s is better). %d bootstrap resamples (seed %d) %s, the same "
+               "resamples for every submission; each submission's %s is recomputed on each resample from its "
+               "per-%s records.</p>"
+               % (s, e(key.label), " on the %s" % e(part) if part else "", "higher" if stats.descending else "lower",
+                  resamples, seed, drawn, e(key.label), e(unit)))
     tau = stats.tau
     if s > 1 and tau.size:
         out.append("<div class='headline'><span class='value'>%.3f</span><span class='label'>Kendall's tau "
                    "between the official ranking and the resampled ones: median (5th percentile %.3f)</span>"
                    "</div>" % (np.median(tau), np.percentile(tau, 5)))
-    out.append("<h2>Scores and ranks</h2><div class='scroll'><table><tr><th>submission</th><th>rank</th>"
+    out.append("<h2>Scores and ranks%s</h2><div class='scroll'><table><tr><th>submission</th><th>rank</th>"
+               % (": %s" % e(part) if part else "") +
                "<th>%s</th><th>95%% interval</th><th>median rank</th><th>95%% rank interval</th>"
                "<th>beats the next</th></tr>" % e(key.label))
     for j in range(s):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import Dict, List, NamedTuple, Optional
+from typing import AbstractSet, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -12,12 +12,13 @@ from ..errors import ReferenceDataError, SubmissionError
 from ..formats import tubes as fmt
 from ..formats.hints import (WARNING, Unmatched, Vocabulary, box_hint, first_hint, fixed_files_ignored,
                              ignored_warnings, unmatched, with_hint)
-from ..formats.text import decode
+from ..formats.text import decode, line_fields, lookup, parse_csv
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
+from ..metrics.segments import offsets
 from ..report.result import (MAX_POINTS, MIN_BLOCK, Bars, HeatMap, Own, Plot, Result, ScoreKey, Series, Table,
                              faithful_pr_plots)
-from .base import Reference, Rule, Task, as_text, name_list, no_progress, plural, unmatched_warning
+from .base import Reference, Rule, Task, as_text, name_list, no_progress, plural, read_withheld, unmatched_warning
 from .voc2011_detection import beyond_table, tide_section
 
 VIDEO_KEYS = (("video_mAP_20", [0.2]), ("video_mAP_50", [0.5]), ("video_mAP_75", [0.75]),
@@ -82,8 +83,10 @@ def inverted_boxes_warning(label, inverted):
 
 def auc_exceptions(videos, gt):
     """The number of test videos without exactly one ground-truth tube: AUC (Gkioxari's get_ROC_curve_JHMDB.m)
-    is computed only when it is 0."""
-    return int(np.count_nonzero(np.bincount(gt.tube_video, minlength=videos.ids.size) != 1))
+    is computed only when it is 0. A withheld video (no class, label -1: ActionTubes.withhold) is not counted: its
+    tubes were left out."""
+    ntubes = np.bincount(gt.tube_video, minlength=videos.ids.size)
+    return int(np.count_nonzero((ntubes != 1) & (videos.label >= 0)))
 
 
 def _cls(videos):
@@ -94,18 +97,22 @@ class TubesTruth(NamedTuple):
     """Reference.data. videos: formats.tubes.Videos of videos.csv (ids (V,) bytes 'S' in file order, label (V,)
     class index into classes, num_frames (V,) int64, classes (C,) bytes 'S' sorted); gt: formats.tubes.Boxes of
     gt_tubes.csv (per row, one box a frame: video, frame, box (n, 4) float64; per tube: tube_video, tube_label,
-    tube_first, tube_length, tube_start)."""
+    tube_first, tube_length, tube_start). In a withheld reference (ActionTubes.withhold) the withheld videos have
+    label -1 and no tube, and classes is classes.csv's class set."""
     videos: fmt.Videos
     gt: fmt.Boxes
 
 
 class Submitted(NamedTuple):
     """The files read: frame detections and tubes (None: no such file) with their labels (the participant's own
-    file names)."""
+    file names), and the warnings about each file (read_warnings), made against every test video before
+    Task.restrict: the same whichever videos are withheld."""
     detections: object
     detections_label: object
     tubes: object
     tubes_label: object
+    detections_warnings: Sequence[str] = ()
+    tubes_warnings: Sequence[str] = ()
 
 
 class FrameEvaluation(NamedTuple):
@@ -299,15 +306,20 @@ class ActionTubes(Task):
 
     # ------------------------------------------------------------------------------------------- reference
     def load_reference(self, ref_dir, set_name=None, progress=no_progress) -> Reference:
-        """videos.csv and gt_tubes.csv: a Reference whose data is a TubesTruth."""
-        vpath = os.path.join(str(ref_dir), "videos.csv")
-        gpath = os.path.join(str(ref_dir), "gt_tubes.csv")
-        for p, lab in ((vpath, "ref/videos.csv"), (gpath, "ref/gt_tubes.csv")):
+        """videos.csv and gt_tubes.csv: a Reference whose data is a TubesTruth. A withheld reference (its WITHHELD
+        file: ActionTubes.withhold) also has classes.csv, the class set, and the videos WITHHELD names have no
+        class (their label in videos.csv, WITHHELD_LABEL, is no class: label -1)."""
+        withheld = read_withheld(ref_dir)
+        files = ["videos.csv", "gt_tubes.csv"] + ([CLASSES_FILE] if withheld is not None else [])
+        paths = [os.path.join(str(ref_dir), name) for name in files]
+        for p, name in zip(paths, files):
             if not os.path.isfile(p):
-                raise ReferenceDataError(lab, message="missing from the reference data")
-        videos = fmt.read_videos(vpath)
-        gt = fmt.read_gt_tubes(gpath, videos)
-        return Reference(ref_dir, ["videos.csv", "gt_tubes.csv"], TubesTruth(videos, gt))
+                raise ReferenceDataError("ref/" + name, message="missing from the reference data")
+        videos = fmt.read_videos(paths[0])
+        if withheld is not None:
+            videos = unlabelled(videos, withheld, read_classes(paths[2]))
+        gt = fmt.read_gt_tubes(paths[1], videos)
+        return Reference(ref_dir, files, TubesTruth(videos, gt))
 
     def empty_columns(self, reference) -> Dict[str, str]:
         """The AUC columns when a test video has no or several ground-truth tubes (auc_applies)."""
@@ -320,11 +332,13 @@ class ActionTubes(Task):
                             % (nbad, videos.ids.size)) for key, _ in AUC_KEYS)
 
     def reference_warnings(self, reference) -> List[str]:
+        """The classes of the videos without any ground-truth tube (a withheld reference: of the other videos)."""
         videos, gt = reference.data
         classes = _cls(videos)
         ntubes = np.bincount(gt.tube_label, minlength=len(classes))
+        labelled = np.bincount(videos.label[videos.label >= 0], minlength=len(classes))
         return ["class %s: no ground-truth tube in gt_tubes.csv (its frame-AP and video-AP are 0 for every "
-                "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0]
+                "submission)" % classes[c] for c in range(len(classes)) if ntubes[c] == 0 and labelled[c]]
 
     # ------------------------------------------------------------------------------------------- scoring
     def read_submission(self, submission, reference, progress) -> Submitted:
@@ -336,13 +350,17 @@ class ActionTubes(Task):
             raise SubmissionError(expected="frame_detections.csv and/or tubes.csv in the submission",
                                   found="%s" % (", ".join(submission.names()[:5]) or "no file"))
         d = dl = tb = tl = None
+        d_warnings = tb_warnings = ()
         if det_path is not None:
             dl = submission.label(det_path)
             d = fmt.read_frame_detections(det_path, dl, videos)
+            d_warnings = read_warnings(dl, d, d.ignored, d.nrows, "rows", videos)
         if tube_path is not None:
             tl = submission.label(tube_path)
             tb = fmt.read_tubes(tube_path, tl, videos)
-        return Submitted(d, dl, tb, tl)
+            tb_warnings = read_warnings(tl, tb, tb.ignored_tubes, tb.ignored_tubes + tb.tube_video.size, "tubes",
+                                        videos)
+        return Submitted(d, dl, tb, tl, d_warnings, tb_warnings)
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """frame-AP with TIDE's error analysis, video-AP, AUC (metrics.tubes)."""
@@ -404,13 +422,7 @@ class ActionTubes(Task):
             aps, curves, ndet, ntp = ev.frame.aps, ev.frame.curves, ev.frame.ndet, ev.frame.ntp
             if d.ignored:
                 res.notes.append("%s: %d row(s) of videos not in the test list were ignored." % (label, d.ignored))
-                res.warnings.append(_outside_warning(label, d.first_outside, d.ignored, d.nrows, "rows",
-                                                     ev.videos))
-            if d.inverted:
-                res.warnings.append(inverted_boxes_warning(label, d.inverted))
-            hint = box_warning(label, d.box)
-            if hint:
-                res.warnings.append(Own(hint))
+            res.warnings.extend(sub.detections_warnings)
             res.notes.append("%s: %d detections read." % (label, d.score.size))
         else:
             aps, curves = np.zeros(C), [(np.zeros(0), np.zeros(0))] * C
@@ -438,13 +450,7 @@ class ActionTubes(Task):
             if tb.ignored_tubes:
                 res.notes.append("%s: %d tube(s) of videos not in the test list were ignored."
                                  % (label, tb.ignored_tubes))
-                res.warnings.append(_outside_warning(label, tb.first_outside, tb.ignored_tubes,
-                                                     tb.ignored_tubes + tb.tube_video.size, "tubes", ev.videos))
-            if tb.inverted:
-                res.warnings.append(inverted_boxes_warning(label, tb.inverted))
-            hint = box_warning(label, tb.box)
-            if hint:
-                res.warnings.append(Own(hint))
+            res.warnings.extend(sub.tubes_warnings)
             nkept = np.bincount(tb.tube_label[kept], minlength=C)
         else:
             thresholds = []
@@ -494,6 +500,51 @@ class ActionTubes(Task):
             score = M.frame_map_on_weighted_videos(videos.label, C, gt.video, gt_class, d.video, d.label,
                                                    evaluation.frame.match)
         return Decomposition("video", [v.decode("utf-8", "surrogateescape") for v in videos.ids.tolist()], score)
+
+    def item_ids(self, reference) -> List[str]:
+        """The test videos, videos.csv's order (decompose's items)."""
+        return [v.decode("utf-8", "surrogateescape") for v in reference.data.videos.ids.tolist()]
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """videos.csv with each withheld video's label replaced by WITHHELD_LABEL (and any column the scorer does
+        not read left empty), its id and num_frames as written (the scorer checks a submission's frames against
+        them); gt_tubes.csv without the withheld videos' lines; every other line byte for byte. classes.csv keeps
+        the class set, the labels a submission may use, which the withheld labels no longer show."""
+        videos = reference.data.videos
+        hidden = np.isin(videos.ids, id_array(items))
+        root, out = reference.root, str(out_dir)
+        with open(os.path.join(root, "videos.csv"), "rb") as f:
+            data = f.read()
+        _write(out, "videos.csv", unlabelled_rows(data, hidden))
+        with open(os.path.join(root, "gt_tubes.csv"), "rb") as f:
+            data = f.read()
+        _write(out, "gt_tubes.csv", without_lines(data, tube_rows_of(data, videos.ids[hidden])))
+        _write(out, CLASSES_FILE, b"label\n" + b"".join(c + b"\n" for c in videos.classes.tolist()))
+
+    def restrict(self, reference, submitted, withheld) -> Tuple[Reference, Submitted]:
+        """The other videos alone, as a reference without the withheld ones would hold them: their class set is
+        the labels of those videos (as the decomposition's), the ground-truth tubes, frame detections and tubes of
+        withheld videos or of classes outside that set are dropped (a class outside the set leaves the mean, and
+        each class's AP, tubes and ROC curve depend on its own detections alone), videos and classes renumbered.
+        The warnings about the files were made before (read_submission); the counts of rows read, ignored and
+        inverted stay those of the file."""
+        videos, gt = reference.data
+        keep = ~np.isin(videos.ids, id_array(withheld))
+        used = np.unique(videos.label[keep])
+        class_of = np.full(videos.classes.size, -1, dtype=np.int64)
+        class_of[used] = np.arange(used.size)
+        video_of = np.full(videos.ids.size, -1, dtype=np.int64)
+        video_of[keep] = np.arange(int(keep.sum()))
+        kept = fmt.Videos(videos.ids[keep], class_of[videos.label[keep]], videos.num_frames[keep],
+                          videos.classes[used])
+        d = submitted.detections
+        if d is not None:
+            rows = np.flatnonzero((video_of[d.video] >= 0) & (class_of[d.label] >= 0))
+            d = d._replace(video=video_of[d.video[rows]], frame=d.frame[rows], label=class_of[d.label[rows]],
+                           score=d.score[rows], box=d.box[rows], line=d.line[rows])
+        tubes = None if submitted.tubes is None else restrict_tubes(submitted.tubes, video_of, class_of)
+        return (reference.replaced(TubesTruth(kept, restrict_tubes(gt, video_of, class_of))),
+                submitted._replace(detections=d, tubes=tubes))
 
     def figures(self, reference, columns) -> Dict[str, str]:
         videos, gt = reference.data
@@ -554,6 +605,21 @@ class ActionTubes(Task):
 FILES = ("frame_detections.csv", "tubes.csv")
 
 
+def read_warnings(label: str, read, ignored: int, total: int, unit: str, videos: fmt.Videos) -> List[str]:
+    """The warnings about a submitted file (FrameDetections or Boxes `read`), against the whole test list: its
+    rows or tubes of videos outside the test list (the hint at every level: the list is public; `ignored` of the
+    `total` units), its inverted boxes (counted over the rows of test videos) and how its boxes look written."""
+    out = []
+    if ignored:
+        out.append(_outside_warning(label, read.first_outside, ignored, total, unit, videos))
+    if read.inverted:
+        out.append(inverted_boxes_warning(label, read.inverted))
+    hint = box_warning(label, read.box)
+    if hint:
+        out.append(Own(hint))
+    return out
+
+
 def box_warning(label: str, boxes: np.ndarray) -> Optional[str]:
     """'<file>: <formats.hints.box_hint>' when the file's boxes look normalised or written as x, y, w, h, else None:
     the scorer's warning and validate's are this one text."""
@@ -568,6 +634,96 @@ def _outside_warning(label: str, first: str, count: int, total: int, unit: str, 
     u = Unmatched(label, "video ids", count, total, unit, "name a test video", first,
                   Vocabulary(as_text(videos.ids.tolist())).hint(first))
     return unmatched_warning(u, public=True)
+
+
+# ------------------------------------------------------------------ the withheld reference (issue 29)
+CLASSES_FILE = "classes.csv"    # a withheld reference's class set: the labels of the whole test list
+WITHHELD_LABEL = b"-"           # a withheld video's label in videos.csv: the same for every one, no class
+
+
+def id_array(ids) -> np.ndarray:
+    """Item ids (text, as item_ids gives them) as the 'S' array of their bytes, as videos.csv's ids are read."""
+    return np.array([i.encode("utf-8", "surrogateescape") for i in ids] or [b""], dtype="S")[:len(ids)]
+
+
+def read_classes(path: str) -> np.ndarray:
+    """classes.csv (a header 'label', one class a line): the class set, sorted 'S' array."""
+    t = fmt.read_csv(path, "ref/" + CLASSES_FILE, ("label",), ReferenceDataError)
+    return np.unique(fmt.text_column(t, "label", ReferenceDataError))
+
+
+def unlabelled(videos: fmt.Videos, withheld: AbstractSet[str], classes: np.ndarray) -> fmt.Videos:
+    """The Videos of a withheld reference: the class set `classes`, the other videos' labels among them (else the
+    organizer's error), the withheld videos without a class (label -1, whatever videos.csv writes)."""
+    label = lookup(videos.classes[videos.label], classes)
+    hidden = np.isin(videos.ids, id_array(withheld))
+    bad = np.flatnonzero((label < 0) & ~hidden)
+    if bad.size:
+        raise ReferenceDataError("ref/videos.csv", message="the label of the video %s is not in %s"
+                                 % (as_text([videos.ids[bad[0]]])[0], CLASSES_FILE))
+    label[hidden] = -1
+    return videos._replace(label=label, classes=classes)
+
+
+def _write(out_dir: str, name: str, data: bytes) -> None:
+    with open(os.path.join(out_dir, name), "wb") as f:
+        f.write(data)
+
+
+def unlabelled_rows(data: bytes, hidden: np.ndarray) -> bytes:
+    """videos.csv's bytes with the rows `hidden` (bool per record) unlabelled: the label field WITHHELD_LABEL,
+    the fields of columns the scorer does not read empty, the id and num_frames, the separators and every other
+    line as written."""
+    t = parse_csv(data, "ref/videos.csv", fmt.VIDEO_COLUMNS, ReferenceDataError)
+    kept = {t.col("video"), t.col("num_frames")}
+    out, at = [], 0
+    for i in np.flatnonzero(hidden).tolist():
+        starts = {int(t.starts[k][i]): k for k in range(len(fmt.VIDEO_COLUMNS))}
+        first = min(starts)
+        a = data.rfind(b"\n", 0, first) + 1
+        b = data.find(b"\n", first)
+        b = len(data) if b < 0 else b
+        for s, e in zip(*(x.tolist() for x in line_fields(data, a, b, 44))):
+            k = starts.get(s)
+            if k in kept:
+                continue
+            out += [data[at:s], WITHHELD_LABEL if k == t.col("label") else b""]
+            at = e
+    out.append(data[at:])
+    return b"".join(out)
+
+
+def tube_rows_of(data: bytes, ids: np.ndarray) -> np.ndarray:
+    """The 1-based lines of gt_tubes.csv's records whose video is one of `ids` ('S')."""
+    t = parse_csv(data, "ref/gt_tubes.csv", fmt.GT_COLUMNS, ReferenceDataError)
+    if ids.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return t.lines[t.find(t.col("video"), np.unique(ids)) >= 0].astype(np.int64)
+
+
+def without_lines(data: bytes, lines: np.ndarray) -> bytes:
+    """The bytes without the given 1-based lines (each with its line feed), every other byte as it was."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    ends = np.append(np.flatnonzero(arr == 10) + 1, arr.size)      # line L spans ends[L - 2] .. ends[L - 1]
+    starts = np.append(0, ends[:-1])
+    cut = np.bincount(starts[lines - 1], minlength=arr.size + 1) - np.bincount(ends[lines - 1],
+                                                                               minlength=arr.size + 1)
+    return arr[np.cumsum(cut[:-1]) == 0].tobytes()
+
+
+def restrict_tubes(boxes: fmt.Boxes, video_of: np.ndarray, class_of: np.ndarray) -> fmt.Boxes:
+    """The tubes of kept videos and classes (video_of, class_of: the new index, -1 for a dropped one) with their
+    rows, renumbered; the file's counts (rows read, tubes ignored, inverted boxes) as they were."""
+    tubes = np.flatnonzero((video_of[boxes.tube_video] >= 0) & (class_of[boxes.tube_label] >= 0))
+    length = boxes.tube_length[tubes]
+    rows = np.zeros(boxes.video.size, dtype=bool)
+    rows[np.repeat(boxes.tube_start[tubes], length) + offsets(length)] = True
+    start = (np.cumsum(rows) - rows)[boxes.tube_start[tubes]]
+    return boxes._replace(
+        video=video_of[boxes.video[rows]], frame=boxes.frame[rows], box=boxes.box[rows],
+        tube_video=video_of[boxes.tube_video[tubes]], tube_label=class_of[boxes.tube_label[tubes]],
+        tube_score=None if boxes.tube_score is None else boxes.tube_score[tubes], tube_start=start,
+        tube_first=boxes.tube_first[tubes], tube_length=length, tube_line=boxes.tube_line[tubes])
 
 
 TASK = ActionTubes()

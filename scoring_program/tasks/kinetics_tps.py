@@ -1,16 +1,19 @@
 """kinetics-tps: ICCV 2021 DeeperAction Kinetics-TPS, scored as the official eval_detection.py (final commit)."""
 from __future__ import annotations
 
+import json
 import os
-from typing import Dict, List, NamedTuple
+from typing import AbstractSet, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import SubmissionError
 from ..formats.hints import (Unmatched, Vocabulary, first_hint, fixed_files_ignored, ignored_warnings, quoted,
                              with_hint)
-from ..formats.kinetics_tps import (check_classes, file_bytes, load_json, no_cycle_collection, read_ground_truth,
-                                    read_part_predictions, read_predictions_bytes)
+from ..formats.jsonpass import unescaped_quotes
+from ..formats.kinetics_tps import (GroundTruth, Predictions, check_classes, file_bytes, load_json,
+                                    no_cycle_collection, read_ground_truth, read_part_predictions,
+                                    read_predictions_bytes)
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
@@ -84,10 +87,13 @@ def _locate(submission, name):
 
 
 class KineticsSubmission(NamedTuple):
-    """The two prediction files, checked and aligned with the ground truth (formats.kinetics_tps.Predictions)."""
+    """The two prediction files, checked and aligned with the ground truth (formats.kinetics_tps.Predictions), and
+    the warnings about the names they write (name_warnings), made by read_submission against every test video:
+    before Task.restrict, so that they are the same whichever videos are withheld."""
     predictions: object
     vid_label: str
     part_label: str
+    warnings: Sequence[str] = ()
 
 
 class Evaluation(NamedTuple):
@@ -109,6 +115,7 @@ class Evaluation(NamedTuple):
     score: float
     top1: float
     mean_PSC: float
+    name_warnings: Sequence[str] = ()   # KineticsSubmission.warnings
 
 
 SCORE_PRECISION = 6     # the leaderboard's precision of `score`: the report writes score-sized numbers with it
@@ -142,9 +149,12 @@ def _where_lost(section, r):
                           "right class. A video without any counted frame has PSC 1.0." % n_right))
 
 
-def name_warnings(gt, pr, vid_label: str, part_label: str) -> List[str]:
+def name_warnings(gt, pr, vid_label: str, part_label: str, withheld: Optional[AbstractSet[str]] = None
+                  ) -> List[str]:
     """The near-miss warnings (formats.hints) about the names a submission writes, against public names only (the
-    action classes the Data page lists, the 10 body parts, the format's frame keys). A class or part name: the hint
+    action classes the Data page lists, the 10 body parts, the format's frame keys), over every test video (gt and
+    pr before Task.restrict; withheld: the videos whose class the reference left out, KineticsTps.withhold, which
+    give the class names no word). A class or part name: the hint
     at every level, the count at the full level only (a prediction of a class that the test set happens not to
     have, 'lunge', is no mistake, and the class set comes from the ground truth); a frame key: at every level (the
     format's rule, counted over the submission's own keys):
@@ -155,7 +165,8 @@ def name_warnings(gt, pr, vid_label: str, part_label: str) -> List[str]:
     - frame keys without the '.json' of the format ('img_00001' for 'img_00001.json'): none is evaluated (when the
       reference's frame keys are the format's, img_00001.json, ...)."""
     out = []
-    classes = Vocabulary(sorted(set(gt.classes)))
+    labelled = gt.classes if not withheld else [c for v, c in zip(gt.videos, gt.classes) if v not in withheld]
+    classes = Vocabulary(sorted(set(labelled)))
     wrong = [c for c in pr.classes if c not in classes]
     hint = classes.hint(wrong[0]) if wrong else None
     # a class of the dataset that this test set lacks ('lunge') is a wrong guess, not a misspelling
@@ -214,9 +225,9 @@ class KineticsTps(Task):
         vpath, vlabel = _locate(submission, VID_FILE)
         ppath, plabel = _locate(submission, PART_FILE)
         progress(0, 2, "steps")
-        pr = read_predictions_bytes(load_json(vpath, vlabel), file_bytes(ppath, plabel), reference.data, vlabel,
-                                    plabel)
-        return KineticsSubmission(pr, vlabel, plabel)
+        gt = reference.data
+        pr = read_predictions_bytes(load_json(vpath, vlabel), file_bytes(ppath, plabel), gt, vlabel, plabel)
+        return KineticsSubmission(pr, vlabel, plabel, name_warnings(gt, pr, VID_FILE, PART_FILE, reference.withheld))
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """Arrays in, every number of the report out (testable without files). The per-video records (video_psc,
@@ -233,7 +244,8 @@ class KineticsTps(Task):
         t, acc = psc_accuracy_curve(video_psc, class_ok)
         progress(2, 2, "steps")
         return Evaluation(gt, pr, matched, found, correct, frame_psc, counted, nparts, video_psc, video_frames,
-                          class_ok, t, acc, area_left_riemann(acc), float(acc[0]), float(np.mean(video_psc)))
+                          class_ok, t, acc, area_left_riemann(acc), float(acc[0]), float(np.mean(video_psc)),
+                          submitted.warnings)
 
     def report(self, evaluation, private) -> Result:
         """The Result of an Evaluation: the scores, top-1 per class, where the points were lost (the accuracy
@@ -276,7 +288,7 @@ class KineticsTps(Task):
         ]))
         if pr.cut_warning:      # counts and names boxes of the whole file: a fact about the submission alone
             res.warnings.append(Own(pr.cut_warning))
-        res.warnings.extend(name_warnings(gt, pr, VID_FILE, PART_FILE))
+        res.warnings.extend(r.name_warnings)
         # none of these is Own (all withheld at the hidden level): they count over the test videos and the frames
         # with ground-truth humans, so one frame more or less in the ground truth changes them
         if pr.extra_videos:
@@ -306,6 +318,36 @@ class KineticsTps(Task):
         r = evaluation
         return Decomposition("video", [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
                                        for v in r.gt.videos], weighted_area_left_riemann(r.video_psc, r.class_ok))
+
+    def item_ids(self, reference) -> List[str]:
+        """The test videos, gt_vid_result.json's keys in its order (decompose's items)."""
+        return [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
+                for v in reference.data.videos]
+
+    def withhold(self, reference, items, out_dir) -> None:
+        """The two files with each withheld video's entry blanked in place, every other byte as it is: its class in
+        gt_vid_result.json becomes "" (WITHHELD_CLASS) and its frames in gt_part_result.json {} (WITHHELD_FRAMES).
+        The video keeps its key, which is all a submission is checked against (a class and part results for every
+        test video; the rules of a predicted frame hold whatever the ground truth has there): its frame keys, which
+        frames have humans, its humans, parts and states are left out."""
+        blanks = {GT_VID_FILE: WITHHELD_CLASS, GT_PART_FILE: WITHHELD_FRAMES}
+        for rel in reference.files:
+            with open(os.path.join(reference.root, rel), "rb") as f:
+                data = f.read()
+            with open(os.path.join(str(out_dir), rel), "wb") as f:
+                f.write(blank_members(data, items, blanks[rel]))
+
+    def restrict(self, reference, submitted, withheld) -> Tuple[Reference, KineticsSubmission]:
+        """The ground truth and the aligned predictions of the other videos, as if neither had the withheld ones:
+        their frames, humans, parts and proposals are dropped and the indices renumbered (the name and state codes
+        stay, so a prediction's codes still name the same texts). The name warnings were made before, in
+        read_submission. The predictions' extra_videos and extra_frames stay as read (notes at the full level
+        only): the predicted frames of a withheld video count as not evaluated."""
+        gt, pr = reference.data, submitted.predictions
+        keep = np.array([v not in withheld for v in self.item_ids(reference)], dtype=bool)
+        cut_gt, frame_keep = _restrict_truth(gt, keep)
+        return (reference.replaced(cut_gt),
+                submitted._replace(predictions=_restrict_predictions(pr, keep, frame_keep)))
 
     def figures(self, reference, columns) -> Dict[str, str]:
         gt = reference.data
@@ -351,6 +393,108 @@ class KineticsTps(Task):
         if only:
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
         return notes + ignored_warnings(ignored, why)
+
+
+# ------------------------------------------------------------------ the withheld reference (issue 29)
+WITHHELD_CLASS = b'""'      # a withheld video's class in gt_vid_result.json: the same empty text for every one
+WITHHELD_FRAMES = b"{}"     # its frames in gt_part_result.json: none
+
+_STRUCTURAL = np.zeros(256, dtype=bool)         # the bytes that may be JSON structure, outside strings
+_STRUCTURAL[list(b"{}[],:")] = True
+_DEPTH_STEP = np.zeros(256, dtype=np.int64)
+_DEPTH_STEP[list(b"{[")] = 1
+_DEPTH_STEP[list(b"}]")] = -1
+_JSON_SPACE = b" \t\r\n"
+
+
+class Members(NamedTuple):
+    """The members of a JSON document that is one object: each key (decoded), where its text starts (the key's
+    opening quote) and the span [value_start, value_end) of its value, the white space around it left out."""
+    keys: List[str]
+    key_start: np.ndarray
+    value_start: np.ndarray
+    value_end: np.ndarray
+
+
+def top_level_members(data: bytes) -> Members:
+    """The Members of a valid JSON object document (a reference file its loader read), in one vectorized pass: the
+    structural bytes outside strings (after an even number of unescaped quotes), their depth, and at depth 1 the
+    colons (a member's value starts after one) and the commas and closing brace (it ends before one)."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    quotes = unescaped_quotes(data, arr, 0)
+    at = np.flatnonzero(_STRUCTURAL[arr])
+    at = at[(np.searchsorted(quotes, at) & 1) == 0]
+    token = arr[at]
+    step = _DEPTH_STEP[token]
+    top = np.cumsum(step) - step == 1               # depth before the token: 1 inside the document's object
+    colon = at[top & (token == ord(":"))]
+    stop = at[top & ((token == ord(",")) | (token == ord("}")))]
+    end = stop[np.searchsorted(stop, colon)]
+    key_close = np.searchsorted(quotes, colon) - 1  # the key is the string just before its colon
+    key_open = quotes[key_close - 1]
+    keys = [json.loads(data[a:b + 1]) for a, b in zip(key_open.tolist(), quotes[key_close].tolist())]
+    value_start = np.array([_past_space(data, a + 1, 1) for a in colon.tolist()], dtype=np.int64)
+    value_end = np.array([_past_space(data, b - 1, -1) + 1 for b in end.tolist()], dtype=np.int64)
+    return Members(keys, key_open.astype(np.int64), value_start, value_end)
+
+
+def _past_space(data: bytes, at: int, step: int) -> int:
+    """The first offset from `at` on, going by `step` (1 or -1), that is not JSON white space."""
+    while data[at] in _JSON_SPACE:
+        at += step
+    return at
+
+
+def blank_members(data: bytes, keys: AbstractSet[str], blank: bytes) -> bytes:
+    """The JSON object document `data` with the value of every member whose key is in `keys` replaced by `blank`,
+    every other byte as it was."""
+    members = top_level_members(data)
+    out, at = [], 0
+    for key, a, b in zip(members.keys, members.value_start.tolist(), members.value_end.tolist()):
+        if key in keys:
+            out += [data[at:a], blank]
+            at = b
+    out.append(data[at:])
+    return b"".join(out)
+
+
+def _renumbered(keep: np.ndarray) -> np.ndarray:
+    """The new index of each kept element (the others' entries are not used)."""
+    return np.cumsum(keep) - 1
+
+
+def _restrict_truth(gt: GroundTruth, keep: np.ndarray) -> Tuple[GroundTruth, np.ndarray]:
+    """The GroundTruth of the videos `keep` (bool per video), and which frames it kept: each level (frame, human,
+    part) keeps the items of kept parents, renumbered."""
+    frame_keep = keep[gt.frame_video]
+    human_keep = frame_keep[gt.human_frame]
+    part_keep = human_keep[gt.part_human]
+    videos = [v for v, k in zip(gt.videos, keep.tolist()) if k]
+    cut = gt._replace(
+        videos=videos, classes=[c for c, k in zip(gt.classes, keep.tolist()) if k],
+        frame_video=_renumbered(keep)[gt.frame_video[frame_keep]],
+        frame_name=[f for f, k in zip(gt.frame_name, frame_keep.tolist()) if k],
+        empty_frames=gt.empty_frames[keep], human_frame=_renumbered(frame_keep)[gt.human_frame[human_keep]],
+        human_box=gt.human_box[human_keep], part_human=_renumbered(human_keep)[gt.part_human[part_keep]],
+        part_name=gt.part_name[part_keep], part_box=gt.part_box[part_keep], part_verb=gt.part_verb[part_keep])
+    return cut, frame_keep
+
+
+def _restrict_predictions(pr: Predictions, keep: np.ndarray, frame_keep: np.ndarray) -> Predictions:
+    """The Predictions aligned with the restricted ground truth: the classes of the kept videos, the predicted
+    humans of the kept frames, their parts and the parts' proposals (laid out part by part), renumbered."""
+    human_keep = frame_keep[pr.human_frame]
+    part_keep = human_keep[pr.pp_human]
+    nbox = pr.pp_nbox[part_keep]
+    frame_has_pred = pr.frame_has_pred[frame_keep]
+    prop_keep = np.repeat(part_keep, pr.pp_nbox)
+    return pr._replace(
+        classes=[c for c, k in zip(pr.classes, keep.tolist()) if k], frame_has_pred=frame_has_pred,
+        missing_frames=int(frame_has_pred.size - np.count_nonzero(frame_has_pred)),
+        human_frame=_renumbered(frame_keep)[pr.human_frame[human_keep]], human_box=pr.human_box[human_keep],
+        pp_human=_renumbered(human_keep)[pr.pp_human[part_keep]], pp_name=pr.pp_name[part_keep],
+        pp_nverb=pr.pp_nverb[part_keep], pp_nbox=nbox, pp_box_start=np.cumsum(nbox) - nbox,
+        prop_box=pr.prop_box[prop_keep], prop_verb=pr.prop_verb[prop_keep])
 
 
 TASK = KineticsTps()

@@ -213,3 +213,117 @@ def test_ties_share_one_rank_on_both_pages_and_no_axis_shows_minus_zero():
     svg = interval_svg(["a", "b", "c"], stats, 4)
     ticks = re.findall(r'fill="#444">([^<]+)</text>', svg)
     assert "0.0" in ticks and not any(t.startswith("-0.0") or t == "-0" for t in ticks), ticks
+
+
+# ------------------------------------------------------------------ bulk downloads as the platforms name them
+def _zip_bytes(folder, tmp_path):
+    dest = str(tmp_path / ("%s-%d.zip" % (os.path.basename(folder), len(os.listdir(str(tmp_path))))))
+    with open(_zip_dir(folder, dest), "rb") as f:
+        return f.read()
+
+
+def codabench_name(sid, owner, phase_id, when, file_name="submission.zip"):
+    """A file of Codabench's bulk_submissions.zip: download_many's name (src/apps/api/views/submissions.py)
+    f"{sub.id}_{sub.owner}_PhaseId{sub.phase.id}_{sub.data.created_when.strftime('%Y-%m-%d:%M-%S')}_{file_path}",
+    stored by the page (submission_manager.tag) as file.name.replace(/[:/\\]/g, "_")."""
+    import re
+    server = f"{sid}_{owner}_PhaseId{phase_id}_{when.strftime('%Y-%m-%d:%M-%S')}_{file_path_of(file_name)}"
+    return re.sub(r"[:/\\]", "_", server)
+
+
+def file_path_of(file_name):
+    """sub.data.data_file.name.split('/')[-1]: PathWrapper keeps the uploaded name's first 35 characters and its
+    extension."""
+    name, ext = os.path.splitext(file_name)
+    return name[:35] + ext
+
+
+def test_platform_names_give_owner_submission_and_phase():
+    import datetime
+    when = datetime.datetime(2024, 5, 3, 14, 7, 9)
+    name = codabench_name(1234, "bob_the_2nd", 56, when, "my_team_final_results_with_a_very_long_name.zip")
+    assert name == "1234_bob_the_2nd_PhaseId56_2024-05-03_07-09_my_team_final_results_with_a_very_l.zip"
+    e = rescore.named("x", None, name)
+    assert (e.platform, e.owner, e.submission, e.phase) == ("codabench", "bob_the_2nd", "1234", "56")
+    # the server's own name (saved from the API's list), ':' kept
+    e = rescore.named("x", None, "77_ann_PhaseId5_2024-05-03:07-09_sub.zip")
+    assert (e.owner, e.submission, e.phase) == ("ann", "77", "5")
+    # legacy Codalab: "%s - %s submission.zip" % (username, or "Team %s " % team name, submission_number)
+    e = rescore.named("x", None, "alice - 3 submission.zip")
+    assert (e.platform, e.owner, e.submission, e.phase) == ("codalab", "alice", "3", "")
+    assert rescore.named("x", None, "Team Blue Sky  - 12 submission.zip").owner == "Team Blue Sky"
+    for plain in ("team_a.zip", "1234_bob_PhaseId56_2024-05-03_sub.zip", "alice - 3 output.zip"):
+        assert rescore.named("x", None, plain).platform == ""
+    assert rescore.platform_own("alice - 3 output.zip") and rescore.platform_own("failed.txt")
+    assert not rescore.platform_own("alice - 3 submission.zip")
+
+
+def test_codabench_bulk_download_keeps_the_latest_that_scores_per_owner(tmp_path, capsys):
+    """Codabench's bulk_submissions.zip (failed.txt included): one entry per owner and phase, the latest by id; an
+    owner whose latest fails gets the one before; owner, submission id and phase on every row; --all and --pick."""
+    import datetime
+    slug = "voc2011-classification"
+    ref = os.path.join(ROOT, "reference_data", slug)
+    kit = os.path.join(ROOT, "starting_kit", slug)
+    day = datetime.datetime(2011, 10, 5, 14, 7, 9)
+    subs = [(101, "alice", kit + "/submissions/perfect"), (140, "alice", kit + "/submissions/random"),
+            (120, "bob_2", kit + "/submissions/perfect"), (130, "carol", kit + "/submissions/random"),
+            (150, "carol", kit + "/malformed/unknown_id")]
+    bulk = tmp_path / "bulk_submissions.zip"
+    with zipfile.ZipFile(str(bulk), "w") as z:
+        for sid, owner, folder in subs:
+            z.writestr(codabench_name(sid, owner, 57, day + datetime.timedelta(hours=sid)),
+                       _zip_bytes(folder, tmp_path))
+        z.writestr("failed.txt", "The following submissions failed to download:\n\n"
+                                 "160_dave_PhaseId57_2011-10-06:01-02_submission.zip (HTTP 404)")
+    records = rescore.rescore(slug, ref, [str(bulk)], str(tmp_path / "out"), jobs=2, progress=lambda r: None)
+    err = capsys.readouterr().err
+    assert "could not fetch 1 submission(s)" in err and "160_dave" in err
+    assert "2 of 5 left out" in err
+    kept = dict((r["owner"], (r["submission_id"], r["phase"], r["status"])) for r in records)
+    assert kept == {"alice": ("140", "57", "scored"), "bob_2": ("120", "57", "scored"),
+                    "carol": ("130", "57", "scored")}          # carol's 150 failed: her 130 is her leaderboard's
+    rows = list(csv.DictReader(open(str(tmp_path / "out" / "leaderboard.csv"))))
+    assert list(rows[0])[:7] == ["name", "owner", "submission_id", "phase", "status", "exit_code", "error"]
+    assert [(r["owner"], r["submission_id"], r["phase"]) for r in rows] == [
+        ("bob_2", "120", "57"), ("carol", "130", "57"), ("alice", "140", "57")]
+    page = (tmp_path / "out" / "leaderboard.html").read_text()
+    assert "Left out" in page and "<td>101</td>" in page and "<td>150</td>" in page and "failed (" in page
+    # --all: every one; --pick: the chosen one for its owner, the latest for the others
+    every = rescore.rescore(slug, ref, [str(bulk)], str(tmp_path / "all"), jobs=2, progress=lambda r: None,
+                            keep_all=True)
+    assert sorted(r["submission_id"] for r in every) == ["101", "120", "130", "140", "150"]
+    picked = rescore.rescore(slug, ref, [str(bulk)], str(tmp_path / "pick"), jobs=2, progress=lambda r: None,
+                             picks=["101"])
+    assert sorted(r["submission_id"] for r in picked) == ["101", "120", "130"]
+    with pytest.raises(rescore.RescoreError, match="--pick '999': no submission has that id"):
+        rescore.rescore(slug, ref, [str(bulk)], str(tmp_path / "p2"), picks=["999"])
+    with pytest.raises(rescore.RescoreError, match="are both submissions of 'alice' \\(phase 57\\)"):
+        rescore.rescore(slug, ref, [str(bulk)], str(tmp_path / "p3"), picks=["101", "140"])
+
+
+def test_legacy_codalab_download_leaves_the_platform_s_files_out(tmp_path, capsys):
+    """legacy Codalab's "Download all submissions on leaderboard" (apps/web/views.py, download_leaderboard_results):
+    per entry '<user> - <n> submission.zip', output.zip, profile.txt, method.txt; team_names_and_members.txt and
+    detailed_results.html once per entry (several members of one name)."""
+    import warnings
+    slug = "voc2011-classification"
+    kit = os.path.join(ROOT, "starting_kit", slug, "submissions")
+    bulk = tmp_path / "My challenge-17-results.zip"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # zipfile's "Duplicate name" warning
+        with zipfile.ZipFile(str(bulk), "w") as z:
+            z.writestr("team_names_and_members.txt", "Team: Blue Sky; members: a, b\n")
+            for user, n, what in (("alice", 3, "random"), ("Team Blue Sky ", 2, "perfect")):
+                z.writestr("%s - %s submission.zip" % (user, n), _zip_bytes(os.path.join(kit, what), tmp_path))
+                z.writestr("%s - %s output.zip" % (user, n), _zip_bytes(os.path.join(kit, what), tmp_path))
+                z.writestr("%s - %s profile.txt" % (user, n), "Organization: x")
+                z.writestr("%s - %s method.txt" % (user, n), "method_name: y")
+                z.writestr("detailed_results.html", "<html></html>")
+    records = rescore.rescore(slug, os.path.join(ROOT, "reference_data", slug), [str(bulk)], str(tmp_path / "out"),
+                              jobs=1, progress=lambda r: None)
+    assert [(r["name"], r["owner"], r["submission_id"], r["phase"], r["status"]) for r in records] == [
+        ("Team Blue Sky  - 2 submission", "Team Blue Sky", "2", "", "scored"),
+        ("alice - 3 submission", "alice", "3", "", "scored")]
+    assert records[0]["scores"]["mAP"] == 1.0
+    assert "9 file(s) of the platform's own" in capsys.readouterr().err

@@ -840,3 +840,85 @@ def test_tubes_of_two_videos_outside_the_test_list_may_share_a_tube_id(tmp_path)
     fake = fmt.Videos(np.array([b"v"]), np.zeros(1, dtype=np.int64), np.array([10]), np.array([b"run"]))
     b = fmt.read_tubes(p, "tubes.csv", fake)
     assert b.ignored_tubes == 2 and b.tube_length.tolist() == [1] and b.tube_line.tolist() == [2]
+
+
+# ---- the withheld reference (issue 29) ------------------------------------------------------------------------
+
+def three_videos(tmp_path):
+    """v1 and v2 run, v3 jump, 3 frames each; ground truth: v1 frames 1-2, v2 frame 1, v3 frame 1, all GOOD.
+    Frame detections: 0.9 v1 f1 GOOD (TP), 0.8 v2 f1 GOOD (TP), 0.7 v1 f2 BAD (FP), 0.6 v3 f1 GOOD jump (TP)."""
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    write(str(ref / "videos.csv"), "video,label,num_frames\nv1,run,3\nv2,run,3\nv3,jump,3\n")
+    write(str(ref / "gt_tubes.csv"), "video,tube,label,frame,x1,y1,x2,y2\nv1,1,run,1,0,0,9,9\nv1,1,run,2,0,0,9,9\n"
+                                     "v2,1,run,1,0,0,9,9\nv3,1,jump,1,0,0,9,9\n")
+    write(str(res / "frame_detections.csv"), "video,frame,label,score,x1,y1,x2,y2\nv1,1,run,0.9,0,0,9,9\n"
+                                             "v2,1,run,0.8,0,0,9,9\nv1,2,run,0.7,100,100,109,109\n"
+                                             "v3,1,jump,0.6,0,0,9,9\n")
+    return ref, res
+
+
+def withheld_copy(tmp_path, ref, withheld):
+    from scoring_program.tasks.base import WITHHELD_FILE
+    pub = tmp_path / "public"
+    pub.mkdir()
+    TASK.withhold(TASK.load_reference(str(ref)), withheld, str(pub))
+    (pub / WITHHELD_FILE).write_text("".join(v + "\n" for v in sorted(withheld)))
+    return pub
+
+
+def scores_of(ref, res):
+    TASK._cached = None
+    return dict(TASK.score(str(ref), Submission(str(res)), decompose=True).scores)
+
+
+# whole: run has 3 GT boxes; 0.9 TP, 0.8 TP, 0.7 FP: points (1/3, 1), (2/3, 1), (2/3, 2/3), trapezoid AP 2/3;
+#   jump 1/1: AP 1; frame_mAP (2/3 + 1) / 2 = 5/6.
+# v3 withheld: jump has no video left and leaves the class set: frame_mAP = AP(run) = 2/3.
+# v2 withheld: run has 2 GT boxes (v1); 0.9 TP (1/2, 1), 0.7 FP (1/2, 1/2): AP 1/2; jump 1: frame_mAP 3/4.
+@pytest.mark.parametrize("withheld, want", [(set(), 5 / 6), ({"v3"}, 2 / 3), ({"v2"}, 3 / 4)])
+def test_a_withheld_video_leaves_every_score(tmp_path, withheld, want):
+    ref, res = three_videos(tmp_path)
+    if not withheld:
+        assert scores_of(ref, res)["frame_mAP"] == pytest.approx(want, abs=1e-12)
+        return
+    pub = withheld_copy(tmp_path, ref, withheld)
+    # its id and num_frames stay, its label and tube rows go; every other line is as it was; the class set stays
+    videos = (pub / "videos.csv").read_text()
+    v = sorted(withheld)[0]
+    assert "\n%s,-,3\n" % v in videos and (pub / "classes.csv").read_text() == "label\njump\nrun\n"
+    assert [l for l in videos.splitlines() if not l.startswith(v)] == \
+        [l for l in (ref / "videos.csv").read_text().splitlines() if not l.startswith(v)]
+    assert (pub / "gt_tubes.csv").read_text() == "".join(
+        l + "\n" for l in (ref / "gt_tubes.csv").read_text().splitlines() if not l.startswith(v + ","))
+    got = scores_of(pub, res)
+    assert got["frame_mAP"] == pytest.approx(want, abs=1e-12)
+    # the official run on the reference without that video, and the submission without its rows and those of a
+    # class that left (the cut reference would refuse a label it no longer has)
+    cut, cut_res = tmp_path / "cut", tmp_path / "cut-res"
+    for name in ("videos.csv", "gt_tubes.csv"):
+        lines = (ref / name).read_text().splitlines()
+        write(str(cut / name), "".join(l + "\n" for k, l in enumerate(lines) if k == 0 or l.split(",")[0] != v))
+    labels = set(l.split(",")[1] for l in (cut / "videos.csv").read_text().splitlines()[1:])
+    lines = (res / "frame_detections.csv").read_text().splitlines()
+    write(str(cut_res / "frame_detections.csv"), "".join(l + "\n" for k, l in enumerate(lines)
+                                                         if k == 0 or l.split(",")[2] in labels))
+    assert scores_of(cut, cut_res) == got
+
+
+def test_a_withheld_reference_accepts_the_same_labels(tmp_path):
+    """v3, the only jump video, withheld: a submission may still write jump (classes.csv), and the placeholder '-'
+    is no label, as on the whole reference."""
+    ref, res = three_videos(tmp_path)
+    pub = withheld_copy(tmp_path, ref, {"v3"})
+    reference = TASK.load_reference(str(pub))
+    assert reference.files == ["videos.csv", "gt_tubes.csv", "classes.csv"]
+    assert reference.data.videos.label.tolist() == [1, 1, -1] and TASK.item_ids(reference) == ["v1", "v2", "v3"]
+    scores_of(pub, res)
+    write(str(res / "frame_detections.csv"), "video,frame,label,score,x1,y1,x2,y2\nv1,1,-,0.9,0,0,9,9\n")
+    errors = []
+    for folder in (ref, pub):
+        TASK._cached = None
+        with pytest.raises(SubmissionError) as e:
+            TASK.score(str(folder), Submission(str(res)))
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and "1 unknown: '-'" in errors[0]

@@ -817,3 +817,88 @@ def test_5000_digit_integer_anywhere_is_the_number_cap(tmp_path, root, part_edit
     assert proc.stderr.splitlines() == ["submission error: %s, line 1: expected a number of at most 64 characters; "
                                         "found a number of %d characters" % (file, length)]
     assert not os.path.exists(os.path.join(str(out), "scores.txt"))
+
+
+# ---------------------------------------------------------------- the withheld reference (issue 29)
+
+def three_videos(tmp_path):
+    """v1 run, v2 jump, v3 run; one frame of one human with parts a and b in state s. Predicted: v1 right class,
+    both parts right (PSC 1); v2 class run, wrong, both parts right (PSC 1); v3 right class, part b's state wrong
+    (PSC 1/2)."""
+    g = {"box": hbox(0, 99), "parts": {"a": gpart(PBOX, "s"), "b": gpart(PBOX, "s")}}
+    right = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"]), "b": ppart([PBOX], ["s"])}}
+    half = {"box": hbox(0, 99), "parts": {"a": ppart([PBOX], ["s"]), "b": ppart([PBOX], ["x"])}}
+    gt_vid = {"v1": "run", "v2": "jump", "v3": "run"}
+    gt_part = {v: {"img_00001.json": frame([g])} for v in gt_vid}
+    pred_part = {"v1": {"img_00001.json": frame([right])}, "v2": {"img_00001.json": frame([right])},
+                 "v3": {"img_00001.json": frame([half])}}
+    ref, res = tmp_path / "ref", tmp_path / "res"
+    ref.mkdir()
+    res.mkdir()
+    (ref / "gt_vid_result.json").write_text(json.dumps(gt_vid, indent=1))
+    (ref / "gt_part_result.json").write_text(json.dumps(gt_part, indent=1))
+    (res / "pred_vid_result.json").write_text(json.dumps({"v1": "run", "v2": "run", "v3": "run"}))
+    (res / "pred_part_result.json").write_text(json.dumps(pred_part))
+    return ref, res, gt_vid, gt_part
+
+
+def scored(ref, res):
+    from scoring_program.formats.files import Submission
+    TASK._cached = None
+    return TASK.score(str(ref), Submission(str(res)), decompose=True).scores
+
+
+# the whole reference: acc(t) = 2/3 for t <= 1/2 (v1, v3), 1/3 above (v1): (5000 * 2/3 + 4999 * 1/3) / 10000.
+# v2 withheld: v1 (PSC 1) and v3 (PSC 1/2), both right: acc = 1 for t <= 1/2 (5000 thresholds), 1/2 above (4999):
+#   (5000 + 4999 / 2) / 10000 = 0.74995; top1 1; mean_PSC (1 + 1/2) / 2 = 0.75.
+# v3 withheld: v1 right (PSC 1), v2 wrong: acc = 1/2 at every t: 9999 / 2 / 10000 = 0.49995; top1 1/2; mean_PSC 1.
+@pytest.mark.parametrize("withheld, want", [
+    (None, (14999 / 30000, 2 / 3, 5 / 6)),
+    ("v2", (0.74995, 1.0, 0.75)),
+    ("v3", (0.49995, 0.5, 1.0)),
+])
+def test_a_withheld_video_leaves_every_score(tmp_path, withheld, want):
+    from scoring_program.tasks.base import WITHHELD_FILE
+    ref, res, gt_vid, gt_part = three_videos(tmp_path)
+    if withheld is not None:
+        pub = tmp_path / "public"
+        pub.mkdir()
+        whole = TASK.load_reference(str(ref))
+        TASK.withhold(whole, {withheld}, str(pub))
+        (pub / WITHHELD_FILE).write_text(withheld + "\n")
+        # the video keeps its key, nothing else; every other video's bytes are as they were
+        assert json.loads((pub / "gt_vid_result.json").read_text()) == dict(gt_vid, **{withheld: ""})
+        assert json.loads((pub / "gt_part_result.json").read_text()) == dict(gt_part, **{withheld: {}})
+        for name in ("gt_vid_result.json", "gt_part_result.json"):
+            for v in set(gt_vid) - {withheld}:
+                entry = json.dumps({v: json.loads((ref / name).read_text())[v]}, indent=1)[2:-2]
+                assert entry in (ref / name).read_text() and entry in (pub / name).read_text()
+        got = scored(pub, res)
+        assert whole.data.videos == ["v1", "v2", "v3"] and whole.data.part_name.size == 6   # never changed
+        # the official run without that video: the cut reference (the prediction's entry is then ignored)
+        cut = tmp_path / "cut"
+        cut.mkdir()
+        (cut / "gt_vid_result.json").write_text(json.dumps({v: c for v, c in gt_vid.items() if v != withheld}))
+        (cut / "gt_part_result.json").write_text(json.dumps({v: p for v, p in gt_part.items() if v != withheld}))
+        assert scored(cut, res) == got
+    else:
+        got = scored(ref, res)
+    assert [got["score"], got["top1"], got["mean_PSC"]] == pytest.approx(list(want), abs=1e-12)
+
+
+def test_a_withheld_reference_gives_the_same_name_warning(tmp_path):
+    """'Run' for 'run' on a withheld video: the hint is made against every test video (read_submission), before
+    restrict, and the withheld one's class is no name."""
+    from scoring_program.formats.files import Submission
+    from scoring_program.tasks.base import WITHHELD_FILE
+    ref, res, _, _ = three_videos(tmp_path)
+    (res / "pred_vid_result.json").write_text(json.dumps({"v1": "run", "v2": "Run", "v3": "run"}))
+    pub = tmp_path / "public"
+    pub.mkdir()
+    TASK.withhold(TASK.load_reference(str(ref)), {"v2"}, str(pub))
+    (pub / WITHHELD_FILE).write_text("v2\n")
+    shown = []
+    for folder in (ref, pub):
+        TASK._cached = None
+        shown.append([w for w in TASK.score(str(folder), Submission(str(res))).warnings if "class names" in w])
+    assert shown[0] == shown[1] and "differ in letter case" in shown[0][0]
