@@ -1044,6 +1044,14 @@ def _bootstrapped(keys, records) -> _Bootstrapped:
     return _Bootstrapped(scored, failed, with_boot, missing, unit, n_items)
 
 
+def display_name(record: dict) -> str:
+    """An entry's label on the ranking pages: 'owner #id' for a platform's bulk-download entry (its file name
+    is long: Codabench's repeats the id, owner, phase and date), else its name."""
+    if record.get("owner") and record.get("submission_id"):
+        return "%s #%s" % (record["owner"], record["submission_id"])
+    return record["name"]
+
+
 def write_ranking(out_dir: str, slug: str, keys: List[ScoreKey], records: List[dict], resamples: int,
                   seed: int, csv_name: str = "bootstrap.csv", html_name: str = "ranking.html",
                   part: Optional[str] = None, label: Optional[str] = None) -> RankingStatistics:
@@ -1069,8 +1077,11 @@ def write_ranking(out_dir: str, slug: str, keys: List[ScoreKey], records: List[d
                                   boot.astype(np.int64), empty, empty, empty, empty, empty, np.zeros((0, 0)), empty)
     atomic_write(os.path.join(out_dir, csv_name), bootstrap_csv(names, stats, label))
     title = "%s: ranking robustness%s" % (registry.get(slug).title, ", %s" % label if label else "")
+    shown = [display_name(r) for r in b.with_boot]     # the page's labels: short, the CSV keeps the names
+    if len(set(shown)) < len(shown):
+        shown = names
     atomic_write(os.path.join(out_dir, html_name),
-                 render_ranking(title, names, stats, first, b.unit, b.n_items, resamples, seed,
+                 render_ranking(title, shown, stats, first, b.unit, b.n_items, resamples, seed,
                                 failed=[r["name"] for r in b.failed], missing=b.missing, part=part))
     return stats
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .html import CSS
@@ -24,6 +25,16 @@ def page_head(title: str) -> List[str]:
     return ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width,initial-scale=1'><title>%s</title>" % e(title),
             "<style>%s</style></head><body><h1>%s</h1>" % (CSS, e(title))]
+
+
+def _name_cell(r: dict) -> str:
+    """The entry's name as a left-aligned cell: for a Codabench bulk-download name, the uploaded file's own name
+    (its id, owner, phase and date have their columns), the whole name in the cell's title."""
+    name = r["name"]
+    m = re.match(r"%s_%s_PhaseId%s_\d{4}-\d{2}-\d{2}_\d{2}-\d{2}_(.+)$" % tuple(
+        re.escape(str(r.get(c, ""))) for c in ("submission_id", "owner", "phase")), name)
+    shown = m.group(1) if m and r.get("owner") else name
+    return "<td style='text-align:left' title='%s'>%s</td>" % (html.escape(name, True), html.escape(shown))
 
 
 def _entry_fields(r: dict) -> List[str]:
@@ -47,11 +58,15 @@ def _has_entry_fields(records: Sequence[dict]) -> bool:
 
 
 def _entry_heads(shown: bool) -> str:
-    return "<th>owner</th><th>submission id</th><th>phase</th>" if shown else ""
+    return "<th style='text-align:left'>owner</th><th>submission id</th><th>phase</th>" if shown else ""
 
 
 def _entry_cells(r: dict, shown: bool) -> str:
-    return "".join("<td>%s</td>" % html.escape(v) for v in _entry_fields(r)) if shown else ""
+    if not shown:
+        return ""
+    owner, sid, phase = _entry_fields(r)
+    return "<td style='text-align:left'>%s</td><td>%s</td><td>%s</td>" % tuple(html.escape(v)
+                                                                           for v in (owner, sid, phase))
 
 
 def _left_out_section(left_out: Sequence[Tuple[dict, str]]) -> List[str]:
@@ -61,10 +76,10 @@ def _left_out_section(left_out: Sequence[Tuple[dict, str]]) -> List[str]:
     e = html.escape
     out = ["<h2>Left out: one submission per owner</h2><p>%d submission(s) not in the table: a platform's "
            "leaderboard keeps one per owner, the latest that scored (rescore --all scores every one, --pick ID "
-           "chooses one).</p><div class='scroll'><table><tr><th>submission</th>%s<th>why</th></tr>"
+           "chooses one).</p><div class='scroll'><table><tr><th style='text-align:left'>submission</th>%s<th>why</th></tr>"
            % (len(left_out), _entry_heads(True))]
-    out.extend("<tr><td>%s</td>%s<td style='text-align:left;white-space:normal'>%s</td></tr>"
-               % (e(r["name"]), _entry_cells(r, True), e(why)) for r, why in left_out)
+    out.extend("<tr>%s%s<td style='text-align:left;white-space:normal'>%s</td></tr>"
+               % (_name_cell(r), _entry_cells(r, True), e(why)) for r, why in left_out)
     out.append("</table></div>")
     return out
 
@@ -73,10 +88,10 @@ def _failed_section(failed: Sequence[dict], shown: bool) -> List[str]:
     if not failed:
         return []
     e = html.escape
-    out = ["<h2 class='warn'>Failed</h2><div class='scroll'><table><tr><th>submission</th>%s<th>exit</th>"
+    out = ["<h2 class='warn'>Failed</h2><div class='scroll'><table><tr><th style='text-align:left'>submission</th>%s<th>exit</th>"
            "<th>error</th></tr>" % _entry_heads(shown)]
-    out.extend("<tr><td>%s</td>%s<td>%d</td><td style='text-align:left;white-space:normal'>%s</td></tr>"
-               % (e(r["name"]), _entry_cells(r, shown), r["exit"], e(r["error"])) for r in failed)
+    out.extend("<tr>%s%s<td>%d</td><td style='text-align:left;white-space:normal'>%s</td></tr>"
+               % (_name_cell(r), _entry_cells(r, shown), r["exit"], e(r["error"])) for r in failed)
     out.append("</table></div>")
     return out
 
@@ -91,13 +106,13 @@ def render_leaderboard(title: str, keys: Sequence, scored: Sequence[dict], faile
     out = page_head(title)
     out.append("<p>%d submission(s): %d scored, %d failed. Ranked by %s.</p>"
                % (len(scored) + len(failed), len(scored), len(failed), e(keys[0].label if keys else "-")))
-    out.append("<div class='scroll'><table><tr><th>rank</th><th>submission</th>%s%s</tr>"
+    out.append("<div class='scroll'><table><tr><th>rank</th><th style='text-align:left'>submission</th>%s%s</tr>"
                % (_entry_heads(shown), "".join("<th>%s</th>" % e(k.label) for k in keys)))
     first = [r["scores"].get(keys[0].key) if keys else None for r in scored]
     for i, r in enumerate(scored):
         # ties share the best rank of their group, as in ranking.html (the records come best first)
         rank = first.index(first[i]) + 1 if first[i] is not None else i + 1
-        out.append("<tr><td>%d</td><td>%s</td>%s%s</tr>" % (rank, e(r["name"]), _entry_cells(r, shown), "".join(
+        out.append("<tr><td>%d</td>%s%s%s</tr>" % (rank, _name_cell(r), _entry_cells(r, shown), "".join(
             "<td>%s</td>" % ("%.*f" % (k.precision, r["scores"][k.key]) if k.key in r["scores"] else "n/a")
             for k in keys)))
     out.append("</table></div>")
@@ -157,8 +172,8 @@ def render_final(title: str, key, labels: Dict[str, str], rows: Sequence[dict], 
                % (len(rows) + len(failed), len(rows), len(failed), e(key.label), e(labels[parts[0]]),
                   e(labels[parts[1]]), e(labels[parts[2]]), boot))
     shown = _has_entry_fields(list(rows) + list(failed))
-    heads = ["<tr><th rowspan='2'>rank</th><th rowspan='2'>submission</th>%s<th colspan='2'>%s</th>%s</tr>"
-             % ("".join("<th rowspan='2'>%s</th>" % h for h in ("owner", "submission id", "phase")) if shown else "",
+    heads = ["<tr><th rowspan='2'>rank</th><th rowspan='2' style='text-align:left'>submission</th>%s<th colspan='2'>%s</th>%s</tr>"
+             % ("<th rowspan='2' style='text-align:left'>owner</th><th rowspan='2'>submission id</th><th rowspan='2'>phase</th>" if shown else "",
                 e(labels[parts[0]]), "".join("<th colspan='3'>%s</th>" % e(labels[p]) for p in parts[1:])),
              "<tr><th>%s</th><th>95%% interval</th>%s</tr>"
              % (e(key.label), ("<th>rank</th><th>%s</th><th>95%% interval</th>" % e(key.label)) * (len(parts) - 1))]
@@ -166,8 +181,8 @@ def render_final(title: str, key, labels: Dict[str, str], rows: Sequence[dict], 
                                                                                      "".join(heads)))
     for r, cell in zip(rows, cells):
         first = cell[parts[0]]
-        out.append("<tr><td>%d</td><td>%s</td>%s<td>%.*f</td><td>%s</td>%s</tr>" % (
-            first.rank, e(r["name"]), _entry_cells(r, shown), key.precision, first.score, _interval(key, first),
+        out.append("<tr><td>%d</td>%s%s<td>%.*f</td><td>%s</td>%s</tr>" % (
+            first.rank, _name_cell(r), _entry_cells(r, shown), key.precision, first.score, _interval(key, first),
             "".join("<td>%d</td><td>%.*f</td><td>%s</td>" % (cell[p].rank, key.precision, cell[p].score,
                                                             _interval(key, cell[p])) for p in parts[1:])))
     out.append("</table></div><p class='note'>Ranks: 1 is best; ties share the best rank of their group. Each part "

@@ -322,14 +322,15 @@ class ActionTubes(Task):
         return Reference(ref_dir, files, TubesTruth(videos, gt))
 
     def empty_columns(self, reference) -> Dict[str, str]:
-        """The AUC columns when a test video has no or several ground-truth tubes (auc_applies)."""
+        """The AUC columns when a test video has no or several ground-truth tubes (auc_applies); in a withheld
+        reference, a video of the public part (the withheld ones' tubes were left out)."""
         videos, gt = reference.data
         nbad = auc_exceptions(videos, gt)
         if not nbad:
             return {}
         return OrderedDict((key, "AUC is defined only when every test video has exactly one ground-truth tube "
                                  "(J-HMDB, UCF Sports); %d of the %d videos have none or several"
-                            % (nbad, videos.ids.size)) for key, _ in AUC_KEYS)
+                            % (nbad, int(np.count_nonzero(videos.label >= 0)))) for key, _ in AUC_KEYS)
 
     def reference_warnings(self, reference) -> List[str]:
         """The classes of the videos without any ground-truth tube (a withheld reference: of the other videos)."""
@@ -513,12 +514,10 @@ class ActionTubes(Task):
         videos = reference.data.videos
         hidden = np.isin(videos.ids, id_array(items))
         root, out = reference.root, str(out_dir)
-        with open(os.path.join(root, "videos.csv"), "rb") as f:
-            data = f.read()
-        _write(out, "videos.csv", unlabelled_rows(data, hidden))
-        with open(os.path.join(root, "gt_tubes.csv"), "rb") as f:
-            data = f.read()
-        _write(out, "gt_tubes.csv", without_lines(data, tube_rows_of(data, videos.ids[hidden])))
+        mark, data = _read_with_mark(os.path.join(root, "videos.csv"))
+        _write(out, "videos.csv", mark + unlabelled_rows(data, hidden))
+        mark, data = _read_with_mark(os.path.join(root, "gt_tubes.csv"))
+        _write(out, "gt_tubes.csv", mark + without_lines(data, tube_rows_of(data, videos.ids[hidden])))
         _write(out, CLASSES_FILE, b"label\n" + b"".join(c + b"\n" for c in videos.classes.tolist()))
 
     def restrict(self, reference, submitted, withheld) -> Tuple[Reference, Submitted]:
@@ -663,6 +662,15 @@ def unlabelled(videos: fmt.Videos, withheld: AbstractSet[str], classes: np.ndarr
                                  % (as_text([videos.ids[bad[0]]])[0], CLASSES_FILE))
     label[hidden] = -1
     return videos._replace(label=label, classes=classes)
+
+
+def _read_with_mark(path: str) -> Tuple[bytes, bytes]:
+    """(a UTF-8 byte-order mark or b"", the bytes after it): the bytes the loader reads (text.read_bytes), and the
+    mark to write back."""
+    with open(path, "rb") as f:
+        data = f.read()
+    mark = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    return mark, data[len(mark):]
 
 
 def _write(out_dir: str, name: str, data: bytes) -> None:

@@ -121,9 +121,10 @@ def as_keys(items) -> np.ndarray:
 
 
 def withheld_lines(data: bytes, file: str, keys: np.ndarray) -> bytes:
-    """A category file's bytes with each line of an image in keys ('S' ids) written '<id> -1' (WITHHELD_LABEL):
-    the id as the file has it, at its place, and the line break it had; every other byte unchanged. Nothing of
-    the line's label is kept, not even its spacing."""
+    """A category file's bytes without the lines of the images in keys ('S' ids), which follow at its end in id
+    order, each '<id> -1' (WITHHELD_LABEL) and a line break: every other byte unchanged. Nothing of a withheld
+    line is kept but its id: not its label, its spacing nor its place (a file sorted by label would tell the label
+    by the place)."""
     rec = parse_table(data, file, 2, ReferenceDataError)
     rows = np.flatnonzero(np.isin(rec.cols[0], keys))
     if not rows.size:
@@ -131,15 +132,19 @@ def withheld_lines(data: bytes, file: str, keys: np.ndarray) -> bytes:
     # line k (0-based) is data[bounds[k] + 1:bounds[k + 1]], its line break excluded
     bounds = np.concatenate([[-1], np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")), [len(data)]])
     line = rec.lines[rows].astype(np.int64) - 1
-    begin, end = bounds[line] + 1, bounds[line + 1]
+    begin, end = bounds[line] + 1, np.minimum(bounds[line + 1] + 1, len(data))     # the line with its break
     id_start = rec.starts[0][rows].astype(np.int64)
     id_end = id_start + rec.lengths[0][rows]
     pieces, at = [], 0
-    for b, e, i0, i1 in zip(begin.tolist(), end.tolist(), id_start.tolist(), id_end.tolist()):   # withheld images
-        pieces += [data[at:b], data[i0:i1], b" ", WITHHELD_LABEL, b"\r" if data[b:e].endswith(b"\r") else b""]
+    for b, e in zip(begin.tolist(), end.tolist()):          # the withheld images' lines, cut out
+        pieces.append(data[at:b])
         at = e
     pieces.append(data[at:])
-    return b"".join(pieces)
+    kept = b"".join(pieces)
+    if kept and not kept.endswith(b"\n"):
+        kept += b"\n"
+    ids = sorted(data[i0:i1] for i0, i1 in zip(id_start.tolist(), id_end.tolist()))
+    return kept + b"".join(i + b" " + WITHHELD_LABEL + b"\n" for i in ids)
 
 
 CONFUSIONS_SHOWN = 15
@@ -337,9 +342,9 @@ class ChalearnLap2015CulturalEvent(Task):
         return [i.decode("utf-8", "surrogateescape") for i in images]
 
     def withhold(self, reference, items, out_dir) -> None:
-        """Every category file, with each line of an image of `items` written '<id> -1' (withheld_lines): a
-        withheld image stays listed in every file, at its place (a submission naming it is read as on the whole
-        reference), with the same label everywhere, which tells nothing. A category whose positives are all
+        """Every category file, with the lines of the images of `items` moved to its end, in id order, each
+        written '<id> -1' (withheld_lines): a withheld image stays listed in every file (a submission naming it is
+        read as on the whole reference), with the same label and place everywhere, which tell nothing. A category whose positives are all
         withheld then has none: it loads, and has no column (empty_columns), as after restrict."""
         keys = as_keys(sorted(items))
         for rel in reference.files:

@@ -418,12 +418,17 @@ class Members(NamedTuple):
 
 def top_level_members(data: bytes) -> Members:
     """The Members of a valid JSON object document (a reference file its loader read), in one vectorized pass: the
-    structural bytes outside strings (after an even number of unescaped quotes), their depth, and at depth 1 the
-    colons (a member's value starts after one) and the commas and closing brace (it ends before one)."""
+    structural bytes outside strings (after an even number of unescaped quotes: the parity of a running count),
+    their depth, and at depth 1 the colons (a member's value starts after one) and the commas and closing brace (it
+    ends before one)."""
     arr = np.frombuffer(data, dtype=np.uint8)
     quotes = unescaped_quotes(data, arr, 0)
-    at = np.flatnonzero(_STRUCTURAL[arr])
-    at = at[(np.searchsorted(quotes, at) & 1) == 0]
+    parity = np.zeros(arr.size, dtype=np.uint8)
+    parity[quotes] = 1
+    np.cumsum(parity, dtype=np.uint8, out=parity)       # modulo 256: the parity stays
+    parity &= 1
+    at = np.flatnonzero(_STRUCTURAL[arr] & (parity == 0))
+    del parity
     token = arr[at]
     step = _DEPTH_STEP[token]
     top = np.cumsum(step) - step == 1               # depth before the token: 1 inside the document's object

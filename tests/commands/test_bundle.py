@@ -215,7 +215,7 @@ PHASE = "  - {name: %s, start: %s, end: %s}\n"
 
 @pytest.mark.parametrize("text,message", [
     ("title: Ours\ncolour: blue\nlogo: x.png\n",
-     "unknown keys colour, logo (known: title, description, docker_image, report, track, fact_sheet, phases, pages)"),
+     "unknown keys colour, logo (known: title, description, docker_image, report, track, drop_classes, fact_sheet, phases, pages)"),
     ("phases:\n  - {name: Dev, start: 2024-03-01, ends: 2024-04-01}\n",
      "phase 1 (Dev): unknown key ends (known: name, description, start, end, max_submissions, "
      "max_submissions_per_day, execution_time_limit, reference_data, set, report, private, "

@@ -467,7 +467,7 @@ def withheld_run(tmp_path, gt, sub, private):
     return TASK.score(str(out), Submission(str(tmp_path / "res"))), out
 
 
-def test_a_withheld_image_is_listed_with_minus_one_and_scores_as_if_never_there(tmp_path):
+def test_a_withheld_image_is_listed_at_the_end_with_minus_one_and_scores_as_if_never_there(tmp_path):
     # b.jpg is withheld, La_Tomatina's only positive: it has none in the public part (no AP, out of the mean)
     # Falles without b: ranking a(+) d(-) c(+): prec 1, 1/2, 2/3; envelope 1 at rec .5, 2/3 at rec 1
     # AP = .5 * 1 + .5 * 2/3 = 5/6 = mAP (on the whole: b(-) first, AP 0.5 * 0.5 + 0.5 * 0.5 = 0.5)
@@ -475,9 +475,10 @@ def test_a_withheld_image_is_listed_with_minus_one_and_scores_as_if_never_there(
     sub = {"Falles.txt": "b.jpg 4\na.jpg 3\nd.jpg 2\nc.jpg 1\n", "La_Tomatina.txt": "b.jpg 9\na.jpg 1\n"}
     result, out = withheld_run(tmp_path, gt, sub, {"b.jpg"})
     assert result.scores == {"mAP": pytest.approx(5 / 6), "AP_Falles": pytest.approx(5 / 6)}
-    # every image still listed in every file, in place, b.jpg with -1 in both (one value for any withheld image)
-    assert (out / "Falles_val.txt").read_bytes() == b"a.jpg 1\nb.jpg -1\nc.jpg 1\nd.jpg -1\n"
-    assert (out / "La_Tomatina_val.txt").read_bytes() == b"a.jpg -1\nb.jpg -1\nc.jpg -1\nd.jpg -1\n"
+    # every image still listed in every file, b.jpg at the end with -1 in both (one value and place for any
+    # withheld image)
+    assert (out / "Falles_val.txt").read_bytes() == b"a.jpg 1\nc.jpg 1\nd.jpg -1\nb.jpg -1\n"
+    assert (out / "La_Tomatina_val.txt").read_bytes() == b"a.jpg -1\nc.jpg -1\nd.jpg -1\nb.jpg -1\n"
     assert [k.key for k in TASK.score_keys(str(out))] == ["mAP", "AP_Falles"]     # loads; La_Tomatina: no column
     # the same as the cut reference, and a submission without b.jpg's lines
     cut = run(tmp_path / "cut", {c: [r for r in rows if r[0] != "b.jpg"] for c, rows in gt.items()},
@@ -488,8 +489,11 @@ def test_a_withheld_image_is_listed_with_minus_one_and_scores_as_if_never_there(
         withheld_run(tmp_path / "unknown", gt, {"Falles.txt": "b.jpg 4\ne.jpg 3\n"}, {"b.jpg"})
 
 
-def test_a_withheld_line_keeps_only_its_id_and_line_break():
+def test_a_withheld_line_keeps_only_its_id_and_goes_to_the_end_in_id_order():
     from scoring_program.tasks.chalearn_lap2015_cultural_event import as_keys, withheld_lines
-    data = b"  a.jpg\t 1 \r\nb.jpg -1\n\nc.jpg   1"
-    assert withheld_lines(data, "x", as_keys(["a.jpg", "c.jpg"])) == b"a.jpg -1\r\nb.jpg -1\n\nc.jpg -1"
+    data = b"  c.jpg\t 1 \r\nb.jpg -1\n\na.jpg   1"
+    assert withheld_lines(data, "x", as_keys(["a.jpg", "c.jpg"])) == b"b.jpg -1\n\na.jpg -1\nc.jpg -1\n"
+    # a file sorted by label (positives first): the withheld lines' places tell nothing
+    pos_first = b"d.jpg 1\na.jpg 1\nb.jpg -1\nc.jpg -1\n"
+    assert withheld_lines(pos_first, "x", as_keys(["a.jpg", "c.jpg"])) == b"d.jpg 1\nb.jpg -1\na.jpg -1\nc.jpg -1\n"
     assert withheld_lines(data, "x", as_keys([])) == data
