@@ -102,9 +102,11 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
     check_hidden_classes(slug, truths, drop)
     columns, notes = common_columns(truths)
     if drop:
+        left_off = [class_of(k.key) for k in columns if class_of(k.key) in drop]
         columns = [k for k in columns if class_of(k.key) not in drop]
-        notes.append("drop_classes: the column(s) of %s left off the leaderboard (the scorer's mean is the "
-                     "original's, whatever the columns)" % ", ".join(drop))
+        if left_off:        # (a class no phase can fill is already noted as dropped)
+            notes.append("drop_classes: the column(s) of %s left off the leaderboard (the scorer's mean is the "
+                         "original's, whatever the columns)" % ", ".join(left_off))
     if track:
         check_track(slug, track, "%s: track" % config)
         notes.append("track %s: this competition ranks %s entries only, and refuses the other comp's files with a "

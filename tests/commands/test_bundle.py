@@ -250,7 +250,7 @@ PHASE = "  - {name: %s, start: %s, end: %s}\n"
     ("pages:\n  rules: rules.md\n", "pages: unknown key rules (known: data, evaluation, overview, terms)"),
     ("title: %s\n" % ("x" * 101), "title: 101 characters, at most 100 (legacy Codalab's limit)"),
     ("docker_image: my image\n", "docker_image: expected an image name such as codalab/codalab-legacy:py37"),
-    ("- title\n", "expected a mapping of title, description, docker_image, report, track, fact_sheet, phases, pages, found list"),
+    ("- title\n", "expected a mapping of title, description, docker_image, report, track, drop_classes, fact_sheet, phases, pages, found list"),
     ("title: [unclosed\n", "not valid YAML"),
 ])
 def test_config_faults_are_one_line_naming_the_key_and_nothing_is_written(tmp_path, capsys, text, message):

@@ -52,6 +52,7 @@ ORGANIZER_YAML = """\
 title: VOC2011 classification, our own test set
 description: Our images, labelled as VOC2011.
 docker_image: codalab/codalab-legacy:py312
+drop_classes: [sheep]                 # no positive in the hidden test set (organizer_reference)
 phases:
   - name: Development
     start: 2024-03-01
@@ -226,7 +227,8 @@ def test_voc2011_folder_with_three_sets_builds_only_with_set_and_bundles_only_th
                                % (ref, slug)]
     assert not out.exists()
 
-    p = cli("bundle", slug, "--reference-data", ref, "--out", out, "--set", "val")
+    (tmp_path / "full.yaml").write_text("report: full\n")     # half the sample: a class may have no positive
+    p = cli("bundle", slug, "--reference-data", ref, "--out", out, "--set", "val", "--config", tmp_path / "full.yaml")
     assert p.returncode == 0, p.stderr
     cb, cl = bundles(out, slug)
     for path in (cb, cl):
@@ -353,7 +355,14 @@ def test_pose_limb_empty_in_every_panorama_is_dropped(tmp_path):
         a[:, 0:480] = 0                                   # the head, in every ground-truth panorama
         Image.fromarray(a).save(str(ref / name))
     out = tmp_path / "bundles"
-    p = cli("bundle", slug, "--reference-data", ref, "--out", out)
+    p = cli("bundle", slug, "--reference-data", ref, "--out", out)      # hidden: a column from the labels, refused
+    assert p.returncode == 2 and not out.exists()
+    assert lines(p.stderr) == ["error: phase(s) Final evaluation (hidden): class head has no positive in its reference data: a "
+                               "leaderboard column made from hidden labels would tell it; add positives of it (more "
+                               "data), or drop it in organizer.yaml (drop_classes: [head]: its column left off the "
+                               "leaderboard)"]
+    (tmp_path / "organizer.yaml").write_text("drop_classes: [head]\n")
+    p = cli("bundle", slug, "--reference-data", ref, "--out", out, "--config", tmp_path / "organizer.yaml")
     assert p.returncode == 0, p.stderr
     assert lines(p.stderr) == ["warning: Head: empty in all 12 ground-truth panoramas"]
     assert lines(p.stdout)[0] == ("note: leaderboard column hit_rate_head dropped (no submission can fill it): "

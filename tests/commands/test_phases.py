@@ -116,8 +116,8 @@ def test_columns_are_those_every_phase_can_fill(tmp_path):
     path = dev / "ImageSets" / "Main" / "cow_test.txt"
     path.write_text("".join("%s -1\n" % line.split()[0] for line in path.read_text().splitlines() if line.strip()))
     cfg = tmp_path / "organizer.yaml"
-    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, reference_data: dev}\n"
-                   "  - {name: Final, start: 2024-05-01}\n")
+    cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, reference_data: dev, "
+                   "report: full}\n  - {name: Final, start: 2024-05-01}\n")
     plan = bundle.prepare(slug, config=str(cfg))
     _cb, y2, _cl, y1 = _yamls(plan)
     keys = [c["key"] for c in y2["leaderboards"][0]["columns"]]
