@@ -218,12 +218,14 @@ def _interrupted(signum, frame):
     raise Interrupted(signum)
 
 
-def _catch_signals():
+def _catch_signals(handler=None):
+    """Stop on SIGTERM, SIGINT and SIGHUP by raising Interrupted (handler None), or give them back their default
+    action (handler: signal.SIG_DFL, once the scores are written: nothing is left to clean up)."""
     import signal
     for name in ("SIGTERM", "SIGINT", "SIGHUP"):
         if hasattr(signal, name):
             try:
-                signal.signal(getattr(signal, name), _interrupted)
+                signal.signal(getattr(signal, name), handler if handler is not None else _interrupted)
             except (ValueError, OSError):       # not the main thread: the default actions stay
                 pass
 
@@ -277,8 +279,8 @@ def main(slug, argv=None):
     from .report.result import LEVELS
     from .report.write import format_score, locked_output, remove_stale
 
-    _catch_signals()
     try:
+        _catch_signals()        # inside the try: a signal that lands at once is caught like any other
         if level is not None and level not in LEVELS:
             raise BadReportLevel(level)
         os.makedirs(output_dir, exist_ok=True)
@@ -295,7 +297,10 @@ def main(slug, argv=None):
         stop = failure(e, "the scoring program", detail=level == "full")
         _say(sys.stderr, stop.text())
         return stop.code
-    # the scores are written: nothing below can fail the run (a failing stdout or stderr is ignored)
+    # the scores are written: nothing below can fail the run (a failing stdout or stderr is ignored), and a signal
+    # now takes its default action (raised here, Interrupted would end in a traceback)
+    import signal
+    _catch_signals(signal.SIG_DFL)
     # each score at its leaderboard column's precision, as the leaderboard and the report show it
     precision = {c.key: c.precision for c in result.columns}
     row = "  ".join("%s: %s" % (k, "%.*f" % (precision[k], v + 0.0) if k in precision
