@@ -74,13 +74,13 @@ from .build.competition_yaml import (bind_tasks, codabench_yaml, dump_yaml, lega
                                      phases_in_order, v2_columns)
 from .build.organizer import check_track, load_config, phase_notes, sample_config
 from .build.pages import bundle_pages, legacy_pages, page_names, participant_pages
-from .build.reference import (check_hidden_classes, class_of, common_columns, phase_ground_truths, read_reference,
-                              reference_zips)
+from .build.reference import check_hidden_classes, common_columns, phase_ground_truths, read_reference, reference_zips
 from .build.private import exposure_lines, private_dirs
 from .build.zips import DIST, Plan, bundle_zip, in_dist, scoring_program_zip, starting_kit_zip, write
 from .errors import failure
 from .report.result import HIDDEN
 from .tasks import registry
+from .tasks.base import class_of
 
 
 def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optional[str] = None,
@@ -226,8 +226,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("built %s\n      %s" % (cb, cl))
         for phase, dest, truth in private_dirs(slug, out, plan.truths):
             print("private part of phase %r: %d of %d items, their labels in no zip: written to %s (keep it on "
-                  "this machine; rescore --private reads it)" % (phase, len(truth.private_ids), len(
-                      registry.get(slug).item_ids(truth.whole.reference)), dest))
+                  "this machine; rescore --private reads it)" % (phase, len(truth.private_ids), truth.n_items, dest))
         if a.reference_data or a.config:        # an organizer's build: what the platform shows of it
             for line in exposure_lines(plan.truths):
                 print("exposure: %s" % line)

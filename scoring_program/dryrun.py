@@ -126,7 +126,7 @@ def parse_scores(path):
 def phase_reference(bundle, flavor, phase=None):
     """(phase number from 1, the bundle member holding that phase's reference data, the phase's name). Without a
     phase name: the last phase (the final test)."""
-    phases = _phases(bundle, flavor)
+    phases = phases_of(bundle)
     names = [name for name, _ in phases]
     if phase is None:
         return len(phases), phases[-1][1], names[-1]
@@ -137,18 +137,18 @@ def phase_reference(bundle, flavor, phase=None):
 
 def bundle_phases(slug, dist, flavor):
     """The phase names of the built bundle, in order."""
-    return [name for name, _ in _phases(_bundle_path(slug, dist, flavor), flavor)]
+    return [name for name, _ in phases_of(_bundle_path(slug, dist, flavor))]
 
 
-def _phases(bundle, flavor):
+def phases_of(bundle):
     """[(phase name, the bundle member holding its reference data)] in phase order, read from the bundle's
-    competition.yaml as the platform reads it: v2 phases[].tasks -> tasks[].reference_data; legacy v1.5
-    phases[n].reference_data."""
+    competition.yaml as the platform reads it: v2 (a list of phases) phases[].tasks -> tasks[].reference_data;
+    legacy v1.5 (a mapping) phases[n].reference_data. DryRunError when it holds no readable phases."""
     import yaml
     try:
         with zipfile.ZipFile(bundle) as z:
             y = yaml.safe_load(z.read("competition.yaml"))
-        if flavor == "codabench":
+        if isinstance(y["phases"], list):
             tasks = dict((t["index"], t["reference_data"]) for t in y["tasks"])
             phases = [(p["name"], tasks[p["tasks"][0]]) for p in sorted(y["phases"], key=lambda p: p["index"])]
         else:

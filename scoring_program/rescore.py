@@ -84,6 +84,7 @@ from . import runtime
 from .errors import EXIT_INTERNAL, CommandError, Failure, ScoringError, clean, failure, quote_some, shorten
 from .safezip import UnsafeZip, copy_entry, encodable, open_zip
 from .tasks import registry
+from .tasks.base import ids_sha256, parse_ids
 
 if TYPE_CHECKING:
     from .metrics.bootstrap import RankingStatistics
@@ -381,72 +382,41 @@ class PrivateSetup(NamedTuple):
     track: Optional[int]        # the VOC track's comp number, else None
 
 
-def withheld_sha256(ids) -> str:
-    """sha256 hex of the sorted ids joined by newlines, with a final newline (bundle.json's withheld_sha256)."""
-    return hashlib.sha256("".join(i + "\n" for i in sorted(ids)).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _id_lines(data: bytes) -> frozenset:
-    return frozenset(l.strip() for l in data.decode("utf-8", "surrogateescape").splitlines() if l.strip())
-
-
 def _ids_differ(a_name, a, b_name, b) -> str:
     """'' when the two id sets are equal, else how they differ (counts, the first few of each side, sha256)."""
     if a == b:
         return ""
     only_a, only_b = sorted(a - b), sorted(b - a)
     return ("%s (%d ids, sha256 %s) and %s (%d ids, sha256 %s) differ: %d only in the first%s, %d only in the "
-            "second%s" % (a_name, len(a), withheld_sha256(a)[:12], b_name, len(b), withheld_sha256(b)[:12],
+            "second%s" % (a_name, len(a), ids_sha256(a)[:12], b_name, len(b), ids_sha256(b)[:12],
                           len(only_a), " (%s)" % quote_some(only_a) if only_a else "", len(only_b),
                           " (%s)" % quote_some(only_b) if only_b else ""))
 
 
 def _bundle_phase_reference(bundle: str, phase: str, problems: List[str]):
-    """(the phase's reference zip member name, its bytes) from the bundle's competition.yaml as the platforms read
-    it (v2: phases[].tasks -> tasks[].reference_data; legacy v1.5: phases[n].reference_data), or None after adding
-    the problem's line to problems."""
-    import yaml
+    """(the phase's reference zip member name, its bytes), read as the platforms read the bundle's competition.yaml
+    (dryrun.phases_of), or None after adding the problem's line to problems."""
+    from .dryrun import DryRunError, phases_of
+    try:
+        phases = phases_of(bundle)
+    except DryRunError as e:
+        problems.append("--bundle: %s" % e)
+        return None
+    found = [member for name, member in phases if name == phase]
+    if not found:
+        problems.append("--bundle %s has no phase named %r (its phases: %s)" % (
+            bundle, phase, ", ".join(str(name) for name, _ in phases) or "none"))
+        return None
+    member = str(found[0])
     try:
         with open_zip(bundle, label=bundle) as z:
-            names = set(z.namelist())
-            if "competition.yaml" not in names:
-                problems.append("--bundle %s: no competition.yaml at its root (the bundle is SLUG-codabench.zip or "
-                                "SLUG-codalab.zip as built)" % bundle)
-                return None
-            y = yaml.safe_load(z.read("competition.yaml"))
-            phases = y.get("phases") if isinstance(y, dict) else None
-            if isinstance(phases, list):            # Codabench v2
-                found = [p for p in phases if isinstance(p, dict) and p.get("name") == phase]
-                listed = [str(p.get("name")) for p in phases if isinstance(p, dict)]
-            elif isinstance(phases, dict):          # legacy Codalab v1.5
-                found = [p for p in phases.values() if isinstance(p, dict) and p.get("label") == phase]
-                listed = [str(p.get("label")) for p in phases.values() if isinstance(p, dict)]
-            else:
-                problems.append("--bundle %s: its competition.yaml lists no phases" % bundle)
-                return None
-            if not found:
-                problems.append("--bundle %s has no phase named %r (its phases: %s)" % (
-                    bundle, phase, ", ".join(listed) or "none"))
-                return None
-            if isinstance(phases, list):
-                index = (found[0].get("tasks") or [None])[0]
-                tasks = [t for t in y.get("tasks") or [] if isinstance(t, dict) and t.get("index") == index]
-                if not tasks or not tasks[0].get("reference_data"):
-                    problems.append("--bundle %s: phase %r: its task %s is not in competition.yaml's tasks, or has "
-                                    "no reference_data" % (bundle, phase, index))
-                    return None
-                member = str(tasks[0]["reference_data"])
-            else:
-                member = str(found[0].get("reference_data") or "")
-            if member not in names:
+            if member not in z.namelist():
                 problems.append("--bundle %s: phase %r: its reference data %s is not in the bundle"
-                                % (bundle, phase, member or "(none)"))
+                                % (bundle, phase, member))
                 return None
             return member, z.read(member)
     except UnsafeZip as e:
         problems.append("--bundle %s cannot be read: %s" % (bundle, e))
-    except (yaml.YAMLError, ValueError, TypeError, AttributeError) as e:
-        problems.append("--bundle %s: its competition.yaml cannot be read: %s" % (bundle, clean(str(e))))
     return None
 
 
@@ -480,7 +450,7 @@ def check_private_setup(slug: str, bundle: str, phase: str, folder: str) -> Priv
             if root is not None:
                 bundle_track = _setting(root, TRACK_FILE)
                 if WITHHELD_FILE in root:
-                    withheld = _id_lines(root[WITHHELD_FILE])
+                    withheld = parse_ids(root[WITHHELD_FILE])
                 elif PRIVATE_FILE in root:
                     problems.append("--bundle %s: phase %r: its %s holds PRIVATE_PART (the private part's labels) "
                                     "and no WITHHELD file: a bundle built before the private part was withheld; "
@@ -499,7 +469,7 @@ def check_private_setup(slug: str, bundle: str, phase: str, folder: str) -> Priv
             problems.append("--private %s: no %s (the private item ids, one a line)" % (folder, PRIVATE_IDS))
         else:
             with open(path, "rb") as f:
-                ids = _id_lines(f.read())
+                ids = parse_ids(f.read())
             if not ids:
                 problems.append("--private %s: %s lists no id" % (folder, path))
         path = os.path.join(folder, BUNDLE_JSON)
@@ -519,9 +489,9 @@ def check_private_setup(slug: str, bundle: str, phase: str, folder: str) -> Priv
                 if info.get(field) != want:
                     problems.append("--private %s: %s is for %s %r, not %r" % (folder, path, field, info.get(field),
                                                                               want))
-            if ids and info.get("withheld_sha256") != withheld_sha256(ids):
+            if ids and info.get("withheld_sha256") != ids_sha256(ids):
                 problems.append("--private %s: %s's withheld_sha256 is not the sha256 of %s (%s)" % (
-                    folder, path, PRIVATE_IDS, withheld_sha256(ids)))
+                    folder, path, PRIVATE_IDS, ids_sha256(ids)))
         if not os.path.isdir(ref):
             problems.append("--private %s: no %s/ folder (the whole test reference, with its PRIVATE_PART)"
                             % (folder, PRIVATE_REFERENCE))
@@ -532,9 +502,9 @@ def check_private_setup(slug: str, bundle: str, phase: str, folder: str) -> Priv
         differ = _ids_differ("the bundle's %s WITHHELD" % member, withheld, os.path.join(folder, PRIVATE_IDS), ids)
         if differ:
             problems.append(differ)
-        elif info is not None and info.get("withheld_sha256") not in (None, withheld_sha256(withheld)):
+        elif info is not None and info.get("withheld_sha256") not in (None, ids_sha256(withheld)):
             problems.append("--private %s: bundle.json's withheld_sha256 is not the sha256 of the bundle's %s "
-                            "WITHHELD (%s)" % (folder, member, withheld_sha256(withheld)))
+                            "WITHHELD (%s)" % (folder, member, ids_sha256(withheld)))
     ref_track = None
     if os.path.isfile(os.path.join(ref, PRIVATE_FILE)):
         try:

@@ -15,7 +15,6 @@ Written atomically (a temporary folder renamed), never over an existing folder.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -23,7 +22,7 @@ import shutil
 from typing import List, Optional, Tuple
 
 from ..report.result import HIDDEN, LEVEL_FILE
-from ..tasks.base import PRIVATE_FILE, TRACK_FILE
+from ..tasks.base import PRIVATE_FILE, TRACK_FILE, id_listing, ids_sha256
 from . import BundleError
 
 FOLDER = "private_part"
@@ -53,10 +52,6 @@ def private_dirs(slug: str, out_dir: str, truths) -> List[Tuple[str, str, object
             for t in truths if t.private_ids is not None for phase in t.phases]
 
 
-def withheld_sha256(ids) -> str:
-    return hashlib.sha256("".join(i + "\n" for i in sorted(ids)).encode("utf-8", "surrogateescape")).hexdigest()
-
-
 def write_private(slug: str, phase: str, dest: str, truth, track: Optional[str]) -> None:
     """One phase's private folder (the module's docstring), atomically."""
     whole = truth.whole.reference
@@ -67,8 +62,7 @@ def write_private(slug: str, phase: str, dest: str, truth, track: Optional[str])
         target = os.path.join(ref, *rel.split("/"))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(os.path.join(whole.root, *rel.split("/")), target)
-    ids = sorted(truth.private_ids)
-    listing = "".join(i + "\n" for i in ids)
+    listing = id_listing(truth.private_ids)
     with open(os.path.join(ref, PRIVATE_FILE), "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write("ids\n" + listing)
     with open(os.path.join(ref, LEVEL_FILE), "w") as f:
@@ -83,10 +77,8 @@ def write_private(slug: str, phase: str, dest: str, truth, track: Optional[str])
             f.write("%s\nfraction %r: an item is private when the first 8 bytes of sha256('<secret as a decimal "
                     "integer>\\0<item id>'), read big-endian, over 2**64 are below the fraction\n"
                     % (truth.secret, truth.private.fraction))
-    from ..tasks import registry
-    items = registry.get(slug).item_ids(whole)
-    facts = {"slug": slug, "phase": phase, "track": track, "items": len(items), "private": len(ids),
-             "withheld_sha256": withheld_sha256(ids)}
+    facts = {"slug": slug, "phase": phase, "track": track, "items": truth.n_items, "private": len(truth.private_ids),
+             "withheld_sha256": ids_sha256(truth.private_ids)}
     with open(os.path.join(tmp, "bundle.json"), "w") as f:
         json.dump(facts, f, indent=1, sort_keys=True)
         f.write("\n")

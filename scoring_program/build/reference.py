@@ -20,7 +20,7 @@ from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 from ..errors import ScoringError
 from ..report.result import HIDDEN, LEVEL_FILE, ScoreKey
 from ..tasks import registry
-from ..tasks.base import CLASS_PREFIXES, TRACK_FILE, WITHHELD_FILE, PrivatePart, Reference
+from ..tasks.base import TRACK_FILE, WITHHELD_FILE, PrivatePart, Reference, class_of, id_listing
 from . import BundleError
 from .zips import ZipBuilder
 
@@ -80,21 +80,8 @@ def reference_zip(reference: Reference, level: str = HIDDEN, track: Optional[str
     if track:
         z.add_bytes(TRACK_FILE, (track + "\n").encode("ascii"))
     if withheld is not None:
-        z.add_bytes(WITHHELD_FILE, withheld_text(withheld).encode("utf-8", "surrogateescape"))
+        z.add_bytes(WITHHELD_FILE, id_listing(withheld).encode("utf-8", "surrogateescape"))
     return z.close()
-
-
-def withheld_text(ids) -> str:
-    """The WITHHELD file (and private_ids.txt): the ids sorted, one a line."""
-    return "".join(i + "\n" for i in sorted(ids))
-
-
-def class_of(key: str) -> Optional[str]:
-    """The class a per-class leaderboard column names (AP_dog -> dog), else None."""
-    for prefix in CLASS_PREFIXES:
-        if key.startswith(prefix):
-            return key[len(prefix):]
-    return None
 
 
 def draw_private(slug: str, part: PrivatePart, items: List[str], phases: List[str]) -> Tuple[FrozenSet[str],
@@ -138,7 +125,7 @@ def public_part(slug: str, whole: ReferenceRead, ids: FrozenSet[str], set_name: 
     atexit.register(shutil.rmtree, work, True)
     task.withhold(whole.reference, ids, work)
     with open(os.path.join(work, WITHHELD_FILE), "w", encoding="utf-8", errors="surrogateescape") as f:
-        f.write(withheld_text(ids))
+        f.write(id_listing(ids))
     try:
         return read_reference(slug, work, set_name)
     except BundleError as e:     # the builder's own output: a bug, never the organizer's fault
@@ -172,7 +159,8 @@ class GroundTruth(NamedTuple):
     """One distinct ground truth of the bundle (a Codabench task): the folder, set and report level some phases
     score against, read by the scorer's loader. With a private part, `read` is the public part's reference (the
     bundle's: Task.withhold's, with WITHHELD), `whole` the organizer's whole reference, `private_ids` the
-    private items and `secret` the hex secret they were drawn from (None for listed ids)."""
+    private items, `secret` the hex secret they were drawn from (None for listed ids) and `n_items` the number of
+    test items."""
     index: int                      # its task's index, in order of first use by the phases
     ref_dir: str
     set_name: Optional[str]
@@ -183,6 +171,7 @@ class GroundTruth(NamedTuple):
     whole: Optional[ReferenceRead] = None
     private_ids: Optional[FrozenSet[str]] = None
     secret: Optional[str] = None
+    n_items: Optional[int] = None
 
     @property
     def columns(self) -> List[ScoreKey]:
@@ -247,14 +236,16 @@ def phase_ground_truths(slug: str, phases: List[dict], config_phases: Optional[L
                 read = read_reference(slug, folders[i], sets[i])
             except BundleError as e:
                 raise BundleError("phase %r: %s" % (phase["name"], e)) if len(phases) > 1 else e
-            whole = ids = secret = None
+            whole = ids = secret = n_items = None
             if private is not None:
                 whole = read
                 sharing = [p["name"] for p, ident in zip(phases, identities) if ident == identities[i]]
-                ids, secret = draw_private(slug, private, registry.get(slug).item_ids(read.reference), sharing)
+                items = registry.get(slug).item_ids(read.reference)
+                ids, secret = draw_private(slug, private, items, sharing)
+                n_items = len(items)
                 read = public_part(slug, whole, ids, sets[i])
             found = [GroundTruth(len(truths), folders[i], sets[i], phase_level, private, read, [], whole, ids,
-                                 secret)]
+                                 secret, n_items)]
             truths.extend(found)
         found[0].phases.append(phase["name"])
         of_phase.append(found[0].index)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import time
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence
@@ -171,6 +172,36 @@ def read_private(ref_dir):
 WITHHELD_FILE = "WITHHELD"  # in a bundle's reference data: the items whose labels stay with the organizer
 
 
+def id_listing(ids) -> str:
+    """A list of item ids as the WITHHELD file and the build's private_ids.txt write it: sorted, one a line."""
+    return "".join(i + "\n" for i in sorted(ids))
+
+
+def ids_sha256(ids) -> str:
+    """sha256 hex of id_listing(ids) (bundle.json's withheld_sha256)."""
+    return hashlib.sha256(id_listing(ids).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def parse_ids(data: bytes) -> frozenset:
+    """The ids of an id listing's bytes (one a line; blank lines and the spaces around an id ignored)."""
+    return frozenset(line.strip() for line in data.decode("utf-8", "surrogateescape").splitlines() if line.strip())
+
+
+def write_withheld_copy(reference: "Reference", out_dir: str, replaced: Callable[[str, str], Optional[bytes]]) -> None:
+    """Task.withhold's writing: every file of reference.files into out_dir at the same relative path, as
+    replaced(rel, path) gives it (path: the file in reference.root), or byte for byte when that gives None."""
+    for rel in reference.files:
+        src = os.path.join(reference.root, *rel.split("/"))
+        dst = os.path.join(str(out_dir), *rel.split("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        data = replaced(rel, src)
+        if data is None:
+            shutil.copyfile(src, dst)
+        else:
+            with open(dst, "wb") as f:
+                f.write(data)
+
+
 def read_withheld(ref_dir):
     """The reference folder's WITHHELD file (one item id a line: the test items whose labels the build left out,
     the private part kept by the organizer), as a frozenset, or None without the file. The scorer accepts
@@ -179,8 +210,7 @@ def read_withheld(ref_dir):
     if not os.path.isfile(path):
         return None
     with open(path, "rb") as f:
-        text = f.read().decode("utf-8", "surrogateescape")
-    return frozenset(line.strip() for line in text.splitlines() if line.strip())
+        return parse_ids(f.read())
 
 
 TRACK_FILE = "TRACK"        # in the reference data: 'comp3' (bundle's organizer.yaml track:), absent: every comp
@@ -270,9 +300,17 @@ def as_text(values) -> List[str]:
     return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
 
 
+def class_of(key: str) -> Optional[str]:
+    """The class a per-class leaderboard column names (AP_dog -> dog), else None."""
+    for prefix in CLASS_PREFIXES:
+        if key.startswith(prefix):
+            return key[len(prefix):]
+    return None
+
+
 def class_figures(columns, word, words=None) -> Dict[str, str]:
     """{classes, num_classes} of the per-class leaderboard columns (the classes the reference can score)."""
-    classes = [k.key[len(p):] for k in columns for p in CLASS_PREFIXES if k.key.startswith(p)]
+    classes = [c for c in (class_of(k.key) for k in columns) if c is not None]
     return {"classes": name_list(classes), "num_classes": plural(len(classes), word, words)}
 
 
@@ -483,7 +521,7 @@ class Task(object):
     def classes_without_positives(self, reference: Reference) -> List[str]:
         """The declared classes this reference has no positive of (the build refuses them in a hidden phase: a
         column made from hidden labels would tell it). By default the classes of empty_columns."""
-        return [k[len(p):] for k in self.empty_columns(reference) for p in CLASS_PREFIXES if k.startswith(p)]
+        return [c for c in (class_of(k) for k in self.empty_columns(reference)) if c is not None]
 
     def reference_warnings(self, reference: Reference) -> List[str]:
         """One-line warnings for the organizer about the reference (names outside the competition's classes,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections import OrderedDict
 from typing import Dict, List, NamedTuple
 
@@ -21,7 +20,7 @@ from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, w
 from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
                                weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table
-from .base import Reference, Rule, Task, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, class_figures, no_progress, plural, write_withheld_copy
 
 LABELS = "_labels.csv"
 DATA = "_data.csv"
@@ -461,14 +460,9 @@ class ChalearnLap2014Action(Task):
         every SeqXX_labels.csv but those of `items`: each is written as WITHHELD_LABELS of its layout, the same
         bytes for every withheld sequence of that layout. The layout stays because the scorer checks a prediction
         against it (3-column rows are an error where the ground truth has actor ids, a fact the error tells)."""
-        for seq, sequence in reference.data.sequences.items():
-            for name in (sequence.labels_file, seq + DATA):
-                target = os.path.join(str(out_dir), name)
-                if seq in items and name == sequence.labels_file:
-                    with open(target, "wb") as f:
-                        f.write(WITHHELD_LABELS[sequence.gt.ncols])
-                else:
-                    shutil.copyfile(os.path.join(reference.root, name), target)
+        blank = dict((sequence.labels_file, WITHHELD_LABELS[sequence.gt.ncols])
+                     for seq, sequence in reference.data.sequences.items() if seq in items)
+        write_withheld_copy(reference, out_dir, lambda rel, path: blank.get(rel))
 
     def restrict(self, reference, submitted, withheld):
         """The sequences not withheld, and the submission's prediction files (and alias notes) for them only."""

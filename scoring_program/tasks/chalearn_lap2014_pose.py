@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import struct
 import zlib
 from collections import OrderedDict
@@ -23,7 +22,7 @@ from ..formats.images import PNG_SIGNATURE, DecodeBuffer, png_chunk
 from ..metrics.hit_rate import (N_LIMBS, OverlapScratch, evaluated_limbs, hit_rate, is_hit, limb_overlaps,
                                weighted_hit_rate)
 from ..report.result import LOST, Bars, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Rule, Task, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, class_figures, no_progress, plural, write_withheld_copy
 
 PROTOCOL = [
     Rule("scope", "ChaLearn Looking At People 2014, Track 1 (multi-limb pose recovery), scored as evalPose of the "
@@ -437,13 +436,10 @@ class ChalearnLap2014Pose(Task):
         """Every ground-truth panorama copied byte for byte, except those of `items`: each is written as a blank
         panorama of its size (blank_panorama: every pixel 0, no limb), so that the scorer still checks a
         prediction's size against it and its file name keeps it a ground-truth panorama."""
-        for (stem, name), (width, height) in zip(reference.data.names, reference.data.sizes):
-            target = os.path.join(str(out_dir), name)
-            if stem in items:
-                with open(target, "wb") as f:
-                    f.write(blank_panorama(width, height))
-            else:
-                shutil.copyfile(os.path.join(reference.root, name), target)
+        blank = dict((name, size) for (stem, name), size in zip(reference.data.names, reference.data.sizes)
+                     if stem in items)
+        write_withheld_copy(reference, out_dir, lambda rel, path: blank_panorama(*blank[rel]) if rel in blank
+                            else None)
 
     def restrict(self, reference, submitted, withheld):
         """The panoramas not withheld, and the submission's prediction files for them only (a prediction of a

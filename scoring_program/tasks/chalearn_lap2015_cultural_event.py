@@ -22,7 +22,7 @@ from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking,
                                          weighted_mean_ap)
 from ..report.result import (LOST, MIN_BLOCK, Bars, Own, Result, ScoreKey, Series, Table,
                              precision_recall_plots)
-from .base import Reference, Rule, Task, as_text, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, as_text, class_figures, no_progress, plural, write_withheld_copy
 
 PROTOCOL = [
     Rule("ap", "ChaLearn LAP 2015 cultural event recognition. The original evaluate.py is lost; the challenge page "
@@ -344,13 +344,12 @@ class ChalearnLap2015CulturalEvent(Task):
     def withhold(self, reference, items, out_dir) -> None:
         """Every category file, with the lines of the images of `items` moved to its end, in id order, each
         written '<id> -1' (withheld_lines): a withheld image stays listed in every file (a submission naming it is
-        read as on the whole reference), with the same label and place everywhere, which tell nothing. A category whose positives are all
-        withheld then has none: it loads, and has no column (empty_columns), as after restrict."""
+        read as on the whole reference), with the same label and place everywhere, which tell nothing. A category
+        whose positives are all withheld then has none: it loads, and has no column (empty_columns), as after
+        restrict."""
         keys = as_keys(sorted(items))
-        for rel in reference.files:
-            data = read_bytes(os.path.join(reference.root, rel), "ref/" + rel, ReferenceDataError)
-            with open(os.path.join(str(out_dir), rel), "wb") as f:
-                f.write(withheld_lines(data, "ref/" + rel, keys))
+        write_withheld_copy(reference, out_dir, lambda rel, path: withheld_lines(
+            read_bytes(path, "ref/" + rel, ReferenceDataError), "ref/" + rel, keys))
 
     def restrict(self, reference, submitted, withheld):
         """Each category's list without the withheld images, and each submitted file without its lines for them

@@ -17,7 +17,7 @@ from ..formats.kinetics_tps import (GroundTruth, Predictions, check_classes, fil
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Rule, Task, name_list, no_progress, plural, unmatched_warning
+from .base import Reference, Rule, Task, name_list, no_progress, plural, unmatched_warning, write_withheld_copy
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
@@ -331,11 +331,11 @@ class KineticsTps(Task):
         test video; the rules of a predicted frame hold whatever the ground truth has there): its frame keys, which
         frames have humans, its humans, parts and states are left out."""
         blanks = {GT_VID_FILE: WITHHELD_CLASS, GT_PART_FILE: WITHHELD_FRAMES}
-        for rel in reference.files:
-            with open(os.path.join(reference.root, rel), "rb") as f:
-                data = f.read()
-            with open(os.path.join(str(out_dir), rel), "wb") as f:
-                f.write(blank_members(data, items, blanks[rel]))
+
+        def blanked(rel, path):
+            with open(path, "rb") as f:
+                return blank_members(f.read(), items, blanks[rel])
+        write_withheld_copy(reference, out_dir, blanked)
 
     def restrict(self, reference, submitted, withheld) -> Tuple[Reference, KineticsSubmission]:
         """The ground truth and the aligned predictions of the other videos, as if neither had the withheld ones:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections import OrderedDict
 from typing import Dict, List, NamedTuple, Tuple
 
@@ -21,7 +20,7 @@ from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, false_positive_
                             overlapping_pairs, tide_delta_ap)
 from ..report.result import (LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots,
                              rank_blocks)
-from .base import Reference, Rule, Task, class_figures, no_progress, plural, return_freed_memory
+from .base import Reference, Rule, Task, class_figures, no_progress, plural, return_freed_memory, write_withheld_copy
 from .voc_common import (find_plain_set, infer_set, map_columns, plain_sets, result_files, track_comps,
                          validate_result_files)
 
@@ -520,14 +519,7 @@ class Voc2011Detection(Task):
         withheld = set(items)
         blank = set("Annotations/%s.xml" % i.decode("utf-8", "replace")
                     for i, item in zip(reference.data.ids.tolist(), self.item_ids(reference)) if item in withheld)
-        for rel in reference.files:
-            target = os.path.join(str(out_dir), *rel.split("/"))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            if rel in blank:
-                with open(target, "wb") as f:
-                    f.write(WITHHELD_ANNOTATION)
-            else:
-                shutil.copyfile(os.path.join(reference.root, *rel.split("/")), target)
+        write_withheld_copy(reference, out_dir, lambda rel, path: WITHHELD_ANNOTATION if rel in blank else None)
 
     def restrict(self, reference, submitted, withheld):
         """The reference without the withheld images (their objects gone, the others' image indices renumbered)

@@ -18,7 +18,7 @@ from ..formats.voc_xml import LayoutResults, PART_CLASSES, parse_layout_results,
 from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout_errors, ranked_parts,
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Rule, Task, as_text, no_progress, plural
+from .base import Reference, Rule, Task, as_text, no_progress, plural, write_withheld_copy
 from .voc_common import (comp_expected, distinct_images, find_plain_set, item_names, map_columns, plain_sets,
                          track_comps, withheld_keys)
 
@@ -384,16 +384,13 @@ class Voc2011Layout(Task):
             if not withheld:
                 public[image_id].add(obj)
         touched = set(key.rsplit(b" ", 1)[0].decode("utf-8", "replace") for key in gt.keys[gone].tolist())
-        for rel in reference.files:
-            with open(os.path.join(reference.root, *rel.split("/")), "rb") as f:
-                data = f.read()
+        def blanked(rel, path):
             image_id = rel[len("Annotations/"):-len(".xml")] if rel.startswith("Annotations/") else None
-            if image_id in touched:
-                data = self._blanked(data, "ref/" + rel, public[image_id], last[image_id])
-            dst = os.path.join(str(out_dir), *rel.split("/"))
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            with open(dst, "wb") as f:
-                f.write(data)
+            if image_id not in touched:
+                return None
+            with open(path, "rb") as f:
+                return self._blanked(f.read(), "ref/" + rel, public[image_id], last[image_id])
+        write_withheld_copy(reference, out_dir, blanked)
 
     @staticmethod
     def _blanked(data, label, public, last):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import struct
 import zlib
 from typing import Dict, List, NamedTuple, Optional, Tuple
@@ -18,7 +17,7 @@ from ..formats.voc import VOC_CLASSES
 from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_image_iou_counts,
                                  row_normalized_percent, weighted_mean_iou)
 from ..report.result import LOST, Bars, HeatMap, Own, Result, ScoreKey, Table
-from .base import Reference, Rule, Task, class_figures, no_progress, plural
+from .base import Reference, Rule, Task, class_figures, no_progress, plural, write_withheld_copy
 from .voc_common import choose_set, comp_expected, track_comps
 
 TITLE = "PASCAL VOC2011 segmentation (comp5/comp6)"
@@ -465,14 +464,8 @@ class Voc2011Segmentation(Task):
         every withheld image."""
         withheld = set(items)
         blank = {"SegmentationClass/%s.png" % i: i for i in reference.data.ids if i in withheld}
-        for rel in reference.files:
-            target = os.path.join(str(out_dir), *rel.split("/"))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            if rel in blank:
-                with open(target, "wb") as f:
-                    f.write(void_png(*ground_truth_size(reference.root, blank[rel])))
-            else:
-                shutil.copyfile(os.path.join(reference.root, *rel.split("/")), target)
+        write_withheld_copy(reference, out_dir, lambda rel, path: void_png(*ground_truth_size(
+            reference.root, blank[rel])) if rel in blank else None)
 
     def restrict(self, reference, submitted, withheld):
         """The set without the withheld images, and the result folder without their PNGs. Those PNGs are still

@@ -17,7 +17,7 @@ from ..metrics.ap import ap_voc2010
 from ..metrics.classification import ap_split_at, interpolated_precision_at, voc_cls_ranking
 from ..metrics.ranking import rank_of
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
-from .base import Reference, Task, as_text, no_progress
+from .base import Reference, Task, as_text, no_progress, write_withheld_copy
 
 
 def complete_sets(list_dir, names, ref_label, suffix=".txt"):
@@ -536,22 +536,19 @@ class RankedListTask(Task):
         replaced are located by the list's own parser, read_gt_labels)."""
         gone = withheld_keys(items)
         last_key, label_field = self.key_fields - 1, self.key_fields
-        for rel in reference.files:
-            src = os.path.join(reference.root, *rel.split("/"))
-            with open(src, "rb") as f:
-                raw = f.read()
+        def blanked(rel, src):
             keys, _, rec = read_gt_labels(src, "ref/" + rel, nkey=self.key_fields, int_keys=self.numeric_fields)
             rows = np.flatnonzero(np.isin(keys, gone))
-            if rows.size:
-                # from the end of the item's id to the end of its label: ' -1' becomes BLANK_LABEL
-                starts = rec.starts[last_key][rows].astype(np.int64) + rec.lengths[last_key][rows]
-                ends = rec.starts[label_field][rows].astype(np.int64) + rec.lengths[label_field][rows]
-                bom = raw[:len(raw) - len(rec.data)]               # read_bytes reads past a byte-order mark
-                raw = bom + replace_spans(rec.data, starts, ends, BLANK_LABEL)
-            dst = os.path.join(str(out_dir), *rel.split("/"))
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            with open(dst, "wb") as f:
-                f.write(raw)
+            if not rows.size:
+                return None
+            with open(src, "rb") as f:
+                raw = f.read()
+            # from the end of the item's id to the end of its label: ' -1' becomes BLANK_LABEL
+            starts = rec.starts[last_key][rows].astype(np.int64) + rec.lengths[last_key][rows]
+            ends = rec.starts[label_field][rows].astype(np.int64) + rec.lengths[label_field][rows]
+            bom = raw[:len(raw) - len(rec.data)]               # read_bytes reads past a byte-order mark
+            return bom + replace_spans(rec.data, starts, ends, BLANK_LABEL)
+        write_withheld_copy(reference, out_dir, blanked)
 
     def restrict(self, reference, submitted, withheld):
         """Each GT list without the withheld items, and each result file's confidences (one per GT item) without
