@@ -22,6 +22,15 @@ def rank_of(order) -> np.ndarray:
     return rank
 
 
+def kept_index(keep) -> np.ndarray:
+    """For a bool mask over elements, each element's index among the kept ones (0, 1, ... in order), -1 for a
+    dropped one (int64): maps an index array into the old elements onto the kept ones."""
+    keep = np.asarray(keep, dtype=bool)
+    index = np.full(keep.size, -1, dtype=np.int64)
+    index[keep] = np.arange(int(np.count_nonzero(keep)))
+    return index
+
+
 def class_then_descending_order(classes, scores32) -> np.ndarray:
     """``np.lexsort((np.arange(n), -scores32, classes))``: by class, then by descending float32 score, ties in
     input order; computed as ONE stable argsort of an int64 key (class in the high 32 bits, the score's bits mapped

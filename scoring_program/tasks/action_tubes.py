@@ -15,6 +15,7 @@ from ..formats.hints import (WARNING, Unmatched, Vocabulary, box_hint, first_hin
 from ..formats.text import decode, line_fields, lookup, parse_csv
 from ..metrics import tubes as M
 from ..metrics.bootstrap import Decomposition
+from ..metrics.ranking import kept_index
 from ..metrics.segments import offsets
 from ..report.result import (MAX_POINTS, MIN_BLOCK, Bars, HeatMap, Own, Plot, Result, ScoreKey, Series, Table,
                              faithful_pr_plots)
@@ -530,10 +531,8 @@ class ActionTubes(Task):
         videos, gt = reference.data
         keep = ~np.isin(videos.ids, id_array(withheld))
         used = np.unique(videos.label[keep])
-        class_of = np.full(videos.classes.size, -1, dtype=np.int64)
-        class_of[used] = np.arange(used.size)
-        video_of = np.full(videos.ids.size, -1, dtype=np.int64)
-        video_of[keep] = np.arange(int(keep.sum()))
+        class_of = kept_index(np.isin(np.arange(videos.classes.size), used))
+        video_of = kept_index(keep)
         kept = fmt.Videos(videos.ids[keep], class_of[videos.label[keep]], videos.num_frames[keep],
                           videos.classes[used])
         d = submitted.detections

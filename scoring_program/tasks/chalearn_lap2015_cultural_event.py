@@ -17,6 +17,7 @@ from ..formats.cultural import submitted_files
 from ..formats.hints import WARNING, NearMiss, first_hint, ignored_warnings, with_hint
 from ..formats.text import check_known, parse_table, read_bytes
 from ..metrics.bootstrap import Decomposition
+from ..metrics.ranking import kept_index
 from ..metrics.event_recognition import (NO_EVENT, NOT_SINGLE, category_ranking, event_confusion,
                                          ranked_category_ap, top_confusions, top_scored_events, true_events,
                                          weighted_mean_ap)
@@ -364,8 +365,7 @@ class ChalearnLap2015CulturalEvent(Task):
                 continue
             index, confidence, _ = read
             kept = keep[index]
-            renumbered = np.cumsum(keep) - 1
-            lines.append((renumbered[index[kept]], confidence[kept], int(np.count_nonzero(kept))))
+            lines.append((kept_index(keep)[index[kept]], confidence[kept], int(np.count_nonzero(kept))))
         return reference.replaced(CulturalTruth(categories)), submitted._replace(lines=lines)
 
     def figures(self, reference, columns) -> Dict[str, str]:

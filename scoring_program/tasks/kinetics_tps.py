@@ -16,6 +16,7 @@ from ..formats.kinetics_tps import (GroundTruth, Predictions, check_classes, fil
                                     read_predictions_bytes)
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
+from ..metrics.ranking import kept_index
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
 from .base import Reference, Rule, Task, name_list, no_progress, plural, unmatched_warning, write_withheld_copy
 
@@ -463,11 +464,6 @@ def blank_members(data: bytes, keys: AbstractSet[str], blank: bytes) -> bytes:
     return b"".join(out)
 
 
-def _renumbered(keep: np.ndarray) -> np.ndarray:
-    """The new index of each kept element (the others' entries are not used)."""
-    return np.cumsum(keep) - 1
-
-
 def _restrict_truth(gt: GroundTruth, keep: np.ndarray) -> Tuple[GroundTruth, np.ndarray]:
     """The GroundTruth of the videos `keep` (bool per video), and which frames it kept: each level (frame, human,
     part) keeps the items of kept parents, renumbered."""
@@ -477,10 +473,10 @@ def _restrict_truth(gt: GroundTruth, keep: np.ndarray) -> Tuple[GroundTruth, np.
     videos = [v for v, k in zip(gt.videos, keep.tolist()) if k]
     cut = gt._replace(
         videos=videos, classes=[c for c, k in zip(gt.classes, keep.tolist()) if k],
-        frame_video=_renumbered(keep)[gt.frame_video[frame_keep]],
+        frame_video=kept_index(keep)[gt.frame_video[frame_keep]],
         frame_name=[f for f, k in zip(gt.frame_name, frame_keep.tolist()) if k],
-        empty_frames=gt.empty_frames[keep], human_frame=_renumbered(frame_keep)[gt.human_frame[human_keep]],
-        human_box=gt.human_box[human_keep], part_human=_renumbered(human_keep)[gt.part_human[part_keep]],
+        empty_frames=gt.empty_frames[keep], human_frame=kept_index(frame_keep)[gt.human_frame[human_keep]],
+        human_box=gt.human_box[human_keep], part_human=kept_index(human_keep)[gt.part_human[part_keep]],
         part_name=gt.part_name[part_keep], part_box=gt.part_box[part_keep], part_verb=gt.part_verb[part_keep])
     return cut, frame_keep
 
@@ -496,8 +492,8 @@ def _restrict_predictions(pr: Predictions, keep: np.ndarray, frame_keep: np.ndar
     return pr._replace(
         classes=[c for c, k in zip(pr.classes, keep.tolist()) if k], frame_has_pred=frame_has_pred,
         missing_frames=int(frame_has_pred.size - np.count_nonzero(frame_has_pred)),
-        human_frame=_renumbered(frame_keep)[pr.human_frame[human_keep]], human_box=pr.human_box[human_keep],
-        pp_human=_renumbered(human_keep)[pr.pp_human[part_keep]], pp_name=pr.pp_name[part_keep],
+        human_frame=kept_index(frame_keep)[pr.human_frame[human_keep]], human_box=pr.human_box[human_keep],
+        pp_human=kept_index(human_keep)[pr.pp_human[part_keep]], pp_name=pr.pp_name[part_keep],
         pp_nverb=pr.pp_nverb[part_keep], pp_nbox=nbox, pp_box_start=np.cumsum(nbox) - nbox,
         prop_box=pr.prop_box[prop_keep], prop_verb=pr.prop_verb[prop_keep])
 

@@ -16,6 +16,7 @@ from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
 from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images, voc_det_match, voc_flags
 from ..metrics.overlap import iou_columns_plus1
+from ..metrics.ranking import kept_index
 from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, false_positive_errors, missed_objects,
                             overlapping_pairs, tide_delta_ap)
 from ..report.result import (LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots,
@@ -528,8 +529,7 @@ class Voc2011Detection(Task):
         gt = reference.data
         held = np.array([i.encode("utf-8", "surrogateescape") for i in withheld], dtype=bytes)
         keep = ~np.isin(gt.ids, held) if held.size else np.ones(gt.ids.size, dtype=bool)
-        renumber = np.full(gt.ids.size, -1, dtype=np.int64)
-        renumber[keep] = np.arange(int(np.count_nonzero(keep)))
+        renumber = kept_index(keep)
         kept_objects = keep[gt.img]
         truth = gt._replace(ids=gt.ids[keep], img=renumber[gt.img[kept_objects]], cls=gt.cls[kept_objects],
                             boxes=gt.boxes[kept_objects], difficult=gt.difficult[kept_objects])
