@@ -319,7 +319,12 @@ def check_one(slug, work, max_secrets, root=UNPACK_ROOT):
     for s in score_secrets + markers:
         argv += ["--secret", s]
     env = dict(os.environ, UNPACK_ROOT=root)
-    proc = run(argv, os.path.join(work, "privacy.txt"), "privacy_check.py", cwd=work, env=env, ok=(0, 1, 2))
+    # one check at a time per set-up: privacy_check.py keeps its database and media under ROOT, and two runs at
+    # once (two test sessions, or this driver beside its test) break each other (exit 1, no route probed)
+    import fcntl
+    with open(os.path.join(root, ".privacy_run.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = run(argv, os.path.join(work, "privacy.txt"), "privacy_check.py", cwd=work, env=env, ok=(0, 1, 2))
     rows = []
     if os.path.isfile(report):
         with open(report, encoding="utf-8") as f:
