@@ -87,16 +87,6 @@ def run(argv, log, what, cwd=ROOT, env=None, timeout=1800, ok=(0,)):
     return proc
 
 
-def zip_folder(folder, dest):
-    """The folder's files at the zip's root (arcnames relative to folder), as the kit zips a submission."""
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
-        for base, dirs, names in os.walk(folder):
-            dirs.sort()
-            for n in sorted(names):
-                path = os.path.join(base, n)
-                z.write(path, os.path.relpath(path, folder).replace(os.sep, "/"))
-
-
 def unzip_member(bundle, member, dest):
     with zipfile.ZipFile(bundle) as z:
         data = z.read(member)
@@ -225,7 +215,7 @@ def check_one(slug, work, max_secrets, root=UNPACK_ROOT):
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     from withheld_markers import label_markers
     from scoring_program import dryrun
-    from scoring_program.build.reference import public_part, read_reference
+    from scoring_program.bundling.reference import public_part, read_reference
     from scoring_program.tasks import registry
 
     start = time.time()
@@ -259,7 +249,7 @@ def check_one(slug, work, max_secrets, root=UNPACK_ROOT):
     kit = os.path.join(ROOT, "starting_kit", slug, "submissions")
     kind = "random" if os.path.isdir(os.path.join(kit, "random")) else "perfect"
     sub = os.path.join(work, "sub.zip")
-    zip_folder(os.path.join(kit, kind), sub)
+    dryrun.zip_folder(os.path.join(kit, kind), sub)
 
     output = os.path.join(work, "OUTPUT")
     run([sys.executable, "-m", "scoring_program.dryrun", slug, sub, "--dist", bundles, "--phase", PHASE,

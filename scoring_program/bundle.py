@@ -49,18 +49,20 @@ The scoring image is competition.yaml's docker_image (codalab/codalab-legacy:py3
 the config or --docker-image names another: codalab/codalab-legacy:py312, or the project's docker/ image pushed
 under the organizer's own name (docker/README.md says which to choose).
 
-This module is the command: it reads the options and runs prepare (build/'s parts, in order) and write. The parts,
-one job each, are in scoring_program/build/ (its __init__ lists them).
+This module is the command: it reads the options and runs prepare (bundling/'s parts, in order) and write. The parts,
+one job each, are in scoring_program/bundling/ (its __init__ lists them): one description of the competition
+(bundling.description.Competition), built once, and one module per platform turning it into that platform's files.
 """
 from __future__ import annotations
 
 import argparse
 import os
+from collections import OrderedDict
 import sys
 from typing import List, Optional, Tuple
 
 try:
-    import yaml  # noqa: F401  (build/ needs it: a Python without it is told so here, before importing build/)
+    import yaml  # noqa: F401  (bundling/ needs it: a Python without it is told so here, before importing it)
 except ImportError as _e:         # bundle runs on the organizer's machine: say what to set up, no traceback
     if __name__ != "__main__":
         raise
@@ -69,14 +71,14 @@ except ImportError as _e:         # bundle runs on the organizer's machine: say 
     sys.exit(3)
 
 from . import participant
-from .build import ROOT, BundleError, competition_path
-from .build.competition_yaml import (bind_tasks, codabench_yaml, dump_yaml, legacy_notes, legacy_yaml,
-                                     phases_in_order, v2_columns)
-from .build.organizer import check_track, load_config, phase_notes, sample_config
-from .build.pages import bundle_pages, legacy_pages, page_names, participant_pages
-from .build.reference import check_hidden_classes, common_columns, phase_ground_truths, read_reference, reference_zips
-from .build.private import exposure_lines, private_dirs
-from .build.zips import DIST, Plan, bundle_zip, in_dist, scoring_program_zip, starting_kit_zip, write
+from .bundling import ROOT, BundleError, codabench, codalab, competition_path, evalai
+from .bundling.description import Competition, bind_tasks, codabench_yaml, dump_yaml, phases_in_order, v2_columns
+from .bundling.organizer import check_track, load_config, phase_notes, sample_config
+from .bundling.pages import bundle_pages, page_names, participant_pages
+from .bundling.reference import (check_hidden_classes, common_columns, phase_ground_truths, read_reference,
+                                 reference_zips)
+from .bundling.private import exposure_lines, private_dirs
+from .bundling.zips import DIST, FLAVORS, Plan, in_dist, scoring_program_zip, starting_kit_zip, write
 from .errors import failure
 from .report.result import HIDDEN
 from .tasks import registry
@@ -115,24 +117,26 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
     y2["leaderboards"][0]["columns"] = v2_columns(columns)
     bind_tasks(y2, truths, of_phase)
     ref_zips, warnings, reading_notes = reference_zips(slug, truths, track)
-    notes += reading_notes + phase_notes(y2, truths) + legacy_notes(y2)
+    notes += reading_notes + phase_notes(y2, truths)
 
     material = participant_pages(slug, truths, of_phase, columns)
     kit = starting_kit_zip(slug, material.kit_readme, material.sample_reference)
-    nested = ([("scoring_program.zip", scoring_program_zip(slug))]
-              + [(task["reference_data"], data) for task, data in zip(y2["tasks"], ref_zips)]
-              + [("starting_kit.zip", kit)])
     with open(competition_path(slug, y2["image"]), "rb") as f:
         logo = f.read()
     pages = bundle_pages(slug, material.rendered, settings.get("pages", {}))
-    codabench = bundle_zip(dump_yaml(y2), y2["image"], logo, [("pages/" + n, d) for n, d in pages.items()], nested)
-    codalab = bundle_zip(dump_yaml(legacy_yaml(y2)), y2["image"], logo, legacy_pages(pages), nested)
-    return Plan(slug, codabench, codalab, warnings, notes, truths, track)
+    competition = Competition(slug, y2, columns, pages, (y2["image"], logo), scoring_program_zip(slug), ref_zips,
+                              kit, truths, of_phase, track)
+    platforms = {"codabench": codabench, "codalab": codalab, "evalai": evalai}
+    bundles = OrderedDict((flavor, platforms[flavor].bundle(competition)) for flavor in FLAVORS)
+    for b in bundles.values():
+        notes += b.notes
+    return Plan(slug, bundles, warnings, notes, truths, track)
 
 
 def build(slug: str, out_dir: str, reference_data: Optional[str] = None, docker_image: Optional[str] = None,
-          set_name: Optional[str] = None, config: Optional[str] = None) -> Tuple[str, str]:
-    """Build both bundles for one slug; returns (codabench_zip_path, codalab_zip_path). Raises BundleError."""
+          set_name: Optional[str] = None, config: Optional[str] = None) -> Tuple[str, ...]:
+    """Build every platform's bundle for one slug; returns their paths (codabench, codalab, evalai). Raises
+    BundleError."""
     return write(prepare(slug, reference_data, docker_image, set_name, config), out_dir)
 
 
@@ -218,12 +222,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                 sys.stderr.write("warning: %s\n" % w)
             for n in plan.notes:
                 print("note: %s" % n)
-            cb, cl = write(plan, out)
+            paths = write(plan, out)
         except BundleError as e:
             stop = failure(e, "the bundle builder")
             sys.stderr.write(stop.text())
             return stop.code
-        print("built %s\n      %s" % (cb, cl))
+        print("built " + "\n      ".join(paths))
         for phase, dest, truth in private_dirs(slug, out, plan.truths):
             print("private part of phase %r: %d of %d items, their labels in no zip: written to %s (keep it on "
                   "this machine; rescore --private reads it)" % (phase, len(truth.private_ids), truth.n_items, dest))

@@ -248,7 +248,9 @@ def _say(stream, text):
         return False
 
 
-def main(slug, argv=None):
+def main(slug, argv=None, show_notes=False):
+    """score.py's command. show_notes: also print the notes the report level shows (`note: ...` on stdout), for a
+    platform that shows no detailed report (EvalAI: evalai_run)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if "-h" in argv or "--help" in argv:
         _say(sys.stdout, USAGE + "\n" + EXIT_CODES + "\n")
@@ -314,4 +316,6 @@ def main(slug, argv=None):
         lines.append("time: %s" % ", ".join("%s %.2f s" % p for p in result.timings))
     _say(sys.stdout, "".join(l + "\n" for l in lines))
     _say(sys.stderr, "".join("warning: %s\n" % w for w in result.shown_warnings()))
+    if show_notes:
+        _say(sys.stdout, "".join("note: %s\n" % n for n in result.shown_notes()))
     return EXIT_OK

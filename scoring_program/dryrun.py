@@ -3,7 +3,13 @@
     python -m scoring_program.dryrun SLUG SUBMISSION(.zip|dir) [--ref DIR] [--flavor codabench|codalab]
                                      [--phase NAME] [--dist DIR] [--keep DIR] [--max-unzipped-mb N]
                                      [--private-report PATH]
+    python -m scoring_program.dryrun SLUG SUBMISSION --flavor evalai [--phase NAME|CODENAME] [--annotation FILE]
     python -m scoring_program.dryrun --demo [--dist DIR]     every competition's sample, one row each
+
+--flavor evalai calls the EvalAI bundle's evaluate() exactly as EvalAI's prediction worker does (run_evalai): the
+evaluation_script.zip imported as the package challenge_data.challenge_1, the annotation and the upload at the
+worker's paths, stdout and stderr captured; it prints what the worker stores (one leaderboard row per split, the
+participant's submission_result) and exits 0 (finished), 1 (failed on a submission error) or 3 (failed otherwise).
 
 Builds a temp run folder: program/ from the BUILT scoring_program.zip, input/ref (the reference data of the
 phase's task: --phase NAME, by default the last phase, the final test; or --ref), input/res (the submission,
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import shlex
 import shutil
@@ -236,6 +243,133 @@ def run(slug, submission, flavor="codabench", ref=None, dist=None, keep=None, ma
         shutil.rmtree(work, ignore_errors=True)
 
 
+def evalai_phases(bundle):
+    """[(phase name, codename, annotation member)] of an EvalAI bundle's challenge_config.yaml, in id order."""
+    import yaml
+    try:
+        with zipfile.ZipFile(bundle) as z:
+            y = yaml.safe_load(z.read("challenge_config.yaml"))
+        return [(p["name"], p["codename"], p["test_annotation_file"])
+                for p in sorted(y["challenge_phases"], key=lambda p: p["id"])]
+    except (zipfile.BadZipFile, KeyError, IndexError, TypeError, AttributeError, yaml.YAMLError) as e:
+        raise DryRunError("the bundle %s has no readable phases in its challenge_config.yaml (rebuild it): %s"
+                          % (bundle, clean(e)))
+
+
+class EvalAIRun(object):
+    """What EvalAI's worker keeps of one evaluate() call: status, the returned dict (or None), stdout, stderr."""
+
+    def __init__(self, status, output, stdout, stderr, labels=()):
+        self.status, self.output, self.stdout, self.stderr = status, output, stdout, stderr
+        self.labels = [tuple(kl) for kl in labels]      # [(scores.json key, label)] of the public split
+
+    def exit_code(self):
+        """As score.py's: 0 finished, 1 a submission error (the scorer's line), 3 anything else."""
+        if self.status == "finished":
+            return EXIT_OK
+        last = (self.stderr.strip().splitlines() or [""])[-1]
+        return 1 if ": submission error: " in last else EXIT_INTERNAL
+
+    def public_scores(self):
+        """[(key, value)] of the public split, in the columns' order (the dry run's other flavors' form)."""
+        rows = self.rows()
+        if not rows:
+            return []
+        row = rows[0][1]
+        return [(k, row[label]) for k, label in self.labels if label in row]
+
+    def rows(self):
+        """[(split codename, {label: value})] as the worker stores them (one LeaderboardData row each)."""
+        if not self.output:
+            return []
+        return [next(iter(r.items())) for r in self.output.get("result", [])]
+
+
+def zip_folder(folder, dest):
+    """The folder's files at the zip's root (arcnames relative to folder), as the kit zips a submission."""
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for base, dirs, names in os.walk(folder):
+            dirs.sort()
+            for n in sorted(names):
+                path = os.path.join(base, n)
+                z.write(path, os.path.relpath(path, folder).replace(os.sep, "/"))
+
+
+def run_evalai(slug, submission, dist=None, phase=None, annotation=None):
+    """evaluate() of the built EvalAI bundle, called as EvalAI's prediction worker calls it
+    (scripts/workers/submission_worker.py): evaluation_script.zip unpacked as the package
+    challenge_data.challenge_1 under a compute folder and imported, the phase's annotation file at
+    challenge_data/challenge_1/phase_data/phase_<id>/<file>, the upload at submission_files/submission_1/<file>,
+    stdout and stderr captured, an exception marking the submission failed. phase: the phase's name or codename
+    (default: the last phase); annotation: the annotation file to use instead of the bundle's (the whole annotation
+    of a phase with a private part, as the host uploads it). Returns an EvalAIRun."""
+    import contextlib
+    import importlib
+    import traceback
+    dist = dist or os.path.join(ROOT, "dist")
+    bundle = _bundle_path(slug, dist, "evalai")
+    phases = evalai_phases(bundle)
+    if phase is None:
+        number, (_name, codename, member) = len(phases), phases[-1]
+    else:
+        found = [(i + 1, p) for i, p in enumerate(phases) if phase in (p[0], p[1])]
+        if not found:
+            raise DryRunError("no phase %s in %s (phases: %s)" % (clean(phase), bundle,
+                                                                  ", ".join(p[1] for p in phases)))
+        number, (_name, codename, member) = found[0]
+    for what, path, exists in (("SUBMISSION", submission, os.path.exists), ("--annotation", annotation,
+                                                                            os.path.isfile)):
+        if path is not None and not exists(path):
+            raise DryRunError("%s not found: %s" % (what, path))
+    work = tempfile.mkdtemp(prefix="dryrun-evalai-%s-" % slug)
+    compute = os.path.join(work, "compute")
+    package = "challenge_data.challenge_1"
+    challenge_dir = os.path.join(compute, "challenge_data", "challenge_1")
+    try:
+        os.makedirs(challenge_dir)
+        with open(os.path.join(compute, "challenge_data", "__init__.py"), "w"):
+            pass
+        _extract_member(bundle, "evaluation_script.zip", challenge_dir)
+        phase_dir = os.path.join(challenge_dir, "phase_data", "phase_%d" % number)
+        os.makedirs(phase_dir)
+        ann = os.path.join(phase_dir, os.path.basename(member))
+        if annotation:
+            shutil.copyfile(annotation, ann)
+        else:
+            with zipfile.ZipFile(bundle) as z, z.open(member) as src, open(ann, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        sub_dir = os.path.join(compute, "submission_files", "submission_1")
+        os.makedirs(sub_dir)
+        if os.path.isdir(submission):       # a folder is uploaded as the participant zips it
+            sub = os.path.join(sub_dir, "submission.zip")
+            zip_folder(submission, sub)
+        else:
+            sub = os.path.join(sub_dir, os.path.basename(submission))
+            shutil.copyfile(submission, sub)
+        with open(os.path.join(challenge_dir, "phases.json")) as f:
+            labels = json.load(f)[codename]["labels"]
+        out, err = io.StringIO(), io.StringIO()
+        sys.path.append(compute)
+        output, status = None, "finished"
+        try:
+            module = importlib.import_module(package)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    output = module.evaluate(ann, sub, codename, submission_metadata={"id": 1, "status": "running"})
+                except Exception:
+                    err.write(traceback.format_exc())
+                    status = "failed"
+            if output is not None and "result" not in output:
+                status = "failed"
+        finally:
+            sys.path.remove(compute)
+            for name in [m for m in sys.modules if m == "challenge_data" or m.startswith("challenge_data.")]:
+                del sys.modules[name]
+        return EvalAIRun(status, output, out.getvalue(), err.getvalue(), labels)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def bundle_track(slug, dist, flavor, phase=None):
     """'comp3' when the phase's reference data in the bundle names a track (TRACK), else None."""
     bundle = _bundle_path(slug, dist, flavor)
@@ -261,7 +395,7 @@ def demo_submission(slug, phase, phases):
     return os.path.join(ROOT, "starting_kit", slug, folder, "random")
 
 
-def demo(dist, flavors=("codabench", "codalab")):
+def demo(dist, flavors=("codabench", "codalab", "evalai")):
     """Every competition's sample bundle, each phase with its own kit sample, through both workers' emulations;
     a row per phase (the first flavor's scores) and a verdict line. Raises DryRunError when a bundle is missing
     (make demo builds them first)."""
@@ -270,18 +404,29 @@ def demo(dist, flavors=("codabench", "codalab")):
     rc = EXIT_OK
     runs, failed, report = 0, 0, None
     print("dry runs of each phase's sample submission (starting_kit/<slug>/validation_submissions/random for "
-          "Development, submissions/random for Final) through the %s and %s workers' emulations; the scores shown "
-          "are %s's" % (flavors[0], flavors[1], flavors[0]))
+          "Development, submissions/random for Final) through the %s workers' emulations (EvalAI's: evaluate() "
+          "called as its worker calls it); the scores shown are %s's, and every flavor's must equal them"
+          % (", ".join(flavors), flavors[0]))
     for slug in slugs:
         phases = bundle_phases(slug, dist, flavors[0])
         for phase in phases:
             sub = demo_submission(slug, phase, phases)
             first = None
             for flavor in flavors:
-                keep = os.path.join(dist, slug, "dryrun-%s%s" % (flavor, "-" + phase.lower() if len(phases) > 1
-                                                                  else ""))
-                code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep, replace_earlier_run=True,
-                                             phase=phase)
+                if flavor == "evalai":
+                    r = run_evalai(slug, sub, dist, phase=phase)
+                    code, scores, err = r.exit_code(), r.public_scores(), r.stderr
+                    if code == 0 and len(scores) != len(r.labels):
+                        code, err = EXIT_INTERNAL, "EvalAI's public split lacks some of the leaderboard's labels"
+                    if code == 0 and first is not None:     # the leaderboard's columns, which EvalAI's row holds
+                        scores = [(k, v) for k, v in first if k not in dict(scores)] + scores
+                        order = [k for k, _ in first]
+                        scores.sort(key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+                else:
+                    keep = os.path.join(dist, slug, "dryrun-%s%s" % (flavor, "-" + phase.lower() if len(phases) > 1
+                                                                      else ""))
+                    code, scores, out, err = run(slug, sub, flavor, dist=dist, keep=keep, replace_earlier_run=True,
+                                                 phase=phase)
                 runs += 1
                 if code == 0 and first is not None and scores != first:
                     code = EXIT_INTERNAL
@@ -297,9 +442,22 @@ def demo(dist, flavors=("codabench", "codalab")):
                     print(_row(slug, scores, phase=phase))
     if report:
         print("detailed reports: DIST/<slug>/dryrun-<flavor>-<phase>/detailed_results.html, e.g. %s" % report)
-    print("demo: %s: %d of %d dry runs scored (%d competitions, each phase through both workers)"
-          % ("OK" if not failed else "FAILED", runs - failed, runs, len(slugs)))
+    print("demo: %s: %d of %d dry runs scored (%d competitions, each phase through the %d workers)"
+          % ("OK" if not failed else "FAILED", runs - failed, runs, len(slugs), len(flavors)))
     return rc
+
+
+def _evalai_main(a) -> int:
+    """dryrun --flavor evalai: evaluate() as EvalAI's worker calls it; what the worker stores, then the verdict."""
+    r = run_evalai(a.slug, a.submission, a.dist, a.phase, a.annotation)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    print("EvalAI: submission %s" % r.status)
+    for split, row in r.rows():
+        print("leaderboard row, split %s: %s" % (split, ", ".join("%s %.4f" % kv for kv in row.items())))
+    if r.output is not None:
+        print("submission_result (the participant's): %s" % json.dumps(r.output.get("submission_result")))
+    return r.exit_code()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -307,7 +465,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("slug", nargs="?")
     ap.add_argument("submission", nargs="?", help="a .zip or a folder")
     ap.add_argument("--ref", help="reference data folder (default: the bundle's reference_data.zip)")
-    ap.add_argument("--flavor", choices=("codabench", "codalab"), default="codabench")
+    ap.add_argument("--flavor", choices=("codabench", "codalab", "evalai"), default="codabench")
+    ap.add_argument("--annotation", metavar="FILE", help="evalai: the phase's annotation file to use instead of the "
+                    "bundle's (OUT/<slug>/evalai_annotations/<codename>.zip: the whole annotation of a phase with a "
+                    "private part, as uploaded through EvalAI's API)")
     ap.add_argument("--dist", default=os.path.join(ROOT, "dist"))
     ap.add_argument("--phase", metavar="NAME",
                     help="score through this phase's task (its reference data; default: the last phase)")
@@ -329,6 +490,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if a.demo:
             return demo(a.dist)
+        if a.flavor == "evalai":
+            unused = [o for o, v in (("--ref", a.ref), ("--keep", a.keep), ("--private-report", a.private_report))
+                      if v]
+            if unused:
+                raise DryRunError("%s: not with --flavor evalai (the bundle's annotation is scored; EvalAI keeps "
+                                  "no output folder)" % ", ".join(unused))
+            return _evalai_main(a)
+        if a.annotation:
+            raise DryRunError("--annotation is for --flavor evalai")
         keep = a.keep or os.path.join(a.dist, a.slug, "dryrun-%s" % a.flavor)
         code, scores, out, err = run(a.slug, a.submission, a.flavor, a.ref, a.dist, keep,
                                      a.max_unzipped_mb * 1024 * 1024, replace_earlier_run=not a.keep,

@@ -10,9 +10,10 @@ import yaml
 from conftest import CHECKER, ROOT, checker_run, competition_slugs
 
 from scoring_program import bundle
-from scoring_program.build import BundleError
-from scoring_program.build.competition_yaml import codabench_yaml, legacy_notes, legacy_yaml, load_competition
-from scoring_program.build.organizer import load_config
+from scoring_program.bundling import BundleError
+from scoring_program.bundling.codalab import legacy_notes, legacy_yaml
+from scoring_program.bundling.description import codabench_yaml, load_competition
+from scoring_program.bundling.organizer import load_config
 from scoring_program.tasks import registry
 
 SLUGS = competition_slugs()

@@ -140,13 +140,13 @@ def test_the_sample_bundle_scores_each_phase_against_its_own_part_of_the_sample(
     assert scores["Development", "random"] != scores["Final", "random"]
 
 
-def test_demo_runs_each_phase_through_both_workers_and_ends_with_a_verdict(dist, monkeypatch, capsys):
+def test_demo_runs_each_phase_through_the_three_workers_and_ends_with_a_verdict(dist, monkeypatch, capsys):
     monkeypatch.setattr(bundle, "bundle_slugs", lambda: ["voc2011-classification", "chalearn-lap2014-action"])
     assert dryrun.demo(dist) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("dry runs of each phase's sample submission (starting_kit/<slug>/validation_"
                                "submissions/random for Development, submissions/random for Final) through the "
-                               "codabench and codalab workers' emulations")
+                               "codabench, codalab, evalai workers' emulations")
     rows = [line.split(" | ")[:2] for line in lines[1:5]]
     assert [(a.strip(), b.strip()) for a, b in rows] == [
         ("voc2011-classification", "Development"), ("voc2011-classification", "Final"),
@@ -154,7 +154,7 @@ def test_demo_runs_each_phase_through_both_workers_and_ends_with_a_verdict(dist,
     example = lines[5].split(", e.g. ")[1]
     assert example == os.path.join(dist, "voc2011-classification", "dryrun-codabench-development",
                                    "detailed_results.html") and os.path.isfile(example)
-    assert lines[6:] == ["demo: OK: 8 of 8 dry runs scored (2 competitions, each phase through both workers)"]
+    assert lines[6:] == ["demo: OK: 12 of 12 dry runs scored (2 competitions, each phase through the 3 workers)"]
 
 
 # ------------------------------------------------------------------ nothing built behind your back, nothing deleted

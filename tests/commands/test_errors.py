@@ -1,6 +1,6 @@
 """errors.failure: the one mapping of every command (score.py, validate, dryrun, rescore, bundle) from the exception
 it stops on to its exit code and stderr text."""
-from scoring_program.build import BundleError
+from scoring_program.bundling import BundleError
 from scoring_program.dryrun import DryRunError, DryRunTimeout
 from scoring_program.errors import CommandError, ReferenceDataError, SubmissionError, failure
 from scoring_program.rescore import RescoreError

@@ -12,8 +12,8 @@ import yaml
 
 from conftest import CHECKER, ROOT, checker_run, competition_slugs, read_scores, run_score
 from scoring_program import bundle
-from scoring_program.build import BundleError
-from scoring_program.build.reference import read_reference
+from scoring_program.bundling import BundleError
+from scoring_program.bundling.reference import read_reference
 from scoring_program.formats.voc import VOC_CLASSES
 from scoring_program.tasks import registry
 

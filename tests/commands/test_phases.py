@@ -2,6 +2,7 @@
 bundle gets one task per distinct ground truth, both yamls bind each phase to its own, and the leaderboard columns
 are those every phase can fill."""
 import io
+import json
 import os
 import shutil
 import zipfile
@@ -11,10 +12,10 @@ import yaml
 
 from conftest import CHECKER, ROOT, checker_run, command_in_process
 from scoring_program import bundle
-from scoring_program.build import BundleError
-from scoring_program.build.competition_yaml import load_competition
-from scoring_program.build.organizer import FACT_SHEET_KEYS, fact_sheet
-from scoring_program.build.zips import write
+from scoring_program.bundling import BundleError
+from scoring_program.bundling.description import load_competition
+from scoring_program.bundling.organizer import FACT_SHEET_KEYS, fact_sheet
+from scoring_program.bundling.zips import write
 from test_organizer import VOC_SLUGS, voc2011_style
 
 TWO_PHASES = """\
@@ -155,7 +156,7 @@ def test_a_dry_run_per_phase_scores_against_that_phases_own_reference(tmp_path, 
     cfg.write_text("phases:\n  - {name: Development, start: 2024-03-01, end: 2024-04-30, report: full}\n"
                    "  - {name: Final, start: 2024-05-01, reference_data: final}\n")
     out = tmp_path / "bundles"
-    for path in write(bundle.prepare(slug, config=str(cfg)), str(out)):
+    for path in write(bundle.prepare(slug, config=str(cfg)), str(out))[:2]:     # the Codabench and legacy zips
         if os.path.isfile(CHECKER):         # the platforms' unpackers' view (../shared beside the project)
             p = checker_run(["check-bundle", path], tmp_path)
             assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr
@@ -337,7 +338,7 @@ def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
     from scoring_program.tasks import registry
     shutil.copytree(os.path.join(ROOT, "validation_data", slug), str(tmp_path / "validation"))
     shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(tmp_path / "final"))
-    from scoring_program.build.reference import public_part, read_reference
+    from scoring_program.bundling.reference import public_part, read_reference
     task = registry.get(slug)
     whole = read_reference(slug, str(tmp_path / "final"))
     items = task.item_ids(whole.reference)
@@ -360,8 +361,14 @@ def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
     keys = [c["key"] for c in y2["leaderboards"][0]["columns"]]
     assert keys[0] == registry_rank(slug) and len(keys) > 1 or len(task.column_table()) == 1
     members = {}
-    for flavor_zip in (plan.codabench, plan.codalab):
+    for flavor_zip in (plan.codabench, plan.codalab, plan.evalai):
         members.update(zip_members(flavor_zip))
+    # EvalAI: the repository's zip holds the public part's annotation only; the whole one is written apart
+    ev = _zip(plan.evalai)
+    assert _zip(ev.read("annotations/final.zip")).namelist() == ["public.zip"]
+    apart = plan.bundles["evalai"].apart["evalai_annotations/final.zip"]
+    assert _zip(apart).namelist() == ["public.zip", "whole.zip"]
+    assert "PRIVATE_PART" in _zip(_zip(apart).read("whole.zip")).namelist()
     ref_dir = os.path.join(ROOT, "reference_data", slug)
     checked = 0
     for item in sorted(private):
@@ -377,7 +384,7 @@ def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
     assert sorted(os.listdir(str(folder))) == ["README.txt", "bundle.json", "private_ids.txt", "reference"]
     assert (folder / "private_ids.txt").read_text().splitlines() == sorted(private)
     if os.path.isfile(CHECKER):
-        for path in paths:
+        for path in paths[:2]:                      # the Codabench and legacy zips
             p = checker_run(["check-bundle", path], tmp_path)
             assert p.returncode == 0 and "OK: 0 error(s)" in p.stdout, p.stdout + p.stderr
     name = "random" if os.path.isdir(os.path.join(ROOT, "starting_kit", slug, "submissions", "random")) \
@@ -405,6 +412,23 @@ def test_a_private_part_never_leaves_the_organizers_machine(tmp_path, slug):
             for text in (format_score(want_private), "%.4f" % want_private, "%.6f" % want_private):
                 assert text not in seen, (text, slug)
                 assert ("%.6f" % want_private).encode() not in zipped
+    # EvalAI, as its worker calls evaluate(): with the repository's annotation, the public split alone; with the
+    # whole annotation the host uploads, also the host-only split, whose value no participant-facing output holds
+    from scoring_program import dryrun
+    annotation = str(out / slug / "evalai_annotations" / "final.zip")
+    for ann, splits in ((None, ["final-public"]), (annotation, ["final-public", "final-private"])):
+        r = dryrun.run_evalai(slug, entry, str(out), phase="Final", annotation=ann)
+        assert r.status == "finished", r.stderr
+        rows = dict(r.rows())
+        assert list(rows) == splits
+        assert dict(r.public_scores())[rank] == pytest.approx(want_public, abs=1e-12)
+        if ann:
+            assert list(rows["final-private"].values()) == [pytest.approx(want_private, abs=1e-12)]
+        seen = "\n".join([r.stdout, r.stderr, json.dumps(r.output["submission_result"])])
+        assert "public part of the test set" in seen
+        if want_public != want_private:
+            for text in (repr(want_private), format_score(want_private), "%.4f" % want_private):
+                assert text not in seen, (text, slug)
 
 
 def registry_items(slug, ref_dir):

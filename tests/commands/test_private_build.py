@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ROOT
 from scoring_program import bundle
-from scoring_program.build import BundleError
+from scoring_program.bundling import BundleError
 from scoring_program.tasks.base import PrivatePart
 
 SLUG = "voc2011-detection"
@@ -23,7 +23,7 @@ def _config(tmp_path, text):
 
 
 def test_a_seed_is_refused_the_fraction_is_drawn_from_a_128_bit_secret(tmp_path):
-    from scoring_program.build.reference import draw_private
+    from scoring_program.bundling.reference import draw_private
     cfg = _config(tmp_path, "phases:\n  - {name: Final, start: 2024-05-01, reference_data: final, "
                             "private: {fraction: 0.3, seed: 7}}\n")
     with pytest.raises(BundleError, match="seed: a private split drawn from a seed can be recovered"):
@@ -39,7 +39,7 @@ def test_a_seed_is_refused_the_fraction_is_drawn_from_a_128_bit_secret(tmp_path)
 
 
 def test_ids_outside_the_test_set_are_named(tmp_path):
-    from scoring_program.build.reference import draw_private
+    from scoring_program.bundling.reference import draw_private
     with pytest.raises(BundleError, match=r"1 of the 2 ids are not items of the test set .* e.g. 'nope'"):
         draw_private(SLUG, PrivatePart(ids={"a", "nope"}), ["a", "b"], ["Final"])
     with pytest.raises(BundleError, match="the private part holds all of the test set's 2 items"):
@@ -97,7 +97,7 @@ def test_a_hidden_phases_data_page_states_no_figure_of_its_labels(tmp_path):
 
 
 def test_a_private_folder_is_never_replaced(tmp_path):
-    from scoring_program.build.zips import write
+    from scoring_program.bundling.zips import write
     (tmp_path / "ids.txt").write_text("".join(l for l in open(os.path.join(
         ROOT, "reference_data", SLUG, "ImageSets", "Main", "test.txt")).readlines()[::4]))
     cfg = _config(tmp_path, "drop_classes: [bus, cow, sheep, sofa, train, tvmonitor, bottle, pottedplant, "

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, competition_slugs, run_score
 from scoring_program import participant
-from scoring_program.build.reference import read_reference
+from scoring_program.bundling.reference import read_reference
 from scoring_program.markdown import markdown_to_html
 from scoring_program.tasks import registry
 from scoring_program.tasks.base import Rule

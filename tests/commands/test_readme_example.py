@@ -52,7 +52,7 @@ def test_the_readme_two_phase_example_builds_dry_runs_twice_and_reveals(tmp_path
     private = out / SLUG / "private_part" / "Final"
     assert ("private part of phase 'Final': " in p.stdout and str(private) in p.stdout
             and "drawn from a new 128-bit secret" in p.stdout)
-    assert p.stdout.count("exposure: ") == 2
+    assert p.stdout.count("exposure: ") == 3
     assert len((private / "secret.txt").read_text().split()[0]) == 32
 
     dev_entry = os.path.join(ROOT, "starting_kit", SLUG, "validation_submissions", "random")
@@ -70,6 +70,20 @@ def test_the_readme_two_phase_example_builds_dry_runs_twice_and_reveals(tmp_path
     proc, whole = run_score(SLUG, str(private / "reference"), entry, tmp_path, name="whole", level=None)
     assert proc.returncode == 0, proc.stderr
     assert read_scores(whole)["mAP"] == pytest.approx(seen[0]["mAP"], abs=1e-12)     # (the 0/1 decomposition)
+    # EvalAI, as its worker calls evaluate() (track: comp3 gives one EvalAI phase per track, final-comp3 the comp3
+    # one): the Final phase's public split, then with the whole annotation the host uploads, its host-only split too
+    # (the private part's mAP)
+    annotation = out / SLUG / "evalai_annotations" / "final-comp3.zip"
+    for ann in (None, annotation):
+        p = command_in_process("dryrun", [SLUG, entry, "--dist", out, "--phase", "final-comp3", "--flavor", "evalai"]
+                               + (["--annotation", ann] if ann else []))
+        assert p.returncode == 0, p.stderr
+        rows = [l for l in p.stdout.splitlines() if l.startswith("leaderboard row, split ")]
+        assert len(rows) == (2 if ann else 1)
+        assert rows[0].startswith("leaderboard row, split final-comp3-public: mAP %.4f, " % seen[0]["mAP"])
+        if ann:
+            assert rows[1] == ("leaderboard row, split final-comp3-private: mAP %.4f"
+                               % read_scores(whole / "private")["mAP"])
 
     # the reveal: a bulk download as Codabench names its files, two entries of one owner (the latest is ranked)
     bulk = tmp_path / "download"

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 from scoring_program import bundle as bundle_command
 from scoring_program import rescore
-from scoring_program.build.private import FOLDER, safe_name
+from scoring_program.bundling.private import FOLDER, safe_name
 from scoring_program.cli import run
 from scoring_program.formats.files import Submission
 from scoring_program.metrics.bootstrap import (Decomposition, bootstrap_part_scores, bootstrap_scores,
@@ -54,7 +54,7 @@ def build_with_private_part(slug, out):
         "    reference_data: %s\n    report: full\n"
         "  - name: %s\n    start: 2011-10-03\n    private: {ids: %s}\n"
         % (os.path.join(ROOT, "validation_data", slug), PHASE, out / "ids.txt"))
-    codabench, codalab = bundle_command.build(slug, str(out / "dist"), config=str(out / "organizer.yaml"))
+    codabench, codalab, _evalai = bundle_command.build(slug, str(out / "dist"), config=str(out / "organizer.yaml"))
     folder = out / "dist" / slug / FOLDER / safe_name(PHASE)
     assert (folder / "reference" / "PRIVATE_PART").is_file(), "the build writes the private folder"
     return codabench, codalab, str(folder)

@@ -109,8 +109,15 @@ def exposure_lines(truths) -> List[str]:
                 + common,
                 "codalab: no reference data or program is handed out; scores, entries' detailed results and the "
                 "submitter's own outputs are readable; the private part is not in the bundle (its table is "
-                "computed offline)"]
+                "computed offline)",
+                "evalai: no annotation or evaluation script is handed out to participants; the private part is a "
+                "host-only split once you upload evalai_annotations/<codename>.zip (never commit it to a "
+                "repository); participants see the public split's scores and their own stdout, stderr and "
+                "submission_result, which hold no host-only value"]
     return ["codabench: before codalab/codabench#2348 anyone who can see the competition downloads every phase's "
             "whole ground truth (a private part keeps its labels off the platform); " + common,
             "codalab: no reference data or program is handed out; scores, entries' detailed results and the "
-            "submitter's own outputs (GET /api/submission/<id>/get_score) are readable"]
+            "submitter's own outputs (GET /api/submission/<id>/get_score) are readable",
+            "evalai: no annotation or evaluation script is handed out to participants; the zip's annotations are "
+            "the host's repository's files: keep a hidden phase's repository private (or upload its annotation "
+            "through EvalAI's API)"]

@@ -1,19 +1,17 @@
 """The bundle's pages: the competition's Markdown pages (competitions/<slug>/pages/), with the Data page rendered
-for the data bundled, the Evaluation page rendered from the task's protocol, and the organizer's own pages over them; the legacy bundle's HTML pages rendered from them;
+for the data bundled, the Evaluation page rendered from the task's protocol, and the organizer's own pages over them;
 and the starting kit's README, rendered from the same templates (participant.py) for the same data.
 """
 from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional
 
 from .. import participant
-from ..markdown import markdown_to_html
 from ..report.result import HIDDEN, ScoreKey
 from ..tasks.base import Reference
 from . import competition_path
-from .competition_yaml import LEGACY_PAGES
 from .reference import GroundTruth
 
 
@@ -63,13 +61,3 @@ def bundle_pages(slug: str, rendered: Dict[str, str], config_pages: Dict[str, by
     for name, text in config_pages.items():
         pages[name + ".md"] = text
     return pages
-
-
-def legacy_pages(pages: Dict[str, bytes]) -> List[Tuple[str, bytes]]:
-    """[(NAME.html, bytes)] for legacy Codalab's fixed pages, rendered from pages' NAME.md (a page the competition
-    lacks is its title alone)."""
-    out = []
-    for name in LEGACY_PAGES:
-        md = pages.get(name + ".md", b"# %s\n" % name.title().encode()).decode("utf-8")
-        out.append(("%s.html" % name, markdown_to_html(md).encode("utf-8")))
-    return out

@@ -21,7 +21,7 @@ from ..report.result import FULL, LEVELS
 from ..tasks import registry
 from ..tasks.base import PrivatePart
 from . import BundleError, competition_path
-from .competition_yaml import phases_in_order
+from .description import phases_in_order
 
 if TYPE_CHECKING:
     from .reference import GroundTruth

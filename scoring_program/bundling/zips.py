@@ -1,9 +1,10 @@
 """Deterministic zips (fixed timestamps, entries in the caller's order, files at the root): the nested
-scoring_program.zip and starting_kit.zip, the two bundles, and writing them.
+scoring_program.zip and starting_kit.zip, the Codabench and legacy bundles' layout, and writing every platform's
+bundle (Plan, write).
 
-Both bundles hold, at the zip root: competition.yaml (first entry: legacy Codalab reads the first .yaml), the logo,
-the pages, then the nested zips: scoring_program.zip (metadata, score.py and a copy of the whole scoring_program/
-package), the reference data zip(s) and starting_kit.zip.
+The Codabench and legacy bundles hold, at the zip root: competition.yaml (first entry: legacy Codalab reads the first
+.yaml), the logo, the pages, then the nested zips: scoring_program.zip (metadata, score.py and a copy of the whole
+scoring_program/ package), the reference data zip(s) and starting_kit.zip. EvalAI's layout is evalai.py's.
 """
 from __future__ import annotations
 
@@ -114,15 +115,29 @@ def bundle_zip(competition_yaml: str, logo_name: str, logo: bytes, pages: Sequen
     return z.close()
 
 
+FLAVORS = ("codabench", "codalab", "evalai")     # OUT/<slug>/<slug>-<flavor>.zip, in this order
+
+
 class Plan(NamedTuple):
-    """One competition's two bundles, in memory, and what the organizer should read before uploading them."""
+    """One competition's bundles, in memory, and what the organizer should read before uploading them."""
     slug: str
-    codabench: bytes        # the Codabench bundle (competition.yaml v2)
-    codalab: bytes          # the legacy Codalab bundle (v1.5)
+    bundles: Dict[str, object]  # {flavor: description.PlatformBundle}, FLAVORS order
     warnings: List[str]     # one line each: the reference data (names, classes without positives)
-    notes: List[str]        # one line each: dropped columns, what the legacy yaml cannot say, ...
-    truths: Sequence = ()   # reference.GroundTruth: those with a private part write private_part/ (build.private)
+    notes: List[str]        # one line each: dropped columns, what a platform's yaml cannot say, ...
+    truths: Sequence = ()   # reference.GroundTruth: those with a private part write private_part/ (bundling.private)
     track: Optional[str] = None
+
+    @property
+    def codabench(self) -> bytes:
+        return self.bundles["codabench"].data
+
+    @property
+    def codalab(self) -> bytes:
+        return self.bundles["codalab"].data
+
+    @property
+    def evalai(self) -> bytes:
+        return self.bundles["evalai"].data
 
 
 def in_dist(path: str) -> bool:
@@ -131,17 +146,31 @@ def in_dist(path: str) -> bool:
     return real == dist or real.startswith(dist + os.sep)
 
 
-def bundle_paths(slug: str, out_dir: str) -> Tuple[str, str]:
-    dest = os.path.join(out_dir, slug)
-    return os.path.join(dest, "%s-codabench.zip" % slug), os.path.join(dest, "%s-codalab.zip" % slug)
+def bundle_paths(slug: str, out_dir: str) -> Tuple[str, ...]:
+    """OUT/<slug>/<slug>-<flavor>.zip for each of FLAVORS."""
+    return tuple(os.path.join(out_dir, slug, "%s-%s.zip" % (slug, flavor)) for flavor in FLAVORS)
 
 
-def write(plan: Plan, out_dir: str) -> Tuple[str, str]:
-    """Write both zips under out_dir/<slug>/; outside dist/, an existing file is never replaced (BundleError
-    before anything is written)."""
-    cb, cl = bundle_paths(plan.slug, out_dir)
-    if not in_dist(out_dir):
-        existing = [p for p in (cb, cl) if os.path.lexists(p)]
+def apart_paths(plan: Plan, out_dir: str) -> List[Tuple[str, bytes]]:
+    """[(path, bytes)] of the files a platform's bundle keeps beside it, never inside (OUT/<slug>/...)."""
+    return [(os.path.join(out_dir, plan.slug, *rel.split("/")), data)
+            for b in plan.bundles.values() for rel, data in sorted(b.apart.items())]
+
+
+def write(plan: Plan, out_dir: str) -> Tuple[str, ...]:
+    """Write the bundles (FLAVORS order) and the files kept beside them under out_dir/<slug>/; outside dist/, an
+    existing file is never replaced (BundleError before anything is written). Returns the bundles' paths."""
+    paths = bundle_paths(plan.slug, out_dir)
+    apart = apart_paths(plan, out_dir)
+    if in_dist(out_dir):            # make bundles rewrites dist/, the files beside the bundles too
+        for folder in sorted(set(os.path.dirname(p) for p, _ in apart)):
+            if os.path.dirname(folder) != os.path.join(out_dir, plan.slug):
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+    else:
+        from .private import check_free
+        check_free(plan.slug, out_dir, plan.truths)     # first: an earlier build's private part is named as such
+        existing = [p for p in list(paths) + [p for p, _ in apart] if os.path.lexists(p)]
         if existing:
             raise BundleError("%s already exists: remove it first, or choose another --out (nothing was written)"
                               % existing[0])
@@ -152,12 +181,15 @@ def write(plan: Plan, out_dir: str) -> Tuple[str, str]:
         for _, dest, _ in private_dirs(plan.slug, out_dir, plan.truths):
             shutil.rmtree(dest, ignore_errors=True)
     check_free(plan.slug, out_dir, plan.truths)
-    os.makedirs(os.path.dirname(cb), exist_ok=True)
+    os.makedirs(os.path.dirname(paths[0]), exist_ok=True)
     for phase, dest, truth in private_dirs(plan.slug, out_dir, plan.truths):
         write_private(plan.slug, phase, dest, truth, plan.track)
-    _write(cb, plan.codabench)
-    _write(cl, plan.codalab)
-    return cb, cl
+    for path, data in apart:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        _write(path, data)
+    for path, flavor in zip(paths, FLAVORS):
+        _write(path, plan.bundles[flavor].data)
+    return paths
 
 
 def _write(path: str, data: bytes) -> None:

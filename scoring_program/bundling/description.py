@@ -1,16 +1,17 @@
-"""competition.yaml v2 and the legacy v1.5 yaml generated from it.
+"""The one description of a competition that every platform's module turns into its own files.
 
-v2 is competitions/<slug>/competition.yaml as written, the organizer's config over it (apply_config), the
-leaderboard columns generated from the task's score keys and each phase bound to the task (reference data) it
-scores against. v1.5 (legacy Codalab) takes only the keys its models accept; its phases have a start date only
-(each runs until the next starts), and legacy_notes says what it therefore cannot carry.
+The competition's source is competitions/<slug>/competition.yaml (written in Codabench's v2 form), with the
+organizer's config over it (apply_config), the leaderboard columns generated from the task's score keys and each
+phase bound to the task (reference data) it scores against (bind_tasks): `spec` below. Competition holds that spec
+with everything built once for all platforms (columns, pages, logo, the nested zips, each phase's ground truth);
+codabench.py, codalab.py and evalai.py each turn it into one bundle, so a fourth platform is one more module.
 """
 from __future__ import annotations
 
 import copy
 import datetime
 from collections import OrderedDict
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import yaml
 
@@ -19,9 +20,6 @@ from . import BundleError, competition_path
 
 if TYPE_CHECKING:
     from .reference import GroundTruth
-
-LEGACY_PAGES = ("overview", "evaluation", "data", "terms")
-LEGACY_PHASE_KEYS = ("description", "max_submissions", "max_submissions_per_day", "execution_time_limit")
 
 
 def load_competition(slug: str) -> dict:
@@ -81,7 +79,7 @@ def apply_config(y2: dict, config: dict) -> dict:
     return y
 
 
-def _as_datetime(value: object) -> datetime.datetime:
+def as_datetime(value: object) -> datetime.datetime:
     if isinstance(value, datetime.datetime):
         return value
     if isinstance(value, datetime.date):
@@ -91,66 +89,6 @@ def _as_datetime(value: object) -> datetime.datetime:
 
 def phases_in_order(y2: dict) -> List[dict]:
     return sorted(y2["phases"], key=lambda p: p.get("index", 0))
-
-
-def legacy_yaml(y2: dict) -> dict:
-    """v1.5 yaml for legacy Codalab: only keys its models accept (Competition(**yaml) breaks on others).
-
-    v1.5 phases have a start_date only (each runs until the next starts): the last phase's end, if any, becomes
-    the competition's end_date; the other ends are implied by the next start (legacy_notes says when that differs)."""
-    docker = y2.get("docker_image")
-    out = {
-        "title": y2["title"],
-        "description": " ".join(str(y2.get("description", y2["title"])).split()),
-        "image": y2["image"],
-        "has_registration": False,
-    }
-    if docker:
-        out["competition_docker_image"] = docker
-    ordered = phases_in_order(y2)
-    if ordered[-1].get("end") is not None:
-        out["end_date"] = _as_datetime(ordered[-1]["end"])
-    out["html"] = {p: "%s.html" % p for p in LEGACY_PAGES}
-    phases = {}
-    tasks = dict((t["index"], t) for t in y2["tasks"])
-    for n, p in enumerate(ordered, start=1):
-        task = tasks[p.get("tasks", [0])[0]]
-        ph = {"phasenumber": n, "label": p["name"], "start_date": _as_datetime(p["start"])}
-        for k in LEGACY_PHASE_KEYS:
-            if k in p:
-                ph[k] = " ".join(str(p[k]).split()) if k == "description" else p[k]
-        if p.get("auto_migrate_to_this_phase") and n > 1:
-            ph["auto_migration"] = True     # legacy Codalab's name (its v1.5 unpacker's LEGACY_PHASE_FIELDS)
-        ph["scoring_program"] = task["scoring_program"]
-        ph["reference_data"] = task["reference_data"]
-        if p.get("starting_kit"):
-            ph["starting_kit"] = "starting_kit.zip"
-        phases[n] = ph
-    out["phases"] = phases
-    lb = y2["leaderboards"][0]
-    board = {"label": lb["title"], "rank": 1}
-    columns = {}
-    for c in lb["columns"]:
-        columns[c["key"]] = {"leaderboard": board, "label": c["title"], "rank": c["index"] + 1,
-                             "numeric_format": c.get("precision", 4), "sort": c.get("sorting", "desc")}
-    out["leaderboard"] = {"leaderboards": {lb["key"]: board}, "columns": columns}
-    return out
-
-
-def legacy_notes(y2: dict) -> List[str]:
-    """What the v1.5 yaml cannot say: a phase that ends before the next one starts stays open until then."""
-    ordered = phases_in_order(y2)
-    notes = []
-    for a, b in zip(ordered, ordered[1:]):
-        if a.get("end") is not None and _as_datetime(a["end"]) < _as_datetime(b["start"]):
-            notes.append("legacy Codalab bundle: phase %r stays open until %r starts (%s): v1.5 phases have only a "
-                         "start date, so its end (%s) is not in the legacy yaml"
-                         % (a["name"], b["name"], b["start"], a["end"]))
-    if y2.get("fact_sheet"):
-        notes.append("legacy Codalab bundle: v1.5 has no fact sheet (only its fixed per-submission method fields): "
-                     "ask the fact sheet's questions (%s) in the phase description or the terms"
-                     % ", ".join(q["title"] for q in y2["fact_sheet"].values()))
-    return notes
 
 
 def dump_yaml(y: dict) -> str:
@@ -174,3 +112,34 @@ def bind_tasks(y2: dict, ground_truths: List[GroundTruth], of_phase: List[int]) 
     y2["tasks"] = tasks
     for phase, index in zip(phases_in_order(y2), of_phase):
         phase["tasks"] = [index]
+
+
+class Competition(NamedTuple):
+    """Everything the bundles of one competition are made from, built once (bundle.prepare); each platform's
+    module (codabench, codalab, evalai) turns it into its own files."""
+    slug: str
+    spec: dict                          # the v2-shaped description: title, description, phases (in index order,
+                                        # each bound to a task), tasks, leaderboards (columns), fact_sheet, image
+    columns: List[ScoreKey]             # the leaderboard's columns, in order (the ranking key first)
+    pages: Dict[str, bytes]             # {NAME.md: Markdown}: the competition's pages as bundled
+    logo: Tuple[str, bytes]             # (file name, bytes)
+    scoring_program: bytes              # scoring_program.zip: metadata, score.py and the package
+    reference_zips: List[bytes]         # one per task (ground truth), in spec["tasks"] order
+    kit: bytes                          # starting_kit.zip
+    truths: Sequence                    # reference.GroundTruth per task: level, private part, phases
+    of_phase: List[int]                 # each phase's task index, in phase order
+    track: Optional[str]                # 'comp3' / 'comp4' when the build is one track's
+
+    def nested(self) -> List[Tuple[str, bytes]]:
+        """The nested zips of the Codabench and legacy bundles: [(entry name, bytes)]."""
+        return ([("scoring_program.zip", self.scoring_program)]
+                + [(task["reference_data"], data) for task, data in zip(self.spec["tasks"], self.reference_zips)]
+                + [("starting_kit.zip", self.kit)])
+
+
+class PlatformBundle(NamedTuple):
+    """One platform's bundle: the zip, what the organizer should read about it, and files that go beside it (never
+    inside: {path relative to OUT/<slug>/: bytes})."""
+    data: bytes
+    notes: List[str]
+    apart: Dict[str, bytes]

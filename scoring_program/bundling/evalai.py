@@ -1,0 +1,346 @@
+"""EvalAI: challenge_config.yaml, the HTML pages, evaluation_script.zip and one annotation file per phase, made
+from the description (description.Competition). Read in EvalAI's code at 0f04039 (challenge_config_utils.py's
+validation, the prediction worker scripts/workers/submission_worker.py).
+
+The bundle (OUT/<slug>/<slug>-evalai.zip: what the EvalAI-Starters repository holds, or the zip uploaded on the
+host's page), every file at its root:
+
+    challenge_config.yaml       the only yaml (the GitHub path reads that name)
+    <logo>                      the competition's logo
+    templates/*.html            description (the Overview with the Data page folded in: EvalAI has no Data page),
+                                evaluation_details, terms_and_conditions, submission_guidelines (generated: the
+                                phases, the file to upload, the starting kit), challenge_phase_<id>_description
+    evaluation_script.zip       __init__.py (evalai_adapter.py: evaluate() runs score.py in a child process),
+                                phases.json, metadata, score.py and the scoring_program package
+    annotations/<codename>.zip  per phase: public.zip, the reference data the Codabench bundle holds for that phase
+
+Phases: one per phase of the competition; a `track:` build of a VOC competition becomes one phase per track (comp3
+and comp4, codenames final-comp3, final-comp4, ...) in the one challenge, each with its own annotation (its TRACK)
+and splits; EvalAI phases may overlap. Each phase has a public split (visibility 3) on leaderboard 1, every column.
+A phase with a private part also has a host-only split (visibility 1) on leaderboard 2 (the ranking column: the
+private part's score, as rescore's private table); its whole annotation (public.zip and whole.zip, the whole test
+reference with PRIVATE_PART) is written apart, OUT/<slug>/evalai_annotations/<codename>.zip, to upload through
+EvalAI's annotation API after the challenge is created (never into a repository); until then the host-only split
+stays empty.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from collections import OrderedDict
+from typing import Dict, List, Optional
+
+from ..markdown import inline, markdown_to_html
+from ..report.result import FULL, LEVEL_FILE
+from ..tasks import registry
+from ..tasks.base import PRIVATE_FILE, TRACK_FILE, id_listing
+from . import ROOT, BundleError, competition_path
+from .description import Competition, PlatformBundle, as_datetime, dump_yaml, phases_in_order
+from .reference import reference_zip
+from .zips import PACKAGE, ZipBuilder
+
+CONFIG = "challenge_config.yaml"
+SCRIPT = "evaluation_script.zip"
+ANNOTATIONS = "annotations"                 # in the bundle: annotations/<codename>.zip
+APART = "evalai_annotations"                # beside it: the whole annotations, to upload through EvalAI's API
+DEFAULT_TIME_LIMIT = 600                    # s: a phase without execution_time_limit (Codabench's default queue)
+NO_END_DAYS = 365                           # a last phase without an end: EvalAI needs one
+META_TYPES = {"text": "text", "select": "radio", "checkbox": "boolean"}     # fact sheet -> submission_meta_attributes
+TAGS = ("computer-vision",)
+
+
+def _codename(name: str, track: Optional[str]) -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "phase"
+    return base + ("-" + track if track else "")
+
+
+def _when(value, end: bool = False) -> datetime.datetime:
+    """A phase date as EvalAI stores it: a date alone is its day's start (an end: its day's last second)."""
+    if isinstance(value, datetime.datetime):
+        return value
+    day = as_datetime(value)
+    return day + datetime.timedelta(hours=23, minutes=59, seconds=59) if end else day
+
+
+def _tracks(c: Competition) -> List[Optional[str]]:
+    if not c.track:
+        return [None]
+    return ["comp%d" % n for n in registry.get(c.slug).comps]
+
+
+def _labels(c: Competition) -> "OrderedDict[str, str]":
+    """{column key: EvalAI label}: the column's title, or its key where two titles coincide."""
+    titles = [k.label for k in c.columns]
+    return OrderedDict((k.key, k.label if titles.count(k.label) == 1 else k.key) for k in c.columns)
+
+
+def _leaderboard(ident: int, c: Competition, keys: List[str]) -> dict:
+    labels = _labels(c)
+    by_key = dict((k.key, k) for k in c.columns)
+    return {"id": ident, "schema": {
+        "labels": [labels[k] for k in keys],
+        "default_order_by": labels[keys[0]],
+        "metadata": OrderedDict((labels[k], {"sort_ascending": by_key[k].sorting == "asc",
+                                             "description": by_key[k].label}) for k in keys)}}
+
+
+def meta_attributes(fact_sheet: Optional[dict]) -> List[dict]:
+    """The fact sheet as submission_meta_attributes: select -> radio (its options), checkbox -> boolean, text."""
+    out = []
+    for q in (fact_sheet or {}).values():
+        attr = OrderedDict([("name", q["title"]), ("description", q["title"]), ("type", META_TYPES[q["type"]])])
+        if q["type"] == "select":
+            attr["options"] = list(q["selection"])
+        attr["required"] = str(q.get("is_required", "false")).lower() == "true"
+        out.append(dict(attr))
+    return out
+
+
+def _html(md: str) -> bytes:
+    return markdown_to_html(md).encode("utf-8")
+
+
+def _page(c: Competition, name: str) -> str:
+    data = c.pages.get(name + ".md")
+    return data.decode("utf-8") if data is not None else ""
+
+
+def whole_annotation_zip(truth, track: Optional[str]) -> bytes:
+    """whole.zip: the whole test reference in the scorer's layout with PRIVATE_PART (as private_part/'s reference)."""
+    z = ZipBuilder()
+    z.add_reference(truth.whole.reference)
+    z.add_bytes(PRIVATE_FILE, ("ids\n" + id_listing(truth.private_ids)).encode("utf-8", "surrogateescape"))
+    z.add_bytes(LEVEL_FILE, (truth.level + "\n").encode("ascii"))
+    if track:
+        z.add_bytes(TRACK_FILE, (track + "\n").encode("ascii"))
+    return z.close()
+
+
+def _annotation(public: bytes, whole: Optional[bytes] = None) -> bytes:
+    z = ZipBuilder()
+    z.add_bytes("public.zip", public)
+    if whole is not None:
+        z.add_bytes("whole.zip", whole)
+    return z.close()
+
+
+def evaluation_script_zip(slug: str, phases: Dict[str, dict]) -> bytes:
+    """__init__.py (the adapter), phases.json, metadata, score.py and the package."""
+    z = ZipBuilder()
+    with open(os.path.join(PACKAGE, "evalai_adapter.py"), "rb") as f:
+        z.add_bytes("__init__.py", f.read())
+    z.add_bytes("phases.json", (json.dumps(phases, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    for name in ("metadata", "score.py"):
+        z.add_file(name, competition_path(slug, name))
+    z.add_tree(PACKAGE, "scoring_program/")
+    return z.close()
+
+
+def _guidelines(c: Competition, phases: List[dict]) -> str:
+    kit = "%s-starting_kit.zip" % c.slug
+    lines = ["# Submission guidelines", "",
+             "Upload one **.zip** file of your result files, laid out as the Evaluation page says. The scoring "
+             "program is the same as the starting kit's: what `python score.py` scores on your machine, the "
+             "leaderboard scores the same way.", "",
+             "## The starting kit", "",
+             "The organizers publish the starting kit (`%s`) beside this challenge: its README, a baseline, "
+             "`python3 -m scoring_program.validate %s my_submission.zip` to check a zip before you upload it, and "
+             "`score.py` to score one locally." % (kit, c.slug), "",
+             "## Phases", "",
+             "| phase | codename | submissions | time limit |", "|---|---|---|---|"]
+    for p in phases:
+        limits = "%s a day, %s in all" % (p["max_submissions_per_day"], p["max_submissions"])
+        lines.append("| %s | `%s` | %s | %d s |" % (p["name"], p["codename"], limits, p["_time_limit"]))
+    lines += ["", "A submission that cannot be scored fails with the scoring program's one-line message (the last "
+              "line of its error log): the file and line at fault and what was expected."]
+    return "\n".join(lines) + "\n"
+
+
+def bundle(c: Competition) -> PlatformBundle:
+    spec = c.spec
+    notes = []
+    labels = _labels(c)
+    keys = [k.key for k in c.columns]
+    rank = c.columns[0]
+    tracks = _tracks(c)
+    ordered = phases_in_order(spec)
+    truths = list(c.truths)
+    phases, splits, phase_splits, dataset_splits = [], [], [], []
+    annotations, apart, script_phases = [], OrderedDict(), OrderedDict()
+    private_board = any(truths[t].private_ids is not None for t in c.of_phase)
+    precision = max(k.precision for k in c.columns)
+    for i, (p, t) in enumerate(zip(ordered, c.of_phase)):
+        truth = truths[t]
+        start = _when(p["start"])
+        if p.get("end") is not None:
+            end = _when(p["end"], end=True)
+        else:
+            end = start + datetime.timedelta(days=NO_END_DAYS)
+            notes.append("EvalAI bundle: phase %r has no end, which EvalAI needs: it ends on %s there (%d days "
+                         "after its start); set its end: in organizer.yaml" % (p["name"], end, NO_END_DAYS))
+        for track in tracks:
+            ident = len(phases) + 1
+            codename = _codename(p["name"], track)
+            if codename in script_phases:
+                raise BundleError("phases: %r and another phase both become EvalAI's codename %r (a phase's name "
+                                  "in lower case, other characters as '-'): rename one" % (p["name"], codename))
+            name = p["name"] + (" (%s)" % track if track else "")
+            time_limit = int(p.get("execution_time_limit", DEFAULT_TIME_LIMIT))
+            phase = OrderedDict([
+                ("id", ident), ("name", name), ("description", "templates/challenge_phase_%d_description.html" % ident),
+                ("leaderboard_public", True), ("is_public", True), ("is_submission_public", False),
+                ("start_date", start), ("end_date", end),
+                ("test_annotation_file", "%s/%s.zip" % (ANNOTATIONS, codename)), ("codename", codename),
+                ("max_submissions_per_day", int(p.get("max_submissions_per_day", 5))),
+                ("max_submissions_per_month", int(p.get("max_submissions", 100))),
+                ("max_submissions", int(p.get("max_submissions", 100))),
+                ("is_restricted_to_select_one_submission", False),
+                ("is_partial_submission_evaluation_enabled", False),
+                ("allowed_submission_file_types", ".zip")])
+            attrs = meta_attributes(spec.get("fact_sheet"))
+            if attrs:
+                phase["submission_meta_attributes"] = attrs
+            phase["_time_limit"] = time_limit
+            phase["_description"] = "%s\n\n%s\n" % (p.get("description", name), (
+                "Scored on the %s track's result files (%s_...)." % (track, track) if track else ""))
+            phases.append(phase)
+            split = len(dataset_splits) + 1
+            private = truth.private_ids is not None
+            dataset_splits.append({"id": split, "name": name + (" (public part)" if private else ""),
+                                   "codename": codename + ("-public" if private else "")})
+            phase_splits.append(OrderedDict([
+                ("challenge_phase_id", ident), ("leaderboard_id", 1), ("dataset_split_id", split),
+                ("visibility", 3), ("leaderboard_decimal_precision", precision),
+                ("is_leaderboard_order_descending", rank.sorting == "desc")]))
+            script = {"slug": c.slug, "split": dataset_splits[-1]["codename"], "time_limit": time_limit,
+                      "labels": [[k, labels[k]] for k in keys], "private_split": None,
+                      "private_labels": [[rank.key, labels[rank.key]]]}
+            same = track == c.track
+            public = c.reference_zips[t] if same else reference_zip(truth.read.reference, truth.level, track,
+                                                                     truth.private_ids)
+            if private:
+                dataset_splits.append({"id": split + 1, "name": name + " (private part)",
+                                       "codename": codename + "-private"})
+                phase_splits.append(OrderedDict([
+                    ("challenge_phase_id", ident), ("leaderboard_id", 2), ("dataset_split_id", split + 1),
+                    ("visibility", 1), ("leaderboard_decimal_precision", rank.precision),
+                    ("is_leaderboard_order_descending", rank.sorting == "desc")]))
+                script["private_split"] = codename + "-private"
+                rel = "%s/%s.zip" % (APART, codename)
+                apart[rel] = _annotation(public, whole_annotation_zip(truth, track))
+                notes.append("EvalAI bundle: phase %r: its private part is a host-only split (%s, visibility 1); "
+                             "the bundle's annotation holds the public part only: after creating the challenge, "
+                             "upload %s through EvalAI's annotation upload (the host's phase settings, or the API "
+                             "phases/<id>/get_annotation_file_presigned_url/ then finish_annotation_file_upload/); "
+                             "never commit it to a repository" % (name, script["private_split"], rel))
+            annotations.append((phase["test_annotation_file"], _annotation(public)))
+            script_phases[codename] = script
+        if p.get("auto_migrate_to_this_phase"):
+            notes.append("EvalAI bundle: phase %r: auto_migrate_to_this_phase has no EvalAI equivalent (left out: "
+                         "participants submit to each phase)" % p["name"])
+    if tracks != [None]:
+        notes.append("EvalAI bundle: track %s: one challenge holds a phase per track (%s), each scored on its own "
+                     "track's files" % (c.track, ", ".join(tracks)))
+    if any(truths[t].level != FULL for t in c.of_phase):
+        notes.append("EvalAI bundle: no detailed HTML report (EvalAI shows the leaderboard row, the submission's "
+                     "stdout and stderr: the scorer's score lines, warnings and notes at the phase's report level)")
+    else:
+        notes.append("EvalAI bundle: no detailed HTML report (EvalAI shows the leaderboard row, the submission's "
+                     "stdout and stderr)")
+    if spec.get("docker_image"):
+        notes.append("EvalAI bundle: docker_image %s is not used: EvalAI's worker runs evaluate() in its own image "
+                     "(Python 3.9, numpy 1.26.4, Pillow 8.4.0 for prediction uploads), each scoring run in a child "
+                     "process of it" % spec["docker_image"])
+    peak = bench_peak(c.slug)
+    if peak:
+        notes.append("EvalAI bundle: memory: the full-scale bench (%s) peaks at %.0f MiB in %.1f s per scoring run "
+                     "(bench/peaks.json, make bench); with the worker's own ~300 MiB that fits EvalAI's default "
+                     "1 GiB worker" % (peak["input"], peak["peak_rss_mib"], peak["seconds"]))
+    notes.append("EvalAI bundle: no starting-kit slot: publish %s-starting_kit.zip (written beside the bundle) "
+                 "yourself, e.g. linked from the Overview; the submission guidelines name it" % c.slug)
+
+    leaderboards = [_leaderboard(1, c, keys)]
+    if private_board:
+        leaderboards.append(_leaderboard(2, c, [rank.key]))
+    first, last = phases[0]["start_date"], max(p["end_date"] for p in phases)
+    description = " ".join(str(spec.get("description", spec["title"])).split())
+    config = OrderedDict([
+        ("title", spec["title"]),
+        ("short_description", description if len(description) <= 140 else description[:137].rstrip() + "..."),
+        ("description", "templates/description.html"),
+        ("evaluation_details", "templates/evaluation_details.html"),
+        ("terms_and_conditions", "templates/terms_and_conditions.html"),
+        ("image", c.logo[0]),
+        ("submission_guidelines", "templates/submission_guidelines.html"),
+        ("leaderboard_description", "%s: %s (%s is better)" % (
+            labels[rank.key], description, "higher" if rank.sorting == "desc" else "lower")),
+        ("evaluation_script", SCRIPT),
+        ("remote_evaluation", False),
+        ("start_date", first), ("end_date", last),
+        ("published", False),
+        ("tags", list(TAGS)),
+        ("domain", "CV"),
+        ("leaderboard", leaderboards),
+        ("challenge_phases", [OrderedDict((k, v) for k, v in p.items() if not k.startswith("_")) for p in phases]),
+        ("dataset_splits", dataset_splits),
+        ("challenge_phase_splits", phase_splits)])
+
+    overview = _page(c, "overview")
+    data = _page(c, "data")
+    extra = [n[:-3] for n in c.pages if n.endswith(".md") and n[:-3] not in ("overview", "data", "evaluation",
+                                                                            "terms")]
+    for page in ("Data page", "data page"):            # the Data page is a section of this one on EvalAI
+        overview = overview.replace("the " + page, "the Data section below").replace(
+            "The " + page, "The Data section below")
+    folded = overview.rstrip() + "\n\n" + data.rstrip() + "\n"
+    for name in extra:
+        folded += "\n" + _page(c, name).rstrip() + "\n"
+    templates = [("templates/description.html", _html(folded)),
+                 ("templates/evaluation_details.html", _html(_evaluation(_page(c, "evaluation")))),
+                 ("templates/terms_and_conditions.html", _html(_page(c, "terms") or "# Terms\n")),
+                 ("templates/submission_guidelines.html", _html(_guidelines(c, phases)))]
+    templates += [("templates/challenge_phase_%d_description.html" % p["id"],
+                   ("<p>%s</p>\n" % inline(" ".join(p["_description"].split()))).encode("utf-8")) for p in phases]
+
+    z = ZipBuilder()
+    z.add_bytes(CONFIG, dump_yaml(_plain(config)).encode("utf-8"))
+    z.add_bytes(c.logo[0], c.logo[1])
+    for name, page in templates:
+        z.add_bytes(name, page)
+    z.add_bytes(SCRIPT, evaluation_script_zip(c.slug, script_phases))
+    for name, ann in annotations:
+        z.add_bytes(name, ann)
+    apart["%s-starting_kit.zip" % c.slug] = c.kit
+    return PlatformBundle(z.close(), notes, dict(apart))
+
+
+def _evaluation(md: str) -> str:
+    """The Evaluation page, with a first paragraph on where EvalAI shows what the page calls the detailed report."""
+    lines = (md or "# Evaluation\n").splitlines()
+    at = 1 if lines and lines[0].startswith("# ") else 0
+    said = ("On EvalAI there is no detailed report page: the report's lines (your scores, the notes and the warnings "
+            "of the phase's report level) are in your submission's stdout, stderr and result file.")
+    return "\n".join(lines[:at] + ["", said, ""] + lines[at:]) + "\n"
+
+
+def bench_peak(slug: str) -> Optional[dict]:
+    """bench/peaks.json's entry for slug ({"seconds", "peak_rss_mib", "input"}): make bench's measurement at full
+    scale, or None where the file or the entry is missing."""
+    path = os.path.join(ROOT, "bench", "peaks.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            entry = json.load(f).get(slug)
+        return entry if entry and {"seconds", "peak_rss_mib", "input"} <= set(entry) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _plain(value):
+    """OrderedDicts as plain dicts (yaml.safe_dump writes them in insertion order with sort_keys=False)."""
+    if isinstance(value, dict):
+        return dict((k, _plain(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
