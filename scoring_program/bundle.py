@@ -7,10 +7,13 @@
     python -m scoring_program.bundle --sync-pages [SLUG ...]      pages/data.md, pages/evaluation.md and the kit README
 
 Per slug: OUT/<slug>/<slug>-codabench.zip (competition.yaml v2 as written in competitions/<slug>/, with the
-leaderboard columns generated from the task's score keys) and OUT/<slug>/<slug>-codalab.zip (a legacy v1.5 yaml
-generated from it, HTML pages rendered from the Markdown). Both hold, at the zip root: competition.yaml (first
-entry), logo, pages, scoring_program.zip (metadata, score.py and a copy of the whole scoring_program/ package),
-reference_data.zip and starting_kit.zip.
+leaderboard columns generated from the task's score keys), OUT/<slug>/<slug>-codalab.zip (a legacy v1.5 yaml
+generated from it, HTML pages rendered from the Markdown) and OUT/<slug>/<slug>-evalai.zip (EvalAI's
+challenge_config.yaml, HTML templates, evaluation_script.zip, an annotation per phase: bundling/evalai.py). The first
+two hold, at the zip root: competition.yaml (first entry), logo, pages, scoring_program.zip (metadata, score.py and
+a copy of the whole scoring_program/ package), reference_data.zip and starting_kit.zip. Beside the EvalAI zip:
+<slug>-starting_kit.zip (EvalAI has no kit slot) and, for a phase with a private part,
+evalai_annotations/<codename>.zip (its whole annotation, for EvalAI's annotation upload, never in a zip).
 
 The reference folder is read with the competition's own reference loader (Task.load_reference, the code that
 reads INPUT/ref when scoring) before anything is written: unreadable or foreign data is one line on stderr and
@@ -171,9 +174,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--config", metavar="ORGANIZER_YAML",
                     help="title, description, docker_image, phases and pages over competition.yaml")
     ap.add_argument("--out", metavar="OUT",
-                    help="where OUT/<slug>/<slug>-{codabench,codalab}.zip go (default: dist/, only for the samples)")
+                    help="where OUT/<slug>/<slug>-{codabench,codalab,evalai}.zip go (default: dist/, only for the "
+                         "samples)")
     ap.add_argument("--docker-image", metavar="IMAGE",
-                    help="the scoring image both bundles name (default: the config's, else competition.yaml's "
+                    help="the scoring image the Codabench and legacy bundles name (default: the config's, else "
+                         "competition.yaml's "
                          "docker_image, codalab/codalab-legacy:py37; see docker/README.md)")
     ap.add_argument("--sync-yaml", action="store_true",
                     help="rewrite competitions/<slug>/competition.yaml leaderboard columns from the score keys")

@@ -30,10 +30,10 @@ import json
 import os
 import re
 from collections import OrderedDict
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..markdown import inline, markdown_to_html
-from ..report.result import FULL, LEVEL_FILE
+from ..report.result import LEVEL_FILE
 from ..tasks import registry
 from ..tasks.base import PRIVATE_FILE, TRACK_FILE, id_listing
 from . import ROOT, BundleError, competition_path
@@ -158,101 +158,104 @@ def _guidelines(c: Competition, phases: List[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def bundle(c: Competition) -> PlatformBundle:
-    spec = c.spec
+class _Phases(object):
+    """EvalAI's phases, dataset splits and phase splits of one build, with each phase's annotation (in the zip),
+    the whole annotations (apart), the evaluation script's phases.json entries and the notes they call for."""
+
+    def __init__(self, c: Competition) -> None:
+        self.c = c
+        self.labels = _labels(c)
+        self.rank = c.columns[0]
+        self.phases, self.dataset_splits, self.phase_splits = [], [], []
+        self.annotations, self.apart, self.script, self.notes = [], OrderedDict(), OrderedDict(), []
+        for p, t in zip(phases_in_order(c.spec), c.of_phase):
+            start = _when(p["start"])
+            if p.get("end") is not None:
+                end = _when(p["end"], end=True)
+            else:
+                end = start + datetime.timedelta(days=NO_END_DAYS)
+                self.notes.append("EvalAI bundle: phase %r has no end, which EvalAI needs: it ends on %s there (%d "
+                                  "days after its start); set its end: in organizer.yaml"
+                                  % (p["name"], end, NO_END_DAYS))
+            for track in _tracks(c):
+                self.add(p, list(c.truths)[t], t, track, start, end)
+            if p.get("auto_migrate_to_this_phase"):
+                self.notes.append("EvalAI bundle: phase %r: auto_migrate_to_this_phase has no EvalAI equivalent "
+                                  "(left out: participants submit to each phase)" % p["name"])
+
+    def split(self, ident: int, name: str, codename: str, board: int, visibility: int, precision: int) -> str:
+        split = len(self.dataset_splits) + 1
+        self.dataset_splits.append({"id": split, "name": name, "codename": codename})
+        self.phase_splits.append(OrderedDict([
+            ("challenge_phase_id", ident), ("leaderboard_id", board), ("dataset_split_id", split),
+            ("visibility", visibility), ("leaderboard_decimal_precision", precision),
+            ("is_leaderboard_order_descending", self.rank.sorting == "desc")]))
+        return codename
+
+    def add(self, p: dict, truth, t: int, track: Optional[str], start, end) -> None:
+        """One EvalAI phase: the competition's phase p (scored against truth, task t) for one track."""
+        c = self.c
+        ident = len(self.phases) + 1
+        codename = _codename(p["name"], track)
+        if codename in self.script:
+            raise BundleError("phases: %r and another phase both become EvalAI's codename %r (a phase's name in "
+                              "lower case, other characters as '-'): rename one" % (p["name"], codename))
+        name = p["name"] + (" (%s)" % track if track else "")
+        phase = OrderedDict([
+            ("id", ident), ("name", name), ("description", "templates/challenge_phase_%d_description.html" % ident),
+            ("leaderboard_public", True), ("is_public", True), ("is_submission_public", False),
+            ("start_date", start), ("end_date", end),
+            ("test_annotation_file", "%s/%s.zip" % (ANNOTATIONS, codename)), ("codename", codename),
+            ("max_submissions_per_day", int(p.get("max_submissions_per_day", 5))),
+            ("max_submissions_per_month", int(p.get("max_submissions", 100))),
+            ("max_submissions", int(p.get("max_submissions", 100))),
+            ("is_restricted_to_select_one_submission", False),
+            ("is_partial_submission_evaluation_enabled", False),
+            ("allowed_submission_file_types", ".zip")])
+        attrs = meta_attributes(c.spec.get("fact_sheet"))
+        if attrs:
+            phase["submission_meta_attributes"] = attrs
+        phase["_time_limit"] = int(p.get("execution_time_limit", DEFAULT_TIME_LIMIT))
+        phase["_description"] = "%s\n\n%s\n" % (p.get("description", name), (
+            "Scored on the %s track's result files (%s_...)." % (track, track) if track else ""))
+        self.phases.append(phase)
+        private = truth.private_ids is not None
+        script = {"slug": c.slug, "time_limit": phase["_time_limit"], "private_split": None,
+                  "split": self.split(ident, name + (" (public part)" if private else ""),
+                                      codename + ("-public" if private else ""), 1, 3,
+                                      max(k.precision for k in c.columns)),
+                  "labels": [[k.key, self.labels[k.key]] for k in c.columns],
+                  "private_labels": [[self.rank.key, self.labels[self.rank.key]]]}
+        public = c.reference_zips[t] if track == c.track else reference_zip(truth.read.reference, truth.level,
+                                                                             track, truth.private_ids)
+        if private:
+            script["private_split"] = self.split(ident, name + " (private part)", codename + "-private", 2, 1,
+                                                 self.rank.precision)
+            rel = "%s/%s.zip" % (APART, codename)
+            self.apart[rel] = _annotation(public, whole_annotation_zip(truth, track))
+            self.notes.append("EvalAI bundle: phase %r: its private part is a host-only split (%s, visibility 1); "
+                              "the bundle's annotation holds the public part only: after creating the challenge, "
+                              "upload %s through EvalAI's annotation upload (the host's phase settings, or the API "
+                              "phases/<id>/get_annotation_file_presigned_url/ then finish_annotation_file_upload/); "
+                              "never commit it to a repository" % (name, script["private_split"], rel))
+        self.annotations.append((phase["test_annotation_file"], _annotation(public)))
+        self.script[codename] = script
+
+
+def _notes(c: Competition) -> List[str]:
+    """What the EvalAI bundle cannot carry over or the organizer must do by hand, one line each."""
     notes = []
-    labels = _labels(c)
-    keys = [k.key for k in c.columns]
-    rank = c.columns[0]
     tracks = _tracks(c)
-    ordered = phases_in_order(spec)
-    truths = list(c.truths)
-    phases, splits, phase_splits, dataset_splits = [], [], [], []
-    annotations, apart, script_phases = [], OrderedDict(), OrderedDict()
-    private_board = any(truths[t].private_ids is not None for t in c.of_phase)
-    precision = max(k.precision for k in c.columns)
-    for i, (p, t) in enumerate(zip(ordered, c.of_phase)):
-        truth = truths[t]
-        start = _when(p["start"])
-        if p.get("end") is not None:
-            end = _when(p["end"], end=True)
-        else:
-            end = start + datetime.timedelta(days=NO_END_DAYS)
-            notes.append("EvalAI bundle: phase %r has no end, which EvalAI needs: it ends on %s there (%d days "
-                         "after its start); set its end: in organizer.yaml" % (p["name"], end, NO_END_DAYS))
-        for track in tracks:
-            ident = len(phases) + 1
-            codename = _codename(p["name"], track)
-            if codename in script_phases:
-                raise BundleError("phases: %r and another phase both become EvalAI's codename %r (a phase's name "
-                                  "in lower case, other characters as '-'): rename one" % (p["name"], codename))
-            name = p["name"] + (" (%s)" % track if track else "")
-            time_limit = int(p.get("execution_time_limit", DEFAULT_TIME_LIMIT))
-            phase = OrderedDict([
-                ("id", ident), ("name", name), ("description", "templates/challenge_phase_%d_description.html" % ident),
-                ("leaderboard_public", True), ("is_public", True), ("is_submission_public", False),
-                ("start_date", start), ("end_date", end),
-                ("test_annotation_file", "%s/%s.zip" % (ANNOTATIONS, codename)), ("codename", codename),
-                ("max_submissions_per_day", int(p.get("max_submissions_per_day", 5))),
-                ("max_submissions_per_month", int(p.get("max_submissions", 100))),
-                ("max_submissions", int(p.get("max_submissions", 100))),
-                ("is_restricted_to_select_one_submission", False),
-                ("is_partial_submission_evaluation_enabled", False),
-                ("allowed_submission_file_types", ".zip")])
-            attrs = meta_attributes(spec.get("fact_sheet"))
-            if attrs:
-                phase["submission_meta_attributes"] = attrs
-            phase["_time_limit"] = time_limit
-            phase["_description"] = "%s\n\n%s\n" % (p.get("description", name), (
-                "Scored on the %s track's result files (%s_...)." % (track, track) if track else ""))
-            phases.append(phase)
-            split = len(dataset_splits) + 1
-            private = truth.private_ids is not None
-            dataset_splits.append({"id": split, "name": name + (" (public part)" if private else ""),
-                                   "codename": codename + ("-public" if private else "")})
-            phase_splits.append(OrderedDict([
-                ("challenge_phase_id", ident), ("leaderboard_id", 1), ("dataset_split_id", split),
-                ("visibility", 3), ("leaderboard_decimal_precision", precision),
-                ("is_leaderboard_order_descending", rank.sorting == "desc")]))
-            script = {"slug": c.slug, "split": dataset_splits[-1]["codename"], "time_limit": time_limit,
-                      "labels": [[k, labels[k]] for k in keys], "private_split": None,
-                      "private_labels": [[rank.key, labels[rank.key]]]}
-            same = track == c.track
-            public = c.reference_zips[t] if same else reference_zip(truth.read.reference, truth.level, track,
-                                                                     truth.private_ids)
-            if private:
-                dataset_splits.append({"id": split + 1, "name": name + " (private part)",
-                                       "codename": codename + "-private"})
-                phase_splits.append(OrderedDict([
-                    ("challenge_phase_id", ident), ("leaderboard_id", 2), ("dataset_split_id", split + 1),
-                    ("visibility", 1), ("leaderboard_decimal_precision", rank.precision),
-                    ("is_leaderboard_order_descending", rank.sorting == "desc")]))
-                script["private_split"] = codename + "-private"
-                rel = "%s/%s.zip" % (APART, codename)
-                apart[rel] = _annotation(public, whole_annotation_zip(truth, track))
-                notes.append("EvalAI bundle: phase %r: its private part is a host-only split (%s, visibility 1); "
-                             "the bundle's annotation holds the public part only: after creating the challenge, "
-                             "upload %s through EvalAI's annotation upload (the host's phase settings, or the API "
-                             "phases/<id>/get_annotation_file_presigned_url/ then finish_annotation_file_upload/); "
-                             "never commit it to a repository" % (name, script["private_split"], rel))
-            annotations.append((phase["test_annotation_file"], _annotation(public)))
-            script_phases[codename] = script
-        if p.get("auto_migrate_to_this_phase"):
-            notes.append("EvalAI bundle: phase %r: auto_migrate_to_this_phase has no EvalAI equivalent (left out: "
-                         "participants submit to each phase)" % p["name"])
     if tracks != [None]:
         notes.append("EvalAI bundle: track %s: one challenge holds a phase per track (%s), each scored on its own "
                      "track's files" % (c.track, ", ".join(tracks)))
-    if any(truths[t].level != FULL for t in c.of_phase):
-        notes.append("EvalAI bundle: no detailed HTML report (EvalAI shows the leaderboard row, the submission's "
-                     "stdout and stderr: the scorer's score lines, warnings and notes at the phase's report level)")
-    else:
-        notes.append("EvalAI bundle: no detailed HTML report (EvalAI shows the leaderboard row, the submission's "
-                     "stdout and stderr)")
-    if spec.get("docker_image"):
+    notes.append("EvalAI bundle: no detailed HTML report (EvalAI shows the leaderboard row and the submission's "
+                 "stdout, stderr and result file: the scorer's score line, and the notes and warnings of the phase's "
+                 "report level)")
+    if c.spec.get("docker_image"):
         notes.append("EvalAI bundle: docker_image %s is not used: EvalAI's worker runs evaluate() in its own image "
                      "(Python 3.9, numpy 1.26.4, Pillow 8.4.0 for prediction uploads), each scoring run in a child "
-                     "process of it" % spec["docker_image"])
+                     "process of it" % c.spec["docker_image"])
     peak = bench_peak(c.slug)
     if peak:
         notes.append("EvalAI bundle: memory: the full-scale bench (%s) peaks at %.0f MiB in %.1f s per scoring run "
@@ -260,13 +263,17 @@ def bundle(c: Competition) -> PlatformBundle:
                      "1 GiB worker" % (peak["input"], peak["peak_rss_mib"], peak["seconds"]))
     notes.append("EvalAI bundle: no starting-kit slot: publish %s-starting_kit.zip (written beside the bundle) "
                  "yourself, e.g. linked from the Overview; the submission guidelines name it" % c.slug)
+    return notes
 
-    leaderboards = [_leaderboard(1, c, keys)]
-    if private_board:
+
+def challenge_config(c: Competition, ph: _Phases) -> dict:
+    """challenge_config.yaml's content."""
+    spec, rank, labels = c.spec, ph.rank, ph.labels
+    leaderboards = [_leaderboard(1, c, [k.key for k in c.columns])]
+    if any(s["leaderboard_id"] == 2 for s in ph.phase_splits):
         leaderboards.append(_leaderboard(2, c, [rank.key]))
-    first, last = phases[0]["start_date"], max(p["end_date"] for p in phases)
     description = " ".join(str(spec.get("description", spec["title"])).split())
-    config = OrderedDict([
+    return OrderedDict([
         ("title", spec["title"]),
         ("short_description", description if len(description) <= 140 else description[:137].rstrip() + "..."),
         ("description", "templates/description.html"),
@@ -278,42 +285,50 @@ def bundle(c: Competition) -> PlatformBundle:
             labels[rank.key], description, "higher" if rank.sorting == "desc" else "lower")),
         ("evaluation_script", SCRIPT),
         ("remote_evaluation", False),
-        ("start_date", first), ("end_date", last),
+        ("start_date", ph.phases[0]["start_date"]), ("end_date", max(p["end_date"] for p in ph.phases)),
         ("published", False),
         ("tags", list(TAGS)),
         ("domain", "CV"),
         ("leaderboard", leaderboards),
-        ("challenge_phases", [OrderedDict((k, v) for k, v in p.items() if not k.startswith("_")) for p in phases]),
-        ("dataset_splits", dataset_splits),
-        ("challenge_phase_splits", phase_splits)])
+        ("challenge_phases", [OrderedDict((k, v) for k, v in p.items() if not k.startswith("_"))
+                              for p in ph.phases]),
+        ("dataset_splits", ph.dataset_splits),
+        ("challenge_phase_splits", ph.phase_splits)])
 
+
+def templates(c: Competition, phases: List[dict]) -> List[Tuple[str, bytes]]:
+    """[(templates/NAME.html, bytes)]: the Overview with the Data page (and any other page) folded in, since EvalAI
+    has no Data page; the Evaluation page; the terms; the generated submission guidelines; a description per
+    phase."""
     overview = _page(c, "overview")
-    data = _page(c, "data")
-    extra = [n[:-3] for n in c.pages if n.endswith(".md") and n[:-3] not in ("overview", "data", "evaluation",
-                                                                            "terms")]
     for page in ("Data page", "data page"):            # the Data page is a section of this one on EvalAI
         overview = overview.replace("the " + page, "the Data section below").replace(
             "The " + page, "The Data section below")
-    folded = overview.rstrip() + "\n\n" + data.rstrip() + "\n"
-    for name in extra:
-        folded += "\n" + _page(c, name).rstrip() + "\n"
-    templates = [("templates/description.html", _html(folded)),
-                 ("templates/evaluation_details.html", _html(_evaluation(_page(c, "evaluation")))),
-                 ("templates/terms_and_conditions.html", _html(_page(c, "terms") or "# Terms\n")),
-                 ("templates/submission_guidelines.html", _html(_guidelines(c, phases)))]
-    templates += [("templates/challenge_phase_%d_description.html" % p["id"],
+    folded = overview.rstrip() + "\n\n" + _page(c, "data").rstrip() + "\n"
+    for name in [n[:-3] for n in c.pages if n.endswith(".md")]:
+        if name not in ("overview", "data", "evaluation", "terms"):
+            folded += "\n" + _page(c, name).rstrip() + "\n"
+    out = [("templates/description.html", _html(folded)),
+           ("templates/evaluation_details.html", _html(_evaluation(_page(c, "evaluation")))),
+           ("templates/terms_and_conditions.html", _html(_page(c, "terms") or "# Terms\n")),
+           ("templates/submission_guidelines.html", _html(_guidelines(c, phases)))]
+    return out + [("templates/challenge_phase_%d_description.html" % p["id"],
                    ("<p>%s</p>\n" % inline(" ".join(p["_description"].split()))).encode("utf-8")) for p in phases]
 
+
+def bundle(c: Competition) -> PlatformBundle:
+    ph = _Phases(c)
     z = ZipBuilder()
-    z.add_bytes(CONFIG, dump_yaml(_plain(config)).encode("utf-8"))
+    z.add_bytes(CONFIG, dump_yaml(_plain(challenge_config(c, ph))).encode("utf-8"))
     z.add_bytes(c.logo[0], c.logo[1])
-    for name, page in templates:
+    for name, page in templates(c, ph.phases):
         z.add_bytes(name, page)
-    z.add_bytes(SCRIPT, evaluation_script_zip(c.slug, script_phases))
-    for name, ann in annotations:
+    z.add_bytes(SCRIPT, evaluation_script_zip(c.slug, ph.script))
+    for name, ann in ph.annotations:
         z.add_bytes(name, ann)
+    apart = OrderedDict(ph.apart)
     apart["%s-starting_kit.zip" % c.slug] = c.kit
-    return PlatformBundle(z.close(), notes, dict(apart))
+    return PlatformBundle(z.close(), ph.notes + _notes(c), dict(apart))
 
 
 def _evaluation(md: str) -> str:

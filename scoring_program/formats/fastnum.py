@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .limits import MAX_NUMBER_CHARS
+from .mapped import release_pages
 
 MAX_DIGITS = 15
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -55,6 +56,7 @@ def gather_words(arr: np.ndarray, start, length, nwords: int) -> np.ndarray:
         if 8 * k + 8 > shortest:        # some field ends inside this word: zero the bytes past its end
             w &= _MASKS[np.minimum(np.maximum(length - 8 * k, 0), 8)]     # (np.clip is slow on numpy 1.17)
         out[k] = w
+    release_pages(arr)              # a mapped file: its pages read here are let go (formats.mapped)
     return out
 
 
@@ -74,6 +76,7 @@ def gather_fields(arr: np.ndarray, start, length, width: int) -> np.ndarray:
         np.minimum(index, arr.size - 1, out=index)
         mat = np.asarray(arr, dtype=np.uint8)[index]
         mat[np.arange(width) >= np.asarray(length, dtype=np.int64)[:, None]] = 0
+        release_pages(arr)
         return mat.view("S%d" % width).ravel()
     out = np.zeros(n, dtype="S%d" % max(width, 1))
     if width == 0:

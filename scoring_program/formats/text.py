@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import SubmissionError, quote_some, shorten
 from .fastnum import NUMPY_REFUSES, Numbers, by_length, gather_fields, parse_numbers
 from .hints import id_hint
+from .mapped import map_file, release_pages
 from .limits import ECHO_CHARS, MAX_FIELD_CHARS, MAX_NUMBER_CHARS, field_too_long, number_too_long
 
 BLOCK_BYTES = 1 << 20       # bytes per block of the tokenizer (whole lines, unless one line is longer)
@@ -58,6 +59,13 @@ def read_bytes(path, file_label: str, err=SubmissionError) -> bytes:
             return f.read()
     except OSError as e:
         raise err(file_label, message="cannot read the file (%s)" % e.strerror)
+
+
+def read_mapped(path, file_label: str, err=SubmissionError):
+    """The file's bytes as read_bytes reads them, mapped read-only rather than copied when it can be (formats.mapped:
+    a file of hundreds of MB is not held twice, and the engines let go of its pages as they pass)."""
+    data = map_file(path)
+    return read_bytes(path, file_label, err) if data is None else data
 
 
 def _where(mask: np.ndarray) -> np.ndarray:
@@ -597,7 +605,11 @@ def _count_byte(data: bytes, byte: int, start: int = 0) -> int:
     if len(data) - start <= BLOCK_BYTES:
         return data.count(bytes([byte]), start)
     arr = _as_array(data)
-    return sum(int(np.count_nonzero(arr[a:a + BLOCK_BYTES] == byte)) for a in range(start, len(data), BLOCK_BYTES))
+    count = 0
+    for a in range(start, len(data), BLOCK_BYTES):
+        count += int(np.count_nonzero(arr[a:a + BLOCK_BYTES] == byte))
+        release_pages(data)
+    return count
 
 
 def _run_starts(mask: np.ndarray) -> np.ndarray:
@@ -822,6 +834,7 @@ def parse_table(data: bytes, file_label: str, ncols, err=SubmissionError, allow_
     scan = _Scan(data, sepb, allowed, allow_blank, keep, start, line)
     for b0, b1, one_line in blocks(data, start):
         (scan.long_line if one_line else scan.block)(b0, b1)
+        release_pages(data)
         if scan.done():
             break
     if scan.blank is not None:

@@ -23,7 +23,7 @@ from ..metrics.segments import segment_starts
 from . import limits, text
 from .fastnum import gather_words
 from .hints import frame_hint
-from .text import Records, Rule, check_rules, lookup, parse_csv, read_bytes, to_float, to_int
+from .text import Records, Rule, check_rules, lookup, parse_csv, read_mapped, to_float, to_int
 
 VIDEO_COLUMNS = ("video", "label", "num_frames")
 GT_COLUMNS = ("video", "tube", "label", "frame", "x1", "y1", "x2", "y2")
@@ -34,7 +34,7 @@ BOX_COLUMNS = ("x1", "y1", "x2", "y2")
 
 def read_csv(path, label: str, columns: tuple, err=SubmissionError) -> Records:
     """A headed CSV file: the Records of the required `columns` (text.parse_csv)."""
-    return parse_csv(read_bytes(path, label, err), label, columns, err)
+    return parse_csv(read_mapped(path, label, err), label, columns, err)
 
 
 def _text(t: Records, name: str, err) -> int:
