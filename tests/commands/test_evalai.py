@@ -148,14 +148,8 @@ def test_the_yaml_follows_evalais_validation_rules(built, slug):
     assert {"__init__.py", "phases.json", "metadata", "score.py", "scoring_program/cli.py"} <= set(script.namelist())
 
 
-def _codabench(built, slug, sub, phase, tmp_path, name):
-    code, scores, _out, err = dryrun.run(slug, sub, "codabench", dist=built, phase=phase,
-                                         keep=str(tmp_path / name))
-    return code, scores, err
-
-
 @pytest.mark.parametrize("slug", SLUGS)
-def test_evaluate_on_every_kit_sample_gives_the_codabench_scores_under_every_label(built, slug, tmp_path):
+def test_evaluate_on_every_kit_sample_gives_score_pys_scores_under_every_label(built, slug, tmp_path):
     y = _config(_zip(open(os.path.join(built, slug, "%s-evalai.zip" % slug), "rb").read()))
     labels = _labels_of_split(y)
     kit = os.path.join(ROOT, "starting_kit", slug)
@@ -169,9 +163,11 @@ def test_evaluate_on_every_kit_sample_gives_the_codabench_scores_under_every_lab
             assert [split for split, _ in rows] == [phase.lower()]
             assert list(rows[0][1]) == labels[phase.lower()]          # every label, nothing else
             assert all(isinstance(v, float) and v == v and abs(v) != float("inf") for v in rows[0][1].values())
-            code, scores, err = _codabench(built, slug, sub, phase, tmp_path, "%s-%s" % (folder, name))
-            assert code == 0, err
-            assert r.public_scores() == [(k, v) for k, v in scores if k in dict(r.labels)]
+            ref = os.path.join(ROOT, "validation_data" if phase == "Development" else "reference_data", slug)
+            proc, direct = run_score(slug, ref, sub, tmp_path, name="%s-%s" % (folder, name), level=None)
+            assert proc.returncode == 0, proc.stderr
+            assert dict(r.public_scores()) == dict((k, v) for k, v in read_scores(direct).items()
+                                                   if k in dict(r.labels))
             shown = [l for l in (r.stdout + r.stderr).splitlines() if l.startswith(("note: ", "warning: "))]
             assert r.output["submission_result"] == {phase.lower(): rows[0][1], "report": shown}
             runs += 1
