@@ -4,6 +4,7 @@ every kit sample (the same scores as the Codabench flavor's dry run; a malformed
 line), a track build as one phase per track, the time limit, and the adapter keeping the project out of the
 worker's interpreter. Where ../shared/tools/evalai_check is set up, EvalAI's own code validates, creates and
 scores every competition's bundle."""
+import fcntl
 import io
 import json
 import os
@@ -341,7 +342,10 @@ def evalai_check(bundle_zip, pairs, tmp_path):
     for codename, sub in pairs:
         argv += ["--score", codename, sub]
     env = dict(os.environ, EVALAI_CHECK_ROOT=EVALAI_ROOT)
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=1800, env=env)
+    # one run at a time per set-up (its README: the runs share ROOT/work/tmp), e.g. make compat's stacks side by side
+    with open(os.path.join(EVALAI_ROOT, ".project-tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=1800, env=env)
     assert report.is_file(), p.stdout + p.stderr
     return p, json.loads(report.read_text())[0]
 
