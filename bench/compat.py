@@ -1,18 +1,20 @@
 """make compat: the scorer on the platform's own stacks gives the pinned stack's outputs, byte for byte.
 
-    python -m bench.compat [--stack NAME ...] [--no-tests] [--keep DIR]
+    python -m bench.compat [--stack NAME ...] [--no-tests] [--jobs N] [--test-jobs N]
 
 Stacks (docker/stacks/<name>.txt, one virtualenv each under .venv-compat/, rebuilt when the file changes):
 
     legacy-py37    Python 3.7,  numpy 1.17.2, Pillow 6.1.0   codalab/codalab-legacy:py37 (Codabench's default)
     legacy-py39    Python 3.9,  numpy 1.22.4, Pillow 9.0.1   codalab/codalab-legacy:py39
     legacy-py312   Python 3.12, numpy 1.26.4, Pillow newest  codalab/codalab-legacy:py312
+    evalai-py39    Python 3.9,  numpy 1.26.4, Pillow 8.4.0   EvalAI's Python 3.9 prediction worker (no OpenCV)
 
 The interpreters come from this machine (`pyenv versions`, or python3.X on PATH): a missing one is an error that
 names it, never a skip. Each stack runs every competition's starting-kit submissions and malformed samples
 through score.py, as a worker does, and must match the pinned stack (this interpreter: the project's .venv):
 same exit code, same stderr lines (progress lines aside), and scores.txt, scores.json and detailed_results.html
-byte-identical. Then it runs the test suite under that stack. Exit 0 when every stack matches and passes.
+byte-identical. Then it runs the test suite under each stack, one stack per core at a time (--test-jobs). Exit 0
+when every stack matches and passes.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STACKS = {"legacy-py37": "3.7", "legacy-py39": "3.9", "legacy-py312": "3.12"}
+STACKS = {"legacy-py37": "3.7", "legacy-py39": "3.9", "legacy-py312": "3.12", "evalai-py39": "3.9"}
 OUTPUT_FILES = ("scores.txt", "scores.json", "detailed_results.html")
 VENVS = os.path.join(ROOT, ".venv-compat")
 
@@ -165,12 +167,34 @@ def differences(pinned, other, cases):
     return lines
 
 
+# ------------------------------------------------------------------ tests
+def run_tests(python):
+    """The test suite under one stack: (passed, its summary line, the output to show when it failed, seconds)."""
+    t0 = time.perf_counter()
+    p = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=ROOT,
+                       capture_output=True, text=True)
+    tail = [l for l in p.stdout.splitlines() if l.strip()]
+    return (p.returncode == 0, tail[-1].strip("= ") if tail else "no output", p.stdout[-6000:] + p.stderr[-2000:],
+            time.perf_counter() - t0)
+
+
+def run_test_suites(pythons, jobs):
+    """{stack: run_tests(...)}, `jobs` suites at a time. One suite keeps about one core busy (its CPU time is its
+    wall time), so on CI's two cores two stacks' suites take the time of one; each is its own pytest session
+    (its own numbered temporary folder) on its own virtualenv."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {stack: pool.submit(run_tests, python) for stack, python in pythons.items()}
+        return {stack: f.result() for stack, f in futures.items()}
+
+
 # ------------------------------------------------------------------ main
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m bench.compat", description=__doc__.split("\n\n")[0])
     ap.add_argument("--stack", action="append", choices=sorted(STACKS), help="only these stacks (default: all)")
     ap.add_argument("--no-tests", action="store_true", help="compare the samples only")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="samples scored at a time")
+    ap.add_argument("--test-jobs", type=int, default=os.cpu_count() or 2,
+                    help="stacks whose test suites run at a time (default: one per core)")
     a = ap.parse_args(argv)
     stacks = a.stack or list(STACKS)
     try:
@@ -180,39 +204,40 @@ def main(argv=None):
         return 1
     cases = samples()
     work = tempfile.mkdtemp(prefix="compat-")
-    rows, failed = [], False
+    start = time.perf_counter()
+    rows, diffs, seconds = [], {}, {}
     try:
         t0 = time.perf_counter()
         pinned = run_all(sys.executable, cases, os.path.join(work, "pinned"), a.jobs)
         py, numpy_v, pil_v = describe(sys.executable)
         rows.append(("pinned", py, numpy_v, pil_v, len(cases), "reference", "-", time.perf_counter() - t0))
+        # every stack's samples first (a minute each), so a difference shows before the long test suites
         for stack in stacks:
-            python = pythons[stack]
             t0 = time.perf_counter()
-            got = run_all(python, cases, os.path.join(work, stack), a.jobs)
-            diff = differences(pinned, got, cases)
-            for line in diff:
+            got = run_all(pythons[stack], cases, os.path.join(work, stack), a.jobs)
+            diffs[stack] = differences(pinned, got, cases)
+            seconds[stack] = time.perf_counter() - t0
+            for line in diffs[stack]:
                 sys.stdout.write("DIFFERS %s %s\n" % (stack, line))
-            tests = "skipped"
-            if not a.no_tests:
-                p = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=ROOT,
-                                   capture_output=True, text=True)
-                tail = [l for l in p.stdout.splitlines() if l.strip()]
-                tests = tail[-1].strip("= ") if tail else "no output"
-                if p.returncode != 0:
-                    sys.stdout.write(p.stdout[-6000:] + p.stderr[-2000:])
-                    failed = True
-            failed = failed or bool(diff)
-            py, numpy_v, pil_v = describe(python)
-            rows.append((stack, py, numpy_v, pil_v, len(cases), "no (%d differ)" % len(diff) if diff else "yes",
-                         tests, time.perf_counter() - t0))
             sys.stdout.flush()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    tests = {} if a.no_tests else run_test_suites(pythons, min(a.test_jobs, len(stacks)))
+    failed = any(diffs.values())
+    for stack in stacks:
+        passed, summary, output, took = tests.get(stack, (True, "skipped", "", 0.0))
+        if not passed:
+            sys.stdout.write("\n--- tests under %s failed:\n%s" % (stack, output))
+            failed = True
+        py, numpy_v, pil_v = describe(pythons[stack])
+        identical = "no (%d differ)" % len(diffs[stack]) if diffs[stack] else "yes"
+        rows.append((stack, py, numpy_v, pil_v, len(cases), identical, summary, seconds[stack] + took))
     sys.stdout.write("\n| stack | Python | numpy | Pillow | samples | identical to pinned | tests | time |\n"
                      "|---|---|---|---|---|---|---|---|\n")
     for row in rows:
         sys.stdout.write("| %s | %s | %s | %s | %d | %s | %s | %.0f s |\n" % row)
+    sys.stdout.write("\nwall time %.0f s (test suites %d at a time)\n"
+                     % (time.perf_counter() - start, 0 if a.no_tests else min(a.test_jobs, len(stacks))))
     return 1 if failed else 0
 
 
