@@ -1,7 +1,7 @@
 """make bench: full-scale synthetic data per competition, whole-process seconds and peak memory of score.py.
 
     python -m bench.run [SLUG ...] [--keep] [--stack legacy-py37 | --python PATH] [--before CHECKOUT]
-                        [--report hidden|full]
+                        [--report hidden|full] [--write-peaks]
 
 score.py runs under the pinned stack (this interpreter) unless --stack names a legacy stack (its virtualenv is
 made by bench.compat) or --python names an interpreter; the data is always generated here, and the baselines run
@@ -19,11 +19,21 @@ score.py (e.g. a git worktree of main) just before, side by side: rows "<variant
 run's detailed_results.html is printed; one over 2 MB fails the run (exit 1), as a crash does. --report full
 measures the report level that computes every analysis (ref/REPORT_LEVEL; checkouts older than the report levels
 ignore the file and always compute them).
+
+A run of score.py whose peak RSS exceeds PEAK_RSS_LIMIT_MIB (600 MiB) fails the bench too (exit 1, one line naming
+the competition, the variant, the peak and the bound): EvalAI's default worker has 1 GiB of memory and its own
+process holds about 300 MiB of it, and score.py runs in a child process beside it, so what the scorer may take at
+full scale is about 600 MiB on that worker. The "(before)" runs of another checkout are shown, not held to it.
+
+The end of the output is a compact table per competition: its largest variant (the largest input), its seconds
+and peak RSS. --write-peaks also writes that table to bench/peaks.json ({slug: {"seconds", "peak_rss_mib",
+"input"}}, the competitions run replacing theirs, the others kept), the record a build note quotes.
 """
 import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +46,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 REPORT_LIMIT = 2 * 1024 * 1024     # bytes: the detailed report must stay under 2 MB at full scale (issue 12)
+PEAK_RSS_LIMIT_MIB = 600            # score.py's peak RSS at full scale (issue 30: EvalAI's 1 GiB worker, see above)
+PEAKS_JSON = os.path.join(ROOT, "bench", "peaks.json")
 
 
 def measure(argv):
@@ -89,6 +101,8 @@ def main(argv):
     ap.add_argument("--before", help="also score every input with this checkout's score.py (side by side)")
     ap.add_argument("--report", choices=("hidden", "full"),
                     help="the report level: written as ref/REPORT_LEVEL into every input (default: none, hidden)")
+    ap.add_argument("--write-peaks", action="store_true",
+                    help="write each competition's largest variant's seconds and peak RSS to bench/peaks.json")
     a = ap.parse_args(argv)
     keep = a.keep
     python = scoring_interpreter(a.stack, a.python)
@@ -97,7 +111,7 @@ def main(argv):
         [python, "-c", "import sys, numpy, PIL; print('Python %d.%d.%d' % sys.version_info[:3], 'numpy', "
          "numpy.__version__, 'Pillow', PIL.__version__)"], capture_output=True, text=True).stdout.strip()))
     slugs = a.slugs or [s for s in MODULES if get(s) is not None and hasattr(get(s), "make_bench")]
-    rows, baselines, sizes = [], {}, {}
+    rows, baselines, sizes, what = [], {}, {}, {}
     for slug in slugs:
         mod = get(slug)
         work = tempfile.mkdtemp(prefix="bench-%s-" % slug)
@@ -123,6 +137,7 @@ def main(argv):
                     phases = [x for x in tail.splitlines() if x.startswith("time: ")]   # the scorer's own split
                     rows.append((slug, label, dt, mem, rc))
                     sizes[slug, label] = _size(inp)
+                    what[slug] = info.get("what", "")
                     print("%-32s %-14s %7.2f s  peak %7.1f MiB  exit %d  [%s; data generated in %.1f s]\n    %s"
                           % (slug, label, dt, mem, rc, info.get("what", ""), gen, first[:160]))
                     for x in phases:
@@ -136,6 +151,10 @@ def main(argv):
                                                                         "  OVER THE 2 MB LIMIT"))
                         if size > REPORT_LIMIT:
                             rows[-1] = rows[-1][:4] + (max(rows[-1][4], 1),)
+                    over = None if root != ROOT else over_peak_rss(slug, variant, mem)
+                    if over:
+                        print("    " + over)
+                        rows[-1] = rows[-1][:4] + (max(rows[-1][4], 1),)
                     sys.stdout.flush()
                 if hasattr(mod, "bench_baseline") and (variant == variants[-1][0] or "inputs" in info):
                     # right after the variant's runs (the machine's load drifts): that variant's inputs only
@@ -148,7 +167,18 @@ def main(argv):
             else:
                 shutil.rmtree(work, ignore_errors=True)
     print(summary(rows, sizes, baselines))
+    table = peaks(rows, sizes, what, a.report)
+    print(peaks_table(table))
+    if a.write_peaks:
+        write_peaks(table)
     return 1 if any(r[4] != 0 for r in rows) else 0
+
+
+def over_peak_rss(slug, variant, mem):
+    """The line that fails a run of score.py whose peak RSS (MiB) exceeds PEAK_RSS_LIMIT_MIB, else None."""
+    if mem <= PEAK_RSS_LIMIT_MIB:
+        return None
+    return "%s %s: peak RSS %.1f MiB, over the %d MiB bound" % (slug, variant, mem, PEAK_RSS_LIMIT_MIB)
 
 
 def _baselines(slug, got, rows, baselines):
@@ -185,6 +215,44 @@ def summary(rows, sizes, baselines):
             slug, label, dt, "" if rc == 0 else " (exit %d)" % rc, mem, size,
             "%.2f" % (mem / size) if size else "-", ratios or "-"))
     return "\n".join(out)
+
+
+def peaks(rows, sizes, what, report=None):
+    """{slug: {"seconds", "peak_rss_mib", "input"}} of each competition's largest variant (its largest input; this
+    checkout's runs, not the "(before)" ones), in the order run; input: the variant and the generator's words."""
+    out = {}
+    for slug, label, dt, mem, rc in rows:
+        if label.endswith(" (before)"):
+            continue
+        best = out.get(slug)
+        if best is None or sizes.get((slug, label), 0) > best[0]:
+            words = re.sub(r" ?\(made in [0-9.]+ s\)", "", what.get(slug, ""))   # the generator's time: not a fact
+            text = words if label == "all" else "%s: %s" % (label, words)
+            out[slug] = (sizes.get((slug, label), 0), {"seconds": round(dt, 2), "peak_rss_mib": round(mem, 1),
+                                                        "input": text + (" (report %s)" % report if report else "")})
+    return dict((slug, entry) for slug, (_, entry) in out.items())
+
+
+def peaks_table(table):
+    """The compact table of peaks(): a line per competition."""
+    out = ["", "largest variant per competition (peak RSS bound %d MiB):" % PEAK_RSS_LIMIT_MIB,
+           "| competition | seconds | peak RSS MiB | input |", "|---|---|---|---|"]
+    for slug, e in table.items():
+        out.append("| %s | %.2f | %.1f | %s |" % (slug, e["seconds"], e["peak_rss_mib"], e["input"]))
+    return "\n".join(out)
+
+
+def write_peaks(table, path=PEAKS_JSON):
+    """bench/peaks.json: the competitions of table replace their entries, the others stay; in MODULES order."""
+    old = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            old = json.load(f)
+    old.update(table)
+    order = [s for s in MODULES if s in old] + sorted(s for s in old if s not in MODULES)
+    with open(path, "w") as f:
+        f.write(json.dumps(dict((s, old[s]) for s in order), indent=2) + "\n")
+    print("wrote %s" % path)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .limits import MAX_NUMBER_CHARS
-from .mapped import release_pages
+from .mapped import SPAN, releasable_map
 
 MAX_DIGITS = 15
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -32,7 +32,10 @@ SMALL_BYTES = 1 << 16           # gather_fields of at most this many bytes: one 
 
 
 def gather_words(arr: np.ndarray, start, length, nwords: int) -> np.ndarray:
-    """(nwords, n) '<u8': word k of field i holds bytes start[i] + 8k .. + 8k + 7, zeroed past length[i]."""
+    """(nwords, n) '<u8': word k of field i holds bytes start[i] + 8k .. + 8k + 7, zeroed past length[i].
+
+    Over a mapped file whose pages can be let go (formats.mapped), the fields are read in file order, a span of
+    mapped.SPAN bytes at a time, and the pages read are let go after each span."""
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     start = np.asarray(start, dtype=np.int64)
     length = np.asarray(length, dtype=np.int64)
@@ -42,8 +45,27 @@ def gather_words(arr: np.ndarray, start, length, nwords: int) -> np.ndarray:
         return out
     nfull = max(arr.size - 7, 0)
     u64 = np.ndarray((nfull,), dtype="<u8", buffer=arr, strides=(1,)) if nfull else np.zeros(1, dtype="<u8")
+    mapped = releasable_map(arr)
+    if mapped is None:
+        _words_into(out, arr, u64, nfull, start, length)
+        return out
+    if n > 1 and np.any(start[1:] < start[:-1]):
+        order = np.argsort(start, kind="stable")        # file order
+        out[:, order] = gather_words(arr, start[order], length[order], nwords)
+        return out
+    cuts = np.searchsorted(start, np.arange(int(start[0]) + SPAN, int(start[-1]) + 1, SPAN)).tolist()
+    for a, b in zip([0] + cuts, cuts + [n]):
+        if b > a:
+            _words_into(out[:, a:b], arr, u64, nfull, start[a:b], length[a:b])
+            mapped.release()
+    return out
+
+
+def _words_into(out: np.ndarray, arr: np.ndarray, u64: np.ndarray, nfull: int, start: np.ndarray,
+                length: np.ndarray) -> None:
+    """gather_words into out (nwords, n); u64: the words at every byte offset of arr below nfull."""
     shortest = int(length.min())
-    for k in range(nwords):
+    for k in range(out.shape[0]):
         pos = start + 8 * k
         if nfull and int(pos.max()) < nfull:
             w = u64[pos]
@@ -56,8 +78,6 @@ def gather_words(arr: np.ndarray, start, length, nwords: int) -> np.ndarray:
         if 8 * k + 8 > shortest:        # some field ends inside this word: zero the bytes past its end
             w &= _MASKS[np.minimum(np.maximum(length - 8 * k, 0), 8)]     # (np.clip is slow on numpy 1.17)
         out[k] = w
-    release_pages(arr)              # a mapped file: its pages read here are let go (formats.mapped)
-    return out
 
 
 def words_to_matrix(words: np.ndarray, width: int) -> np.ndarray:
@@ -69,14 +89,14 @@ def words_to_matrix(words: np.ndarray, width: int) -> np.ndarray:
 
 def gather_fields(arr: np.ndarray, start, length, width: int) -> np.ndarray:
     """The fields (start, length) of the byte array as an 'S<width>' array (longer fields cut), CHUNK_ROWS at a
-    time; a few fields (at most SMALL_BYTES bytes in all) by one fancy index, the same bytes with fewer calls."""
+    time; a few fields (at most SMALL_BYTES bytes in all) by one fancy index, the same bytes with fewer calls (not
+    over a mapped file: gather_words lets its pages go)."""
     n = start.size
-    if 0 < n * width <= SMALL_BYTES and arr.size:
+    if 0 < n * width <= SMALL_BYTES and arr.size and releasable_map(arr) is None:
         index = np.asarray(start, dtype=np.int64)[:, None] + np.arange(width)
         np.minimum(index, arr.size - 1, out=index)
         mat = np.asarray(arr, dtype=np.uint8)[index]
         mat[np.arange(width) >= np.asarray(length, dtype=np.int64)[:, None]] = 0
-        release_pages(arr)
         return mat.view("S%d" % width).ravel()
     out = np.zeros(n, dtype="S%d" % max(width, 1))
     if width == 0:

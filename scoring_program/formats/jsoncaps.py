@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import json
 import mmap
-import os
 import re
 from contextlib import contextmanager
 from typing import Iterator, Optional, Tuple, Type, Union
@@ -33,7 +32,8 @@ import numpy as np
 from ..errors import ScoringError, SubmissionError
 from .jsonpass import unescaped_quotes
 from .limits import MAX_FIELD_CHARS, MAX_NUMBER_CHARS, field_too_long, number_too_long
-from .text import read_bytes
+from .mapped import release_pages
+from .text import read_bytes, read_mapped
 
 BLOCK = 1 << 20                 # bytes per block of vectorized work (a block never ends inside a run of number
                                 # bytes or of backslashes: it is extended to the run's end)
@@ -59,20 +59,19 @@ def check_caps(data: Union[bytes, mmap.mmap], label: str, err: Type[ScoringError
 def line_of(data: Union[bytes, mmap.mmap], offset: int) -> int:
     """The line (1-based) of byte `offset` of a file's bytes (bytes or a memory map)."""
     arr = np.frombuffer(data, dtype=np.uint8)
-    return 1 + sum(int(np.count_nonzero(arr[a:min(a + BLOCK, offset)] == 10)) for a in range(0, offset, BLOCK))
+    line = 1
+    for a in range(0, offset, BLOCK):
+        line += int(np.count_nonzero(arr[a:min(a + BLOCK, offset)] == 10))
+        release_pages(data)
+    return line
 
 
 def file_bytes(path, label: str, err: Type[ScoringError] = SubmissionError) -> Union[bytes, mmap.mmap]:
     """A JSON file's bytes as text.read_bytes reads them (the same errors; a UTF-8 byte-order mark left out), but
-    mapped read-only rather than copied: a file of a GB is not read twice. An empty file, or one that starts with
-    the mark, is read_bytes's copy. The byte pass and the caps read either; json.loads gets a copy (parse_json)."""
-    try:
-        with open(str(path), "rb") as f:
-            if f.read(3) != b"\xef\xbb\xbf" and os.fstat(f.fileno()).st_size > 0:
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        pass                        # read_bytes names the fault
-    return read_bytes(path, label, err)
+    mapped read-only rather than copied (formats.mapped): a file of a GB is not read twice, and the passes over it
+    let go of its pages as they go. An empty file, or one that starts with the mark, is read_bytes's copy. The byte
+    pass and the caps read either; json.loads gets a copy (parse_json)."""
+    return read_mapped(path, label, err)
 
 
 def first_cap_fault(data: Union[bytes, mmap.mmap], block: Optional[int] = None
@@ -112,6 +111,7 @@ def first_cap_fault(data: Union[bytes, mmap.mmap], block: Optional[int] = None
             if length is None:
                 length = _string_length(data, arr, at, b, block)
             return kind, at, length
+        release_pages(data)
         a = b
     return None
 
@@ -150,6 +150,7 @@ def _string_length(data: Union[bytes, mmap.mmap], arr: np.ndarray, open_quote: i
         quotes = unescaped_quotes(data, arr[a:b], a)
         if quotes.size:
             return int(quotes[0]) - open_quote - 1
+        release_pages(data)
         a = b
     return n - open_quote - 1
 

@@ -40,6 +40,7 @@ from .jsonnum import json_numbers, literal_or_number
 from .jsonpass import (ARR_CLOSE, ARR_OPEN, COMMA, KEY, NCODES, OBJ_CLOSE, START, STR, CompactBlock, Grow, Strings,
                        StringTable, Tokens, Unexpected, block_tokens, check_escapes, check_grammar, check_scalars,
                        depth, key_classes, texts, unescaped_quotes)
+from .mapped import release_pages
 
 BLOCK = 1 << 19                 # bytes per block of vectorized work, white space outside strings left out (grown
                                 # when one frame is larger)
@@ -223,6 +224,7 @@ class _Pass(object):
                 size, fresh = 2 * size, False
                 continue
             pos, size, fresh = nxt, int(BLOCK * self.spread), True
+            release_pages(self.data)    # a mapped file: the pages read so far are let go (formats.mapped)
         if self.fault is not None:
             raise self.fault
         return PartFile(self.video_key, self.frame_key, self.frame_video.values(), self.frame_humans.values(),
@@ -234,7 +236,13 @@ class _Pass(object):
     @property
     def ascii(self) -> bool:
         """No byte of the file over 127 (its UTF-8 needs no check; its bytes are its characters)."""
-        return not self.arr.size or int(self.arr.max()) < 0x80
+        if not self.arr.size:
+            return True
+        top = 0
+        for a in range(0, self.arr.size, MAX_BLOCK):
+            top = max(top, int(self.arr[a:a + MAX_BLOCK].max()))
+            release_pages(self.data)
+        return top < 0x80
 
     def _mark(self) -> tuple:
         """The lengths of everything a block appends (_rollback undoes a block that failed half way)."""

@@ -2,13 +2,13 @@
 
 A participant's file of hundreds of MB (tubes.csv, pred_part_result.json) is read in place, never copied: the
 engines (formats.text's tokenizer, formats.fastnum's field reads, formats.kinetics_json's pass, formats.jsoncaps)
-read it block by block. A page of the map that was read stays in the process's resident set until it is let go,
-so that one pass over a file of 1 GB would hold 1 GB, in the count of the scorer's memory that a worker's limit
-applies to (EvalAI's default worker: 1 GiB). release_pages lets go of every page read so far (madvise
+read it block by block. A page of the map that was read stays in the process's resident set (RSS) until it is let
+go: one pass over a file of 1 GB would show 1 GB more RSS, the measure a worker's memory is judged by (EvalAI's
+default worker: 1 GiB, bench.run's bound). release_pages lets go of every page read so far (madvise
 MADV_DONTNEED): the bytes stay in the kernel's page cache, which it reclaims under pressure, and a page read again
-comes back from it. The engines call it after each block, so the scorer holds the few MB of the block it reads,
-whatever the file's size. Only the resident set changes: no byte read differs. Python 3.7 has no mmap.madvise:
-there the pages stay (what a copy of the file would cost).
+comes back from it. The engines call it after each block, and gather_words after each SPAN of the file, so the
+file takes at most a block or a span of the scorer's RSS, whatever its size. Only the RSS changes: no byte read
+differs. Python 3.7 has no mmap.madvise: there the pages stay (still no copy of the file).
 """
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ from typing import Optional
 import numpy as np
 
 _BLOCK = 1 << 20                # bytes per count of one byte (MappedFile.count)
+SPAN = 1 << 24                  # bytes of a map that one read of scattered fields may span before its pages are let
+                                # go (formats.fastnum.gather_words: the fields of a few records spread over the file
+                                # would otherwise bring in the whole file, a page or more per field)
 _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 
@@ -53,12 +56,18 @@ def map_file(path) -> Optional[MappedFile]:
     return None
 
 
-def release_pages(data) -> None:
-    """MappedFile.release for data that is a MappedFile or a numpy array over one (a view of one included);
-    nothing for anything else (bytes)."""
+def releasable_map(data) -> Optional[MappedFile]:
+    """The MappedFile that data is or that a numpy array reads (a view of one included), when its pages can be let
+    go; else None (bytes, or Python 3.7, which has no mmap.madvise)."""
     while isinstance(data, np.ndarray):
         data = data.base
     if isinstance(data, memoryview):
         data = data.obj
-    if isinstance(data, MappedFile):
-        data.release()
+    return data if isinstance(data, MappedFile) and _DONTNEED is not None else None
+
+
+def release_pages(data) -> None:
+    """MappedFile.release for data that is a MappedFile or a numpy array over one; nothing for anything else."""
+    mapped = releasable_map(data)
+    if mapped is not None:
+        mapped.release()

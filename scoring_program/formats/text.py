@@ -14,6 +14,9 @@ the layout decides the speed, never the result.
 The fields themselves are read from the bytes only when asked: as numbers (formats.fastnum, the number engine:
 to_float, to_int), as texts (Records.column, keys, find, codes), in bounded chunks.
 
+The bytes are a copy of the file (read_bytes) or a read-only map of it (read_mapped, formats.mapped: a large file
+is not held twice); the tokenizer and the number engine let go of a map's pages as they pass over them.
+
 The caps of formats.limits hold here, once, for every format: a kept field longer than MAX_FIELD_CHARS (without the
 white space around it) is a one-line error naming the file and the line, and so is a number longer than
 MAX_NUMBER_CHARS or an integer beyond 64 bits, before any fixed-width array is built. When a file has several

@@ -6,7 +6,9 @@ with another field count than the header, and holds the caps (formats.limits) fo
 engine reads the number columns (plain decimals exactly, the rest by numpy's parser). Text columns are read as
 integer codes (equal texts, equal codes) or looked up in the reference's ids, fields grouped by length so that no
 fixed-width copy is wider than its fields. Columns that repeat on consecutive records (a tube's video, id, label,
-score) are read once per run. Every error names the file and the 1-based line.
+score) are read once per run. Every error names the file and the 1-based line. The files are mapped, not copied
+(text.read_mapped), and a tubes.csv's fields and bytes are let go before its per-tube values are spread over its
+rows (memory at full scale).
 
 read_videos / read_gt_tubes (reference, ReferenceDataError) and read_frame_detections / read_tubes (submission,
 SubmissionError) return plain arrays for the metrics. A box with x1 > x2 or y1 > y2 is an error in the reference
@@ -154,10 +156,9 @@ def _group_tubes(t: Records, vid: np.ndarray, tube_id: np.ndarray, frame: np.nda
         same[:1] = False
         run_start = np.flatnonzero(~same)
     lines = t.lines[order] if perm else t.lines
-    tube_of_row = np.cumsum(~same) - 1       # the run (tube) of every row
     # frames ascending within a tube (sort within tubes when they are not)
     if n and np.any(same[1:] & (frame[1:] < frame[:-1])):
-        o2 = np.lexsort((frame, tube_of_row))
+        o2 = np.lexsort((frame, _tube_of_row(same)))
         order = order[o2]
         perm = True
         vid, tube_id, frame, labels, lines = vid[o2], tube_id[o2], frame[o2], labels[o2], lines[o2]
@@ -165,6 +166,7 @@ def _group_tubes(t: Records, vid: np.ndarray, tube_id: np.ndarray, frame: np.nda
     step = np.diff(frame)
     rep = np.flatnonzero(same[1:] & (step == 0))
     gap = np.flatnonzero(same[1:] & (step > 1))
+    del step
     tube_txt = lambda i: shorten(tube_name(int(tube_id[i])), 40)  # noqa: E731
     first = lambda rows: int(rows[np.argmin(lines[rows])])      # noqa: E731
     if rep.size:
@@ -175,14 +177,13 @@ def _group_tubes(t: Records, vid: np.ndarray, tube_id: np.ndarray, frame: np.nda
         i = first(gap + 1)
         raise err(t.file, int(lines[i]), message="the %s %s jumps from frame %d to %d" % (
             what, tube_txt(i), int(frame[i - 1]), int(frame[i])), expected="consecutive frames (no gaps)")
-    first_row = run_start[tube_of_row]
-    badl = np.flatnonzero(labels != labels[first_row])
+    badl = _off_first_row(labels, same, run_start)
     if badl.size:
         i = first(badl)
         raise err(t.file, int(lines[i]), message="the label of the %s %s changes" % (what, tube_txt(i)),
                   expected="the same label on every row of a tube")
     if scores is not None:
-        bads = np.flatnonzero(scores != scores[first_row])
+        bads = _off_first_row(scores, same, run_start)
         if bads.size:
             i = first(bads)
             raise err(t.file, int(lines[i]), message="the score of the %s %s changes" % (what, tube_txt(i)),
@@ -190,6 +191,21 @@ def _group_tubes(t: Records, vid: np.ndarray, tube_id: np.ndarray, frame: np.nda
     length = np.diff(np.concatenate((run_start, [n])))
     first_line = np.minimum.reduceat(lines, run_start) if n else lines[:0]
     return (order if perm else None), run_start, length, first_line
+
+
+def _tube_of_row(same: np.ndarray) -> np.ndarray:
+    """The tube (run) of every row: same[i] tells that row i continues the tube of row i - 1."""
+    return np.cumsum(~same) - 1
+
+
+def _off_first_row(values: np.ndarray, same: np.ndarray, run_start: np.ndarray) -> np.ndarray:
+    """The rows whose value differs from (or is NaN, unlike) their tube's first row's. Only looked for when a value
+    differs from the row's before it in its tube, or a NaN is there: otherwise there is none, and no index of every
+    row's tube is built (memory)."""
+    stepped = values.size > 1 and bool(np.any(same[1:] & (values[1:] != values[:-1])))
+    if not stepped and not (values.dtype.kind == "f" and bool(np.isnan(values).any())):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(values != values[run_start[_tube_of_row(same)]])
 
 
 def _reorder(order, *arrays) -> tuple:
@@ -426,14 +442,17 @@ def read_tubes(path, label: str, videos: Videos) -> Boxes:
     lab_u = _check_labels(u, videos.classes)
     tube = u.codes(_text(u, "tube", err))
     label_u = u.codes(u.col("label")).code     # the label as written: the cap counts every video's tubes
-    vid, known, lab, tid, score = _per_record(cnt, vid_u, known_u, lab_u, tube.code, number_column(u, "score", err))
-    tube = tube._replace(code=None)     # its texts stay, for messages
-    del u, vid_u, known_u, lab_u
+    score_u = number_column(u, "score", err)
+    del u
     t.drop(*(t.col(name) for name in ("video", "tube", "label", "score")))
     frame = number_column(t, "frame", err, integer=True)
     boxes = _boxes(t, err)
+    known, = _per_record(cnt, known_u)
     inverted = _inverted(t, boxes, known)
-    t.release()
+    t.release()                 # the fields and the file go before the per-run values are spread over the records
+    vid, lab, tid, score = _per_record(cnt, vid_u, lab_u, tube.code, score_u)
+    tube = tube._replace(code=None)     # its texts stay, for messages
+    del vid_u, known_u, lab_u, score_u
     _check_frames(t, frame, _frame_limits(videos, vid), err)
     order, start, length, tube_lines = _group_tubes(t, vid, tid, frame, lab, score, SubmissionError, "tube",
                                                     tube.text)

@@ -320,3 +320,18 @@ def test_first_block_of_a_file_with_several_field_counts_takes_the_fast_path_unc
     with pytest.MonkeyPatch.context() as m:
         general_only(m)
         assert read() == fast
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, 1.0, 2.5, float("nan")])), min_size=0, max_size=30))
+def test_rows_off_their_tubes_first_value_as_the_direct_comparison(rows):
+    """tubes._off_first_row (looked for only when a value steps inside a tube or a NaN is there) gives the rows
+    that the direct comparison with every row's tube's first row gives (labels and scores alike)."""
+    same = np.array([s for s, _ in rows], dtype=bool)
+    same[:1] = False
+    values = np.array([v for _, v in rows], dtype=np.float64)
+    run_start = np.flatnonzero(~same)
+    first = run_start[np.cumsum(~same) - 1] if same.size else np.zeros(0, dtype=np.int64)
+    assert np.array_equal(fmt._off_first_row(values, same, run_start), np.flatnonzero(values != values[first]))
+    ints = np.nan_to_num(values, nan=7.0).astype(np.int64)
+    assert np.array_equal(fmt._off_first_row(ints, same, run_start), np.flatnonzero(ints != ints[first]))
