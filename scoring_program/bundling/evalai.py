@@ -301,9 +301,8 @@ def templates(c: Competition, phases: List[dict]) -> List[Tuple[str, bytes]]:
     has no Data page; the Evaluation page; the terms; the generated submission guidelines; a description per
     phase."""
     overview = _page(c, "overview")
-    for page in ("Data page", "data page"):            # the Data page is a section of this one on EvalAI
-        overview = overview.replace("the " + page, "the Data section below").replace(
-            "The " + page, "The Data section below")
+    # the Data page is a section of this one on EvalAI (the Markdown may break the words over lines)
+    overview = re.sub(r"\b([Tt])he\s+[Dd]ata\s+page\b", r"\1he Data section below", overview)
     folded = overview.rstrip() + "\n\n" + _page(c, "data").rstrip() + "\n"
     for name in [n[:-3] for n in c.pages if n.endswith(".md")]:
         if name not in ("overview", "data", "evaluation", "terms"):

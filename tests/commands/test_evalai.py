@@ -143,6 +143,7 @@ def test_the_yaml_follows_evalais_validation_rules(built, slug):
     # the pages: the Overview with the Data page folded in; the guidelines name the kit shipped beside the bundle
     description = z.read("templates/description.html").decode()
     assert "<h" in description and len(description) > len(z.read("templates/terms_and_conditions.html"))
+    assert "data page" not in " ".join(description.lower().split())     # no such page on EvalAI
     assert ("%s-starting_kit.zip" % slug) in z.read("templates/submission_guidelines.html").decode()
     assert os.path.isfile(os.path.join(built, slug, "%s-starting_kit.zip" % slug))
     script = _zip(z.read("evaluation_script.zip"))
