@@ -304,25 +304,49 @@ def unmatched(label: str, things: str, names: List[str], known: np.ndarray, voca
 # ---------------------------------------------------------------------------------------------------------------
 # Numbers that look written in another convention
 
+def _box_text(box) -> str:
+    """A box as the file wrote it, near enough: its four numbers in %g."""
+    return " ".join("%g" % float(v) for v in box)
+
+
 def box_hint(boxes, what: str = "boxes") -> Optional[str]:
-    """A hint about boxes (N, 4) read as x1, y1, x2, y2 pixel corners that look written in another convention:
-    every coordinate within 0..1 (normalised), or at least half of them with x2 < x1 or y2 < y1 (x, y, w, h).
-    None when they look like pixel corners. A fact about the submission alone. boxes: one (N, 4) array, or a list
-    of them taken as their concatenation (each file's boxes as read: no copy of a million boxes is made)."""
+    """A hint about boxes (N, 4) read as x1, y1, x2, y2 pixel corners that look written in another convention,
+    judged on the bulk of the boxes, so that a few boxes past the edge or a few odd rows do not hide it:
+    - normalised: at least 90% of the boxes (all-zero boxes, a common placeholder, left out of the count) have
+      every coordinate within 0..1, whether or not the others are clipped;
+    - x, y, w, h: at least half of them with x2 < x1 or y2 < y1.
+    The text gives the count of the submission's own boxes concerned and the first of them, as read. None when
+    they look like pixel corners. A fact about the submission alone. boxes: one (N, 4) array, or a list of them
+    taken as their concatenation (each file's boxes as read: no copy of a million boxes is made)."""
     import numpy as np
     parts = [np.asarray(b, dtype=np.float64).reshape(-1, 4) for b in (boxes if isinstance(boxes, list) else [boxes])]
     parts = [b for b in parts if b.shape[0]]
     n = sum(b.shape[0] for b in parts)
     if n == 0:
         return None
-    low, high = min(float(b.min()) for b in parts), max(float(b.max()) for b in parts)
-    if low >= 0.0 and high <= 1.0 and high > 0.0:
-        return ("every coordinate of the %d %s lies within 0..1: they look normalised; the format expects pixel "
-                "coordinates" % (n, what))
-    inverted = sum(int(np.count_nonzero((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))) for b in parts)
+    counted, unit, first_unit = 0, 0, None
+    inverted, first_inverted = 0, None
+    with np.errstate(invalid="ignore"):
+        for b in parts:
+            nonzero = np.any(b != 0.0, axis=1)
+            inside = nonzero & np.all((b >= 0.0) & (b <= 1.0), axis=1)
+            counted += int(np.count_nonzero(nonzero))
+            unit += int(np.count_nonzero(inside))
+            if first_unit is None and inside.any():
+                first_unit = b[int(np.argmax(inside))]
+            flipped = (b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1])
+            inverted += int(np.count_nonzero(flipped))
+            if first_inverted is None and flipped.any():
+                first_inverted = b[int(np.argmax(flipped))]
+    if unit and 10 * unit >= 9 * counted:
+        if unit == n:
+            return ("every coordinate of the %d %s lies within 0..1 (the first: %s): they look normalised; the "
+                    "format expects pixel coordinates" % (n, what, _box_text(first_unit)))
+        return ("%d of the %d %s have every coordinate within 0..1 (the first: %s): they look normalised; the "
+                "format expects pixel coordinates" % (unit, n, what, _box_text(first_unit)))
     if n >= 2 and 2 * inverted >= n:
-        return ("%d of the %d %s have x2 < x1 or y2 < y1: they look written as x, y, width, height; the format "
-                "expects corners x1, y1, x2, y2" % (inverted, n, what))
+        return ("%d of the %d %s have x2 < x1 or y2 < y1 (the first: %s): they look written as x, y, width, height; "
+                "the format expects corners x1, y1, x2, y2" % (inverted, n, what, _box_text(first_inverted)))
     return None
 
 

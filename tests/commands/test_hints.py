@@ -75,11 +75,22 @@ def test_unmatched_full_and_own_shapes():
 
 def test_box_and_frame_hints():
     rng = np.random.RandomState(0)
-    assert box_hint(rng.rand(10, 4)) == ("every coordinate of the 10 boxes lies within 0..1: they look normalised; "
-                                         "the format expects pixel coordinates")
+    boxes = rng.rand(10, 4)
+    assert box_hint(boxes) == ("every coordinate of the 10 boxes lies within 0..1 (the first: %s): they look "
+                               "normalised; the format expects pixel coordinates"
+                               % " ".join("%g" % v for v in boxes[0]))
+    # judged on the bulk: one box of ten 1% past the edge (normalised, not clipped), all-zero placeholders aside
+    boxes[3, 2] = 1.01
+    placeholders = np.zeros((5, 4))
+    assert box_hint([placeholders, boxes]) == (
+        "9 of the 15 boxes have every coordinate within 0..1 (the first: %s): they look normalised; the format "
+        "expects pixel coordinates" % " ".join("%g" % v for v in boxes[0]))
+    boxes[:2] = [[20, 30, 240, 310], [5, 6, 70, 80]]   # 8 of 10 is not the bulk: pixel boxes under a pixel happen
+    boxes[2:, 2:] = boxes[2:, :2] + 0.5 * (1.0 - boxes[2:, :2])                   # corners, not x, y, w, h
+    assert box_hint(boxes) is None
     xywh = np.array([[100, 50, 80, 120], [30, 40, 20, 20], [5, 5, 50, 50.]])
-    assert box_hint(xywh) == ("2 of the 3 boxes have x2 < x1 or y2 < y1: they look written as x, y, width, height; "
-                              "the format expects corners x1, y1, x2, y2")
+    assert box_hint(xywh) == ("2 of the 3 boxes have x2 < x1 or y2 < y1 (the first: 100 50 80 120): they look "
+                              "written as x, y, width, height; the format expects corners x1, y1, x2, y2")
     assert box_hint(np.array([[10, 10, 50, 60], [0, 0, 1, 1.]])) is None          # pixel corners
     assert box_hint(np.zeros((0, 4))) is None and box_hint(np.zeros((3, 4))) is None
     assert frame_hint(0) == " (frames count from 1: are yours 0-based?)" and frame_hint(7) == ""
@@ -262,9 +273,10 @@ def test_voc_detection_normalised_boxes(tmp_path):
     res = _detections(tmp_path, lambda x1, y1, x2, y2: (x1 / 1000, y1 / 1000, x2 / 1000, y2 / 1000))
     proc, out = run_score(DET, os.path.join(REF, DET), res, tmp_path, level="hidden")
     assert proc.returncode == 0 and scores_json(out)["mAP"] == 0.0
-    line = ("warning: the 20 result files: every coordinate of the 117 detection boxes lies within 0..1: they look "
-            "normalised; the format expects pixel coordinates (xmin ymin xmax ymax)")
-    assert warnings(proc.stderr) == [line]
+    [line] = warnings(proc.stderr)
+    assert re.fullmatch(r"warning: the 20 result files: every coordinate of the 117 detection boxes lies within "
+                        r"0\.\.1 \(the first: [0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+\): they look normalised; the format "
+                        r"expects pixel coordinates \(xmin ymin xmax ymax\)", line), line
     assert line[len("warning: "):] in report_text(out)
     v = validate(DET, res)
     assert v.returncode == 0 and warnings(v.stdout) == [line]
@@ -278,7 +290,8 @@ def test_voc_detection_xywh_boxes(tmp_path):
     proc, out = run_score(DET, os.path.join(REF, DET), res, tmp_path, level="hidden")
     assert proc.returncode == 0 and scores_json(out)["mAP"] < 0.01
     [line] = warnings(proc.stderr)
-    assert re.fullmatch(r"warning: the 20 result files: \d+ of the 117 detection boxes have x2 < x1 or y2 < y1: "
+    assert re.fullmatch(r"warning: the 20 result files: \d+ of the 117 detection boxes have x2 < x1 or y2 < y1 \(the first: "
+                        r"[0-9.]+ [0-9.]+ [0-9.]+ [0-9.]+\): "
                         r"they look written as x, y, width, height; the format expects corners x1, y1, x2, y2 "
                         r"\(xmin ymin xmax ymax\)", line), line
     assert warnings(validate(DET, res).stdout) == [line]

@@ -95,6 +95,7 @@ def test_box_hint_of_a_list_is_the_hint_of_the_concatenation():
     for parts in cases:
         whole = np.concatenate(parts) if parts else np.zeros((0, 4))
         assert box_hint(parts, "detection boxes") == box_hint(whole, "detection boxes")
-    assert box_hint(cases[0]) == ("every coordinate of the 8 boxes lies within 0..1: they look normalised; the "
-                                  "format expects pixel coordinates")
-    assert box_hint(cases[1]).startswith("2 of the 3 boxes have x2 < x1 or y2 < y1")
+    assert box_hint(cases[0]) == ("every coordinate of the 8 boxes lies within 0..1 (the first: %s): they look "
+                                  "normalised; the format expects pixel coordinates"
+                                  % " ".join("%g" % v for v in cases[0][0][0]))
+    assert box_hint(cases[1]).startswith("2 of the 3 boxes have x2 < x1 or y2 < y1 (the first: 10 10 5 5)")

@@ -9,7 +9,8 @@ import pytest
 from conftest import ROOT
 from scoring_program import cli
 
-HINT = ("results/VOC2011/Main/comp3_det_test_dog.txt: every coordinate of the 2 detection boxes lies within 0..1: "
+HINT = ("results/VOC2011/Main/comp3_det_test_dog.txt: every coordinate of the 2 detection boxes lies within 0..1 "
+        "(the first: 0.1 0.2 0.5 0.6): "
         "they look normalised; the format expects pixel coordinates (xmin ymin xmax ymax)")
 
 
