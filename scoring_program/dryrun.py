@@ -4,7 +4,8 @@
                                      [--phase NAME] [--dist DIR] [--keep DIR] [--max-unzipped-mb N]
                                      [--private-report PATH]
     python -m scoring_program.dryrun SLUG SUBMISSION --flavor evalai [--phase NAME|CODENAME] [--annotation FILE]
-    python -m scoring_program.dryrun --demo [--dist DIR]     every competition's sample, one row each
+    python -m scoring_program.dryrun --demo [--dist DIR]     every competition's sample: its notes, then the verdict
+                                                             (one row per phase, then the verdict line)
 
 --flavor evalai calls the EvalAI bundle's evaluate() exactly as EvalAI's prediction worker does (run_evalai): the
 evaluation_script.zip imported as the package challenge_data.challenge_1, the annotation and the upload at the
@@ -44,6 +45,7 @@ import sys
 import tempfile
 import zipfile
 import zlib
+from collections import OrderedDict
 from typing import List, Optional
 
 from . import runtime
@@ -396,13 +398,16 @@ def demo_submission(slug, phase, phases):
 
 
 def demo(dist, flavors=("codabench", "codalab", "evalai")):
-    """Every competition's sample bundle, each phase with its own kit sample, through both workers' emulations;
-    a row per phase (the first flavor's scores) and a verdict line. Raises DryRunError when a bundle is missing
-    (make demo builds them first)."""
+    """Every competition's sample bundle, each phase with its own kit sample, through both workers' emulations.
+    It ends on its verdict: first the notes (what the rows mean, each warning of the scored runs once with the runs
+    that gave it, where the reports are), then the verdict table (a row per phase, the first flavor's scores) and
+    the verdict line. Raises DryRunError when a bundle is missing (make demo builds them first)."""
     from .bundle import bundle_slugs
     slugs = bundle_slugs()
     rc = EXIT_OK
     runs, failed, report = 0, 0, None
+    rows = []                       # the verdict table, printed after the notes
+    warned = OrderedDict()          # a scored run's warning -> the runs that gave it ("slug phase: flavor")
     print("dry runs of each phase's sample submission (starting_kit/<slug>/validation_submissions/random for "
           "Development, submissions/random for Final) through the %s workers' emulations (EvalAI's: evaluate() "
           "called as its worker calls it); the scores shown are %s's, and every flavor's must equal them"
@@ -434,17 +439,39 @@ def demo(dist, flavors=("codabench", "codalab", "evalai")):
                 if code != 0:
                     failed += 1
                     rc = max(rc, code)
-                    print("%-32s | %-11s | FAILED (%s, exit %d): %s" % (slug, phase, flavor, code,
-                                                                        (err.strip().splitlines() or [""])[-1]))
-                elif first is None:
+                    rows.append("%-32s | %-11s | FAILED (%s, exit %d): %s" % (slug, phase, flavor, code,
+                                                                             (err.strip().splitlines() or [""])[-1]))
+                    continue
+                for line in (err or "").splitlines():
+                    if line.startswith("warning:"):
+                        warned.setdefault(line, []).append((slug, phase, flavor))
+                if first is None:
                     first = scores
                     report = report or os.path.join(out, "detailed_results.html")
-                    print(_row(slug, scores, phase=phase))
+                    rows.append(_row(slug, scores, phase=phase))
+    for line in demo_notes(warned):
+        print(line)
     if report:
         print("detailed reports: DIST/<slug>/dryrun-<flavor>-<phase>/detailed_results.html, e.g. %s" % report)
+    print("verdict, one row per phase:")
+    for row in rows:
+        print(row)
     print("demo: %s: %d of %d dry runs scored (%d competitions, each phase through the %d workers)"
           % ("OK" if not failed else "FAILED", runs - failed, runs, len(slugs), len(flavors)))
     return rc
+
+
+def demo_notes(warned) -> List[str]:
+    """The demo's notes, folded: each warning of the scored runs once (warned: {warning line: [(slug, phase,
+    flavor)]}), with the runs that gave it: 'warning: ... (kinetics-tps Final: codabench, codalab, evalai)'."""
+    out = []
+    for line, where in warned.items():
+        by_run = OrderedDict()
+        for slug, phase, flavor in where:
+            by_run.setdefault("%s %s" % (slug, phase), []).append(flavor)
+        out.append("%s (%s)" % (line, "; ".join("%s: %s" % (run_name, ", ".join(flavors))
+                                                for run_name, flavors in by_run.items())))
+    return out
 
 
 def _evalai_main(a) -> int:

@@ -4,7 +4,8 @@ Codabench's ~900 px iframe and in a 1280 px browser window.
     headline (the ranking score, large) | warnings | notes | per-class bars | the task's sections ("Where the
     points were lost", ...) | every score, folded | tables | curves (small multiples) | protocol
 
-Every number is written at the leaderboard's precision (4 decimals unless a column says otherwise).
+Every number is written at one precision, the page's: the leaderboard's (page_precision: the most decimals of its
+columns, 4 unless a column says otherwise), in the headline, every table, the bars and the notes of curves not drawn.
 
 render_private writes the organizer's per-item tables (score.py --private-report PATH), never into OUTPUT.
 """
@@ -15,7 +16,7 @@ import os
 import re
 from typing import List, NamedTuple
 
-from .result import FULL, LEVEL_TEXT, Bars, HeatMap, Histogram, Plot, Table
+from .result import FULL, LEVEL_TEXT, Bars, HeatMap, Histogram, Plot, Table, why_text
 from .svg import bars_svg, heatmap_svg, histogram_svg, plot_svg
 from .write import format_score
 
@@ -37,7 +38,14 @@ CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;ma
        ".fig{margin:.3em 0 1em}details{margin:.8em 0}summary{cursor:pointer;padding:2px 0}")
 
 
-CELL_PRECISION = 4      # the leaderboard's precision: one number format in every table
+CELL_PRECISION = 4      # the page's precision without leaderboard columns (ScoreKey's default)
+
+
+def page_precision(keys) -> int:
+    """The one precision of a page's numbers: the leaderboard's, i.e. the most decimals of its columns (keys:
+    ScoreKeys), so that no number shows fewer decimals than its leaderboard column; CELL_PRECISION without
+    columns. kinetics-tps: 6 (its score's column), for top-1 and mean PSC too."""
+    return max([k.precision for k in keys or ()] or [CELL_PRECISION])
 
 
 LONG_CELL = 24          # a text cell longer than this may break after '/' and '_' (a file path)
@@ -56,15 +64,15 @@ def _em(text, bold=False) -> float:
     return width * (1.12 if bold else 1.0)
 
 
-def _cell_text(v):
-    """A cell's text: a float at the leaderboard's precision ('n/a' for NaN), anything else as it is."""
-    return (_fixed(v, CELL_PRECISION) if v == v else "n/a") if isinstance(v, float) else str(v)
+def _cell_text(v, precision=CELL_PRECISION):
+    """A cell's text: a float at the page's precision ('n/a' for NaN), anything else as it is."""
+    return (_fixed(v, precision) if v == v else "n/a") if isinstance(v, float) else str(v)
 
 
-def _cell(v, breakable=False):
+def _cell(v, breakable=False, precision=CELL_PRECISION):
     """One <td> of _cell_text; in a breakable column (one holding a text longer than LONG_CELL: file paths), a text
     that may break after '/' and '_' so that the table fits 900 px."""
-    text = html.escape(_cell_text(v))
+    text = html.escape(_cell_text(v, precision))
     if isinstance(v, float) or not breakable:
         return "<td>%s</td>" % text
     return "<td class='text'>%s</td>" % re.sub(r"([/_])", r"\1<wbr>", text)
@@ -92,7 +100,7 @@ def _unbreakable(text, breaks, bold=False) -> float:
     return max(_em(p.strip(), bold) for p in parts) * TABLE_FONT
 
 
-def _column_widths(table) -> List[float]:
+def _column_widths(table, precision=CELL_PRECISION) -> List[float]:
     """Per column, the narrowest width (px) the browser can give it: its longest unbreakable header word or cell
     (headers wrap at spaces, '@' and '/', long text cells after '/' and '_', numbers never), with padding."""
     breakable = _breakable(table)
@@ -101,38 +109,47 @@ def _column_widths(table) -> List[float]:
         widths[i] = _unbreakable(str(h), False, bold=True)
     for row in table.rows:
         for i, v in enumerate(row):
-            text = _cell_text(v)
+            text = _cell_text(v, precision)
             widths[i] = max(widths[i], _unbreakable(text, True) if breakable[i] and not isinstance(v, float)
                             else _em(text) * TABLE_FONT)
     return [w + CELL_PAD for w in widths]
 
 
-def table_min_width(table) -> float:
+def table_min_width(table, precision=CELL_PRECISION) -> float:
     """The narrowest width (px) the browser can give the table (its columns' _column_widths, the paths of a folder
     shown as file names). The report shows a table wider than FIT_WIDTH in parts (split_to_fit)."""
-    return sum(_column_widths(common_folder(table)))
+    return sum(_column_widths(common_folder(table), precision))
 
 
-def split_to_fit(table) -> List[Table]:
+def column_groups(widths, fixed=1, fit=FIT_WIDTH) -> List[List[int]]:
+    """The columns (indices) of each part of a table too wide for `fit` px (widths: its columns' narrowest, px):
+    the first `fixed` columns (the row's name) lead every part, the others follow in order, as many per part as
+    fit (at least one); one part, every column, when the whole fits."""
+    lead = list(range(fixed))
+    if sum(widths) <= fit or len(widths) <= fixed + 1:
+        return [list(range(len(widths)))]
+    parts, start, base = [], fixed, sum(widths[:fixed])
+    while start < len(widths):
+        end, used = start + 1, base + widths[start]
+        while end < len(widths) and used + widths[end] <= fit:
+            used += widths[end]
+            end += 1
+        parts.append(lead + list(range(start, end)))
+        start = end
+    return parts
+
+
+def split_to_fit(table, precision=CELL_PRECISION) -> List[Table]:
     """The table as the report shows it (common_folder): whole when it fits FIT_WIDTH; otherwise in parts, each
     with the first column (the row's name) and as many of the next columns as fit, the later parts titled
     '(continued)'."""
     table = common_folder(table)
-    widths = _column_widths(table)
-    if sum(widths) <= FIT_WIDTH or len(widths) < 3:
+    groups = column_groups(_column_widths(table, precision))
+    if len(groups) == 1:
         return [table]
-    parts = []
-    start = 1
-    while start < len(widths):
-        end, used = start + 1, widths[0] + widths[start]
-        while end < len(widths) and used + widths[end] <= FIT_WIDTH:
-            used += widths[end]
-            end += 1
-        parts.append(Table(table.title if not parts else "%s (continued)" % table.title,
-                           [table.header[0]] + table.header[start:end], [[r[0]] + r[start:end] for r in table.rows],
-                           note=table.note if not parts else None))
-        start = end
-    return parts
+    return [Table(table.title if not k else "%s (continued)" % table.title, [table.header[i] for i in cols],
+                  [[r[i] for i in cols] for r in table.rows], note=table.note if not k else None)
+            for k, cols in enumerate(groups)]
 
 
 def _fixed(v, precision):
@@ -158,11 +175,11 @@ def common_folder(table):
     return Table(table.title, header, rows, note=table.note)
 
 
-def _table(table, level="h3"):
-    return "\n".join(_table_part(t, level) for t in split_to_fit(table))
+def _table(table, level="h3", precision=CELL_PRECISION):
+    return "\n".join(_table_part(t, level, precision) for t in split_to_fit(table, precision))
 
 
-def _table_part(t, level):
+def _table_part(t, level, precision=CELL_PRECISION):
     e = html.escape
     breakable = _breakable(t)
     out = ["<%s>%s</%s>" % (level, e(t.title), level)]
@@ -170,7 +187,7 @@ def _table_part(t, level):
         out.append("<p class='note'>%s</p>" % e(t.note))
     out.append("<div class='scroll'><table><tr>%s</tr>" % "".join("<th>%s</th>" % _header(h) for h in t.header))
     for r in t.rows:
-        out.append("<tr>%s</tr>" % "".join(_cell(c, b) for c, b in zip(r, breakable)))
+        out.append("<tr>%s</tr>" % "".join(_cell(c, b, precision) for c, b in zip(r, breakable)))
     out.append("</table></div>")
     return "\n".join(out)
 
@@ -185,25 +202,31 @@ def _figure(title, svg, note=None):
     return out + "<div class='scroll'>%s</div></div>" % svg
 
 
-def _block(b):
+def _block(b, precision=CELL_PRECISION):
     if isinstance(b, str):
         return "<p>%s</p>" % html.escape(b)
     if isinstance(b, Table):
-        return _table(b)
+        return _table(b, precision=precision)
     if isinstance(b, Bars):
-        return _figure(b.title, bars_svg(b), b.note)
+        return _figure(b.title, bars_svg(b, precision=precision), b.note)
     if isinstance(b, Histogram):
         return _figure(b.title, histogram_svg(b), b.note)
     if isinstance(b, HeatMap):
         return _figure(b.title, heatmap_svg(b), b.note)
     if isinstance(b, Plot):
-        return _figure(None, plot_svg(b, width=320, height=240), b.note)
+        return _figure(None, plot_svg(b, width=LONE_WIDTH, height=LONE_HEIGHT), b.note)
     if isinstance(b, list) and all(isinstance(p, Plot) for p in b):
         return _multiples(b)
     raise TypeError("not a report block: %r" % (b,))
 
 
+LONE_WIDTH, LONE_HEIGHT = 320, 240      # px: a plot drawn alone (small multiples: svg.plot_svg's default size)
+
+
 def _multiples(plots):
+    """Small multiples; a single plot is drawn at the size of a plot alone, its title on fewer lines."""
+    if len(plots) == 1:
+        return "<div class='multiples'>%s</div>" % plot_svg(plots[0], width=LONE_WIDTH, height=LONE_HEIGHT)
     return "<div class='multiples'>%s</div>" % "".join(plot_svg(p) for p in plots)
 
 
@@ -238,16 +261,16 @@ def _head(title):
             "<style>%s</style></head><body>" % CSS]
 
 
-def _headline(result, keys):
+def _headline(result, keys, precision):
     if not keys:
         return []
     first = keys[0]
     return ["<div class='headline'><span class='value'>%s</span><span class='label'>%s "
             "<span class='note'>(leaderboard ranking score)</span></span></div>"
-            % (_fixed(result.scores[first.key], first.precision), html.escape(first.label))]
+            % (_fixed(result.scores[first.key], precision), html.escape(first.label))]
 
 
-def _scores(result, keys):
+def _scores(result, keys, precision):
     """Every leaderboard column, folded (the headline and the chart come first)."""
     e = html.escape
     out = ["<details><summary><b>All scores</b> (%d leaderboard column%s)</summary>"
@@ -255,9 +278,9 @@ def _scores(result, keys):
            "<div class='scroll'><table><tr><th>leaderboard column</th><th>key</th><th>value</th></tr>"]
     for k in keys:
         out.append("<tr><td>%s</td><td>%s</td><td>%s</td></tr>"
-                   % (e(k.label), e(k.key), _fixed(result.scores[k.key], k.precision)))
-    out.append("</table></div><p class='note'>Shown at the leaderboard's precision; scores.json holds every "
-               "digit.</p></details>")
+                   % (e(k.label), e(k.key), _fixed(result.scores[k.key], precision)))
+    out.append("</table></div><p class='note'>Shown at the leaderboard's precision (%d decimals, as every number "
+               "of this page); scores.json holds every digit.</p></details>" % precision)
     return out
 
 
@@ -275,13 +298,13 @@ def _lists(warnings, notes):
     return out
 
 
-def _per_class(bars):
+def _per_class(bars, precision=CELL_PRECISION):
     if not bars:
         return []
-    return ["<h2>Per class</h2>"] + [_block(b) for b in bars]
+    return ["<h2>Per class</h2>"] + [_block(b, precision) for b in bars]
 
 
-def _sections(result):
+def _sections(result, precision=CELL_PRECISION):
     """The task's sections ("Where the points were lost", ...)."""
     e = html.escape
     out = []
@@ -289,43 +312,51 @@ def _sections(result):
         out.append("<h2>%s</h2>" % e(s.title))
         if s.intro:
             out.append("<p>%s</p>" % e(s.intro))
-        out.extend(_block(b) for b in s.blocks)
+        out.extend(_block(b, precision) for b in s.blocks)
     return out
 
 
-def _tables_and_curves(result):
+def _tables_and_curves(result, precision=CELL_PRECISION):
     e = html.escape
     out = []
     if result.tables:
         out.append("<h2>Tables</h2>")
-        out.extend(_table(t) for t in result.tables)
+        out.extend(_table(t, precision=precision) for t in result.tables)
     drawn = [p for p in result.plots if p.series]
     if result.plots:
         out.append("<h2>Curves</h2>")
         for note in sorted(set(p.note for p in drawn if p.note)):
             out.append("<p class='note'>%s</p>" % e(note))
-        out.extend(_not_drawn(result.plots))
+        out.extend(_not_drawn(result.plots, precision))
         if drawn:
             out.append(_multiples(drawn))
     return out
 
 
-def _not_drawn(plots):
-    """The curves not drawn (a Plot without series), named under the note that says why, one paragraph per
-    reason."""
+def _not_drawn(plots, precision=CELL_PRECISION):
+    """The curves not drawn (a Plot without series): per rule (the note that left them out), one paragraph: the
+    rule, then each curve on its line with its own reason (Plot.why, its numbers at the page's precision); curves
+    without one are named together. One paragraph, which the privacy tests leave out with the curves
+    (tests/privacy.py CURVES): which curves are drawn is an aggregate that one test item may change."""
     e = html.escape
     out = []
-    for reason in sorted(set(p.note or "" for p in plots if not p.series)):
-        names = [p.title for p in plots if not p.series and (p.note or "") == reason]
-        out.append("<p class='note'>Not drawn (%d curve%s): %s. %s</p>"
-                   % (len(names), "" if len(names) == 1 else "s", e(", ".join(names)), e(reason)))
+    for rule in sorted(set(p.note or "" for p in plots if not p.series)):
+        group = [p for p in plots if not p.series and (p.note or "") == rule]
+        whys = [why_text(p, precision) for p in group]
+        head = "Not drawn (%d curve%s)" % (len(group), "" if len(group) == 1 else "s")
+        if not any(whys):
+            out.append("<p class='note'>%s: %s.%s</p>" % (head, e(", ".join(p.title for p in group)),
+                                                          " " + e(rule) if rule else ""))
+            continue
+        lines = ["%s: %s" % (e(p.title), e(why or "no reason given")) for p, why in zip(group, whys)]
+        out.append("<p class='note'>%s. %s<br>%s</p>" % (head, e(rule), "<br>".join(lines)))
     return out
 
 
-def _diagnostics(result, keys):
+def _diagnostics(result, keys, precision=CELL_PRECISION):
     """The per-class bars, sections, tables and curves: the full level's diagnostics."""
-    return (_per_class(result.bars or auto_bars(result, keys)) + _sections(result)
-            + _tables_and_curves(result))
+    return (_per_class(result.bars or auto_bars(result, keys), precision) + _sections(result, precision)
+            + _tables_and_curves(result, precision))
 
 
 def _protocol(result):
@@ -424,19 +455,20 @@ def render(result, keys=None) -> str:
     protocol) alone: per-class bars are drawn from the scores, and nothing else the task computed is shown."""
     e = html.escape
     keys = _keys(result, keys)
+    precision = page_precision(keys)
     blocks = ["<p class='note level'>%s</p>" % e(LEVEL_TEXT[result.level]), "<h1>%s</h1>" % e(result.title)]
-    blocks.extend(_headline(result, keys))
+    blocks.extend(_headline(result, keys, precision))
     lists = _lists(result.shown_warnings(), result.shown_notes())
     if lists:
         blocks.append("\n".join(lists))
     if result.level == FULL:
-        blocks.extend(_per_class(result.bars or auto_bars(result, keys)) + _sections(result))
-        blocks.append("\n".join(_scores(result, keys)))
-        blocks.extend(_tables_and_curves(result))
+        blocks.extend(_per_class(result.bars or auto_bars(result, keys), precision) + _sections(result, precision))
+        blocks.append("\n".join(_scores(result, keys, precision)))
+        blocks.extend(_tables_and_curves(result, precision))
     else:
         bars = auto_bars(result, keys)
-        blocks.extend(_per_class(bars))
-        blocks.append("\n".join(_scores(result, keys)))
+        blocks.extend(_per_class(bars, precision))
+        blocks.append("\n".join(_scores(result, keys, precision)))
         blocks.append("<p class='note'>%s</p>" % e(WITHHELD + (FROM_SCORES if bars else "")))
     blocks.extend(_protocol(result))
     return "\n".join(_head(result.title) + explain_terms(blocks) + ["</body></html>\n"])
@@ -458,10 +490,12 @@ def render_private(result, keys=None) -> str:
     if warnings or notes:
         out.append("<p class='note'>Withheld from the participant at the %s report level:</p>" % e(result.level))
         out.extend(_lists(warnings, notes))
+    keys = _keys(result, keys)
+    precision = page_precision(keys)
     if result.level != FULL:
-        out.extend(_diagnostics(result, _keys(result, keys)))
+        out.extend(_diagnostics(result, keys, precision))
     if not result.private:
         out.append("<p>This competition has no per-item table.</p>")
-    out.extend(_table(t, "h2") for t in result.private)
+    out.extend(_table(t, "h2", precision) for t in result.private)
     out.append("</body></html>\n")
     return "\n".join(out)

@@ -13,10 +13,17 @@ import io
 import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .html import CSS
+from .html import CELL_PAD, CSS, TABLE_FONT, _em, column_groups
 from .write import format_score
 
 ENTRY_COLUMNS = ("owner", "submission_id", "phase")     # what a platform's bulk-download name says of an entry
+
+
+# a name cell wraps after '_', '-', '.' and '/' (and anywhere in a longer run), left-aligned, so that a long file
+# name never widens the table past FIT_WIDTH
+PAGE_CSS = ("td.name,th.name{text-align:left;white-space:normal;overflow-wrap:anywhere}"
+            "td.name{min-width:6em}caption{text-align:left;font-size:.92em;color:#555;padding:2px 0}")
+NAME_MAX = 200          # px: the most the name column claims in the width estimate (longer runs wrap anywhere)
 
 
 def page_head(title: str) -> List[str]:
@@ -24,17 +31,27 @@ def page_head(title: str) -> List[str]:
     e = html.escape
     return ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width,initial-scale=1'><title>%s</title>" % e(title),
-            "<style>%s</style></head><body><h1>%s</h1>" % (CSS, e(title))]
+            "<style>%s%s</style></head><body><h1>%s</h1>" % (CSS, PAGE_CSS, e(title))]
 
 
-def _name_cell(r: dict) -> str:
-    """The entry's name as a left-aligned cell: for a Codabench bulk-download name, the uploaded file's own name
-    (its id, owner, phase and date have their columns), the whole name in the cell's title."""
+_NAME_BREAK = re.compile(r"(?<=[_\-./])")
+
+
+def _shown_name(r: dict) -> str:
+    """The name a page shows: for a Codabench bulk-download name, the uploaded file's own name (its id, owner,
+    phase and date have their columns)."""
     name = r["name"]
     m = re.match(r"%s_%s_PhaseId%s_\d{4}-\d{2}-\d{2}_\d{2}-\d{2}_(.+)$" % tuple(
         re.escape(str(r.get(c, ""))) for c in ("submission_id", "owner", "phase")), name)
-    shown = m.group(1) if m and r.get("owner") else name
-    return "<td style='text-align:left' title='%s'>%s</td>" % (html.escape(name, True), html.escape(shown))
+    return m.group(1) if m and r.get("owner") else name
+
+
+def _name_cell(r: dict) -> str:
+    """The entry's name as a left-aligned cell that wraps (after '_', '-', '.' and '/'): _shown_name, the whole
+    name in the cell's title."""
+    shown = _shown_name(r)
+    return "<td class='name' title='%s'>%s</td>" % (html.escape(r["name"], True), "<wbr>".join(
+        html.escape(p) for p in _NAME_BREAK.split(shown)))
 
 
 def _entry_fields(r: dict) -> List[str]:
@@ -76,7 +93,8 @@ def _left_out_section(left_out: Sequence[Tuple[dict, str]]) -> List[str]:
     e = html.escape
     out = ["<h2>Left out: one submission per owner</h2><p>%d submission(s) not in the table: a platform's "
            "leaderboard keeps one per owner, the latest that scored (rescore --all scores every one, --pick ID "
-           "chooses one).</p><div class='scroll'><table><tr><th style='text-align:left'>submission</th>%s<th>why</th></tr>"
+           "chooses one).</p><div class='scroll'><table><tr><th style='text-align:left'>submission</th>%s"
+           "<th style='text-align:left'>why</th></tr>"
            % (len(left_out), _entry_heads(True))]
     out.extend("<tr>%s%s<td style='text-align:left;white-space:normal'>%s</td></tr>"
                % (_name_cell(r), _entry_cells(r, True), e(why)) for r, why in left_out)
@@ -89,7 +107,7 @@ def _failed_section(failed: Sequence[dict], shown: bool) -> List[str]:
         return []
     e = html.escape
     out = ["<h2 class='warn'>Failed</h2><div class='scroll'><table><tr><th style='text-align:left'>submission</th>%s<th>exit</th>"
-           "<th>error</th></tr>" % _entry_heads(shown)]
+           "<th style='text-align:left'>error</th></tr>" % _entry_heads(shown)]
     out.extend("<tr>%s%s<td>%d</td><td style='text-align:left;white-space:normal'>%s</td></tr>"
                % (_name_cell(r), _entry_cells(r, shown), r["exit"], e(r["error"])) for r in failed)
     out.append("</table></div>")
@@ -106,20 +124,63 @@ def render_leaderboard(title: str, keys: Sequence, scored: Sequence[dict], faile
     out = page_head(title)
     out.append("<p>%d submission(s): %d scored, %d failed. Ranked by %s.</p>"
                % (len(scored) + len(failed), len(scored), len(failed), e(keys[0].label if keys else "-")))
-    out.append("<div class='scroll'><table><tr><th>rank</th><th style='text-align:left'>submission</th>%s%s</tr>"
-               % (_entry_heads(shown), "".join("<th>%s</th>" % e(k.label) for k in keys)))
     first = [r["scores"].get(keys[0].key) if keys else None for r in scored]
+    # the table's cells, column by column: rank, submission, [owner, submission id, phase], the scores
+    heads = ["<th>rank</th>", "<th class='name'>submission</th>"]
+    if shown:
+        heads += ["<th style='text-align:left'>owner</th>", "<th>submission id</th>", "<th>phase</th>"]
+    heads += ["<th>%s</th>" % e(k.label) for k in keys]
+    rows = []
     for i, r in enumerate(scored):
         # ties share the best rank of their group, as in ranking.html (the records come best first)
         rank = first.index(first[i]) + 1 if first[i] is not None else i + 1
-        out.append("<tr><td>%d</td>%s%s%s</tr>" % (rank, _name_cell(r), _entry_cells(r, shown), "".join(
-            "<td>%s</td>" % ("%.*f" % (k.precision, r["scores"][k.key]) if k.key in r["scores"] else "n/a")
-            for k in keys)))
-    out.append("</table></div>")
+        cells = ["<td>%d</td>" % rank, _name_cell(r)]
+        if shown:
+            cells += ["<td style='text-align:left'>%s</td>" % e(v) if c == 0 else "<td>%s</td>" % e(v)
+                      for c, v in enumerate(_entry_fields(r))]
+        cells += ["<td>%s</td>" % _score_text(r, k) for k in keys]
+        rows.append(cells)
+    # every part is led by the rank and the name; the owner, id and phase follow them in the first part only
+    fixed = 5 if shown else 2
+    groups = column_groups(_leaderboard_widths(keys, scored, shown), fixed=2)
+    for g, cols in enumerate(groups):
+        caption = ""
+        if len(groups) > 1:
+            cut = [keys[c - fixed].label for c in cols if c >= fixed]
+            caption = "<caption>Scores, part %d of %d: %s%s</caption>" % (
+                g + 1, len(groups), e(cut[0]), " to %s" % e(cut[-1]) if len(cut) > 1 else "")
+        out.append("<div class='scroll'><table>%s<tr>%s</tr>" % (caption, "".join(heads[c] for c in cols)))
+        out.extend("<tr>%s</tr>" % "".join(row[c] for c in cols) for row in rows)
+        out.append("</table></div>")
     out.extend(_failed_section(failed, shown))
     out.extend(_left_out_section(left_out))
     out.append("</body></html>\n")
     return "\n".join(out)
+
+
+def _score_text(r: dict, k) -> str:
+    return "%.*f" % (k.precision, r["scores"][k.key]) if k.key in r["scores"] else "n/a"
+
+
+def _leaderboard_widths(keys: Sequence, scored: Sequence[dict], shown: bool) -> List[float]:
+    """The narrowest width (px) of each column of leaderboard.html's table (html._column_widths' estimate):
+    rank; the name, wrapping after '_', '-', '.' and '/' (at most NAME_MAX: it wraps anywhere beyond); the entry's
+    owner, id and phase; each score column (its header wraps at spaces)."""
+    def width(texts, bold=False):
+        return max([_em(t, bold) for t in texts] or [0.0]) * TABLE_FONT + CELL_PAD
+
+    def words(text):
+        return text.split() or [""]
+    out = [width(["rank"], True) if not scored else max(width(["rank"], True),
+                                                         width([str(len(scored))]))]
+    chunks = [c for r in scored for c in _NAME_BREAK.split(_shown_name(r))]
+    out.append(min(max(width(["submission"], True), width(chunks)), NAME_MAX + CELL_PAD))
+    if shown:
+        for c, head in enumerate(("owner", "submission id", "phase")):
+            out.append(max(width(words(head), True), width([_entry_fields(r)[c] for r in scored])))
+    for k in keys:
+        out.append(max(width(words(k.label), True), width([_score_text(r, k) for r in scored])))
+    return out
 
 
 # ------------------------------------------------------------------ the final ranking (DIR/final/)

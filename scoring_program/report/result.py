@@ -11,6 +11,7 @@ multiples, the protocol.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -91,9 +92,10 @@ class Series(object):
 
 class Plot(object):
     """One small plot. Titles wrap, never cut; the legend (more than one series) is drawn under the plot area.
-    A Plot without series is a curve not drawn: the report names it under its note (why)."""
+    A Plot without series is a curve not drawn: the report names it under its note (the rule that left it out),
+    each with its own reason, `why`: a NotDrawn (numbers the report writes at the page's precision) or a text."""
 
-    def __init__(self, title, xlabel, ylabel, series, xlim=(0.0, 1.0), ylim=(0.0, 1.0), note=None):
+    def __init__(self, title, xlabel, ylabel, series, xlim=(0.0, 1.0), ylim=(0.0, 1.0), note=None, why=None):
         self.title = title
         self.xlabel = xlabel
         self.ylabel = ylabel
@@ -101,6 +103,44 @@ class Plot(object):
         self.xlim = xlim
         self.ylim = ylim
         self.note = note
+        self.why = why
+
+
+def _fixed(v, precision) -> str:
+    return "%.*f" % (precision, round(v, precision) + 0.0)
+
+
+class NotDrawn(NamedTuple):
+    """Why one precision/recall curve is not drawn (faithful_pr_plots), in numbers. Curves are shown at the full
+    report level only (the ground truth released, or the organizer's report): `area` and `ap` depend on it. At
+    ranked == 0 the reason is the submission's alone: it ranks nothing for that curve."""
+    ranked: int             # the submission's ranked items for the curve; -1: not known (handed over in blocks)
+    points: int             # the points drawn from them: one at every `block`-th rank and the last
+    block: int              # k, the privacy resolution (rank_blocks)
+    area: float             # the area those points shade, by the rule of the AP (curve_area)
+    ap: float               # the exact AP it stands for
+
+    def text(self, precision=4, title="") -> str:
+        """The reason in a few words, its numbers at `precision` decimals (the page's): "60 ranked items in 6
+        points: they shade 0.3417 for an AP of 0.7632" (the AP left out when the curve's title shows it)."""
+        if self.ranked == 0:
+            return "your submission ranks nothing for it"
+        points = "%d point%s" % (self.points, "" if self.points == 1 else "s")
+        if self.ranked > 0:
+            lead = "%d ranked item%s in %s" % (self.ranked, "" if self.ranked == 1 else "s", points)
+        else:
+            lead = "%s of %d or more ranks" % (points, self.block)
+        ap = _fixed(self.ap, precision)
+        return "%s: %s %s%s" % (lead, "it shades" if self.points == 1 else "they shade", _fixed(self.area, precision),
+                                "" if "AP %s" % ap in str(title) else " for an AP of %s" % ap)
+
+
+def why_text(plot, precision=4) -> Optional[str]:
+    """A curve not drawn: its own reason in words (plot.why), None when it gives none."""
+    why = getattr(plot, "why", None)
+    if why is None:
+        return None
+    return why.text(precision, plot.title) if isinstance(why, NotDrawn) else str(why)
 
 
 MIN_BLOCK = 10          # a drawn precision/recall point aggregates at least this many ranked items
@@ -135,6 +175,7 @@ NOT_DRAWN = ("A curve is drawn only where its shaded area (%s) is within %.2f of
              "one point every k ranks (k >= %d: the privacy resolution above), these curves would shade an area "
              "that differs from their AP by more (short ranked lists, or positives bunched inside one block), so "
              "they are not drawn; their AP is in the scores.")
+NOTHING_RANKED = "A curve is drawn from the items your submission ranks for it."
 AREA_RULE = {True: "the all-points interpolated precision envelope, VOCap.m", False: "the trapezoids under the "
              "points from recall 0 at precision 1, ACT's pr_to_ap"}
 
@@ -149,23 +190,33 @@ def curve_area(recall, precision, envelope) -> float:
 
 def faithful_pr_plots(curves, envelope, note):
     """One precision/recall plot per (title, recall, precision) curve (one point per ranked item), or per (title,
-    recall, precision, exact AP) curve already in rank blocks, drawn from rank blocks (rank_blocks) only where the
-    area it shades is within FAITHFUL of the curve's own AP under the same rule (curve_area); every other curve
-    becomes a Plot without series whose note says why it is not drawn.
+    recall, precision, exact AP[, ranked items]) curve already in rank blocks, drawn from rank blocks (rank_blocks)
+    only where the area it shades is within FAITHFUL of the curve's own AP under the same rule (curve_area); every
+    other curve becomes a Plot without series whose note gives the rule (NOT_DRAWN) and whose `why` its own reason
+    (NotDrawn: its ranked items, points, area and AP). A curve without a point (the submission ranks nothing for
+    it) is a Plot not drawn too, saying so.
     envelope: VOCap.m's envelope shaded (VOC AP); otherwise ACT's trapezoids, the points joined from (0, 1)."""
     out = []
+    rule = NOT_DRAWN % (AREA_RULE[envelope], FAITHFUL, MIN_BLOCK)
     for curve in curves:
         title, recall, precision = curve[:3]
-        if len(curve) > 3:      # (title, blocks' recall, blocks' precision, the exact AP): blocked already
+        if len(curve) > 3:      # (title, blocks' recall, blocks' precision, the exact AP[, ranked items]): blocked
             x, y, exact = np.asarray(recall, dtype=np.float64), np.asarray(precision, dtype=np.float64), curve[3]
+            ranked = int(curve[4]) if len(curve) > 4 and curve[4] is not None else -1
+            block = max(MIN_BLOCK, -(-ranked // MAX_POINTS)) if ranked > 0 else MIN_BLOCK
         else:
+            ranked = len(recall)
+            block = max(MIN_BLOCK, -(-ranked // MAX_POINTS))
             x, y = rank_blocks(recall, precision)
-            exact = curve_area(recall, precision, envelope)
+            exact = curve_area(recall, precision, envelope) if ranked else 0.0
         if x.size == 0:
+            out.append(Plot(title, "recall", "precision", [], note=NOTHING_RANKED,
+                            why=NotDrawn(0, 0, block, 0.0, float(exact))))
             continue
-        if abs(curve_area(x, y, envelope) - exact) > FAITHFUL:
-            out.append(Plot(title, "recall", "precision", [],
-                            note=NOT_DRAWN % (AREA_RULE[envelope], FAITHFUL, MIN_BLOCK)))
+        area = curve_area(x, y, envelope)
+        if abs(area - exact) > FAITHFUL:
+            out.append(Plot(title, "recall", "precision", [], note=rule,
+                            why=NotDrawn(ranked, int(x.size), block, float(area), float(exact))))
         elif envelope:
             out.append(Plot(title, "recall", "precision", [Series(title, x, y, envelope=True)], note=note))
         else:
@@ -175,14 +226,17 @@ def faithful_pr_plots(curves, envelope, note):
     return out
 
 
-def precision_recall_plots(series, envelope=True, blocked_aps=None):
+def precision_recall_plots(series, envelope=True, blocked_aps=None, blocked_ranked=None):
     """One precision/recall plot per class (small multiples), titled by the class, drawn from rank blocks
     (rank_blocks: series hold one point per ranked item) where faithful to the class's AP (faithful_pr_plots);
     envelope: shade the VOC interpolated precision. blocked_aps: the series hold rank_blocks' points already (a
-    task that keeps only those), and these are their classes' exact APs, in the same order."""
+    task that keeps only those), and these are their classes' exact APs, in the same order; blocked_ranked: then
+    the number of ranked items behind each (the submission's detections of the class), for the reason of a curve
+    not drawn."""
     if blocked_aps is not None:
-        return faithful_pr_plots([(s.label, s.x, s.y, ap) for s, ap in zip(series, blocked_aps)], envelope,
-                                 CURVES_NOTE)
+        ranked = list(blocked_ranked) if blocked_ranked is not None else [None] * len(blocked_aps)
+        return faithful_pr_plots([(s.label, s.x, s.y, ap, n) for s, ap, n in zip(series, blocked_aps, ranked)],
+                                 envelope, CURVES_NOTE)
     return faithful_pr_plots([(s.label, s.x, s.y) for s in series], envelope, CURVES_NOTE)
 
 

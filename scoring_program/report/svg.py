@@ -81,13 +81,18 @@ def envelope_steps(recall, precision, columns=200):
     return np.concatenate([[0.0], x, [1.0]]), np.concatenate([[0.0], y, [0.0]])
 
 
+TITLE_GAP = 10          # px from the title block to the plot area: 4 px clear above the top y tick's label
+
+
 def plot_svg(plot, width=204, height=190):
     """One small plot (a small multiple): wrapped title above, axes, the series, a legend below when >1 series."""
     fs = 10
     ml, mr = 34, 8
     pw = width - ml - mr
     title = wrap(plot.title, fs + 1, width - 4)
-    mt = 6 + len(title) * (fs + 1) * 1.2 + 4
+    # below the title's last line (its descenders reach 0.2 px under the lines' 1.2 spacing), TITLE_GAP px, then
+    # the top y tick's label, whose glyphs rise about 4.5 px above the plot area
+    mt = 6 + len(title) * (fs + 1) * 1.2 + TITLE_GAP
     ph = height - 44
     legend = plot.series if len(plot.series) > 1 else []
     lfs = fs + 2                # the legend: readable beside the 10 px ticks
@@ -165,15 +170,17 @@ def _marker_crosses(bars, i, text, px, fs) -> bool:
     return end - 2 <= px(bars.extra[i]) <= end + 6 + len(text) * fs * CHAR_WIDTH
 
 
-def bars_svg(bars, width=840):
-    """Horizontal bars, one row per label, sorted (largest first) unless bars.sort is False."""
+def bars_svg(bars, width=840, precision=None):
+    """Horizontal bars, one row per label, sorted (largest first) unless bars.sort is False. precision: the
+    page's, for the value labels (default: bars.precision)."""
+    precision = bars.precision if precision is None else precision
     fs = 11
     row = 18
     idx = list(range(len(bars.labels)))
     if bars.sort:
         idx.sort(key=lambda i: (-(bars.values[i] if bars.values[i] == bars.values[i] else -np.inf), i))
     label_w = min(260, max(40, int(max([len(bars.labels[i]) for i in idx] or [4]) * fs * CHAR_WIDTH) + 8))
-    texts = [bars.value_text[i] if bars.value_text else _fmt(bars.values[i], bars.precision) for i in idx]
+    texts = [bars.value_text[i] if bars.value_text else _fmt(bars.values[i], precision) for i in idx]
     if bars.extra is not None and not bars.value_text:
         # beside a marker a bare number could read as the marker's value: with markers, every value label names
         # its bar ("top-1 accuracy 0.0000"); the same words for every value, so the text shows nothing but numbers

@@ -141,20 +141,38 @@ def test_the_sample_bundle_scores_each_phase_against_its_own_part_of_the_sample(
 
 
 def test_demo_runs_each_phase_through_the_three_workers_and_ends_with_a_verdict(dist, monkeypatch, capsys):
-    monkeypatch.setattr(bundle, "bundle_slugs", lambda: ["voc2011-classification", "chalearn-lap2014-action"])
+    """The notes first (what the rows are, each warning of the scored runs once, where the reports are), then the
+    verdict: its table, a row per phase, and the verdict line, last (issue 31: the verdict no longer drowns)."""
+    monkeypatch.setattr(bundle, "bundle_slugs", lambda: ["voc2011-classification", "voc2011-layout"])
     assert dryrun.demo(dist) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("dry runs of each phase's sample submission (starting_kit/<slug>/validation_"
                                "submissions/random for Development, submissions/random for Final) through the "
                                "codabench, codalab, evalai workers' emulations")
-    rows = [line.split(" | ")[:2] for line in lines[1:5]]
+    assert lines[-1] == "demo: OK: 12 of 12 dry runs scored (2 competitions, each phase through the 3 workers)"
+    rows = [line.split(" | ")[:2] for line in lines[-5:-1]]
     assert [(a.strip(), b.strip()) for a, b in rows] == [
         ("voc2011-classification", "Development"), ("voc2011-classification", "Final"),
-        ("chalearn-lap2014-action", "Development"), ("chalearn-lap2014-action", "Final")]
-    example = lines[5].split(", e.g. ")[1]
+        ("voc2011-layout", "Development"), ("voc2011-layout", "Final")]
+    assert lines[-6] == "verdict, one row per phase:"
+    example = lines[-7].split(", e.g. ")[1]
     assert example == os.path.join(dist, "voc2011-classification", "dryrun-codabench-development",
                                    "detailed_results.html") and os.path.isfile(example)
-    assert lines[6:] == ["demo: OK: 12 of 12 dry runs scored (2 competitions, each phase through the 3 workers)"]
+    # the layout sample's four warnings, each once with the runs that gave it (the three workers of one phase)
+    notes = lines[1:-7]
+    assert len(notes) == 4 and all(n.startswith("warning: comp7_layout_") for n in notes)
+    assert notes[0].startswith("warning: comp7_layout_val.xml: 1 layout(s) for a person (image, object) that is not "
+                               "in the val list were skipped")
+    assert all(n.endswith(" (voc2011-layout Development: codabench, codalab, evalai)") for n in notes[:2])
+    assert all(n.endswith(" (voc2011-layout Final: codabench, codalab, evalai)") for n in notes[2:])
+
+
+def test_demo_notes_fold_one_warning_of_many_runs_into_one_line():
+    warned = dryrun.OrderedDict([("warning: w1", [("a", "Final", "codabench"), ("a", "Final", "codalab"),
+                                                  ("b", "Development", "evalai")]),
+                                 ("warning: w2", [("b", "Final", "codabench")])])
+    assert dryrun.demo_notes(warned) == ["warning: w1 (a Final: codabench, codalab; b Development: evalai)",
+                                         "warning: w2 (b Final: codabench)"]
 
 
 # ------------------------------------------------------------------ nothing built behind your back, nothing deleted

@@ -42,9 +42,10 @@ def test_sample_report_is_self_contained_with_headline(slug, tmp_path):
     assert headline, "no headline"
     assert headline.group(1) == "%.*f" % (first.precision, float(scores[first.key]))
     assert headline.group(2).strip() == first.label
+    page_precision = max(k.precision for k in keys)         # one number format per page (issue 31)
     for k in keys:
         if k.key in scores:
-            assert "<td>%s</td><td>%s</td>" % (k.key, "%.*f" % (k.precision, float(scores[k.key]))) in text
+            assert "<td>%s</td><td>%s</td>" % (k.key, "%.*f" % (page_precision, float(scores[k.key]))) in text
     assert "<h2>Per class</h2>" in text or len(keys) < 4, "no per-class bars"
 
 
@@ -80,7 +81,9 @@ def test_render_every_block_and_precision():
     r.level = "full"
     text = render(r, [ScoreKey("mAP", "mean AP", precision=3), ScoreKey("AP_a", "AP a")])
     check_self_contained(text)
-    assert "<span class='value'>0.850</span>" in text and "0.8500000000000001" not in text
+    # one number format per page: the most decimals of the leaderboard's columns (3 and 4), the headline too
+    assert "<span class='value'>0.8500</span>" in text and "0.8500000000000001" not in text
+    assert "<td>1.5000</td>" in text and "<td>mAP</td><td>0.8500</td>" in text
     assert text.index("<h3>b</h3>") < text.index("Where the points were lost") < text.index("<h2>Curves</h2>")
     # sorted bars: bb (0.9) before c (0.5) before a (0.1)
     bars = text[text.index("<h3>b</h3>"):text.index("Where the points")]

@@ -143,8 +143,9 @@ def test_short_list_with_ap_1_is_not_drawn():
     res.scores["mAP"] = 1.0
     res.plots = [plot]
     page = H.render(res)
-    assert "<p class='note'>Not drawn (1 curve): bus. A curve is drawn only where its shaded area (the " \
+    assert "<p class='note'>Not drawn (1 curve). A curve is drawn only where its shaded area (the " \
            "all-points interpolated precision envelope, VOCap.m) is within 0.01 of the AP" in page
+    assert "<br>bus: 8 ranked items in 1 point: it shades 0.6250 for an AP of 1.0000</p>" in page   # issue 31
     assert "<polygon" not in page and "<div class='multiples'>" not in page
 
 
