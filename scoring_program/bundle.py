@@ -59,10 +59,12 @@ one job each, are in scoring_program/bundling/ (its __init__ lists them): one de
 from __future__ import annotations
 
 import argparse
+import io
 import os
-from collections import OrderedDict
 import sys
-from typing import List, Optional, Tuple
+import zipfile
+from collections import OrderedDict
+from typing import Dict, List, Optional, Tuple
 
 try:
     import yaml  # noqa: F401  (bundling/ needs it: a Python without it is told so here, before importing it)
@@ -77,7 +79,8 @@ from . import participant
 from .bundling import ROOT, BundleError, codabench, codalab, competition_path, evalai
 from .bundling.description import Competition, bind_tasks, codabench_yaml, dump_yaml, phases_in_order, v2_columns
 from .bundling.organizer import check_track, load_config, phase_notes, sample_config
-from .bundling.pages import bundle_pages, page_names, participant_pages
+from .bundling.pages import PhaseSet, bundle_pages, page_names, participant_pages, phase_sets
+from .bundling.phasing import check_migrations, phase_description, track_fact_sheet, track_title
 from .bundling.reference import (check_hidden_classes, common_columns, phase_ground_truths, read_reference,
                                  reference_zips)
 from .bundling.private import exposure_lines, private_dirs
@@ -117,12 +120,21 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
         notes.append("track %s: this competition ranks %s entries only, and refuses the other comp's files with a "
                      "message naming the track; build the other track as a competition of its own (Codabench has "
                      "one leaderboard per phase)" % (track, track))
+        if "title" not in settings:
+            y2["title"] = track_title(y2["title"], slug, track)
+        if y2.get("fact_sheet"):
+            y2["fact_sheet"], sheet_notes = track_fact_sheet(y2["fact_sheet"], slug, track)
+            notes += sheet_notes
     y2["leaderboards"][0]["columns"] = v2_columns(columns)
     bind_tasks(y2, truths, of_phase)
+    phases = phase_sets(phases_in_order(y2), truths, of_phase)
+    describe_phases(slug, phases_in_order(y2), phases, settings.get("phases"), track)
+    migration_warnings = check_migrations(slug, phases_in_order(y2), truths, of_phase)
     ref_zips, warnings, reading_notes = reference_zips(slug, truths, track)
+    warnings += migration_warnings
     notes += reading_notes + phase_notes(y2, truths)
 
-    material = participant_pages(slug, truths, of_phase, columns)
+    material = participant_pages(slug, truths, of_phase, columns, track, phases)
     kit = starting_kit_zip(slug, material.kit_readme, material.sample_reference)
     with open(competition_path(slug, y2["image"]), "rb") as f:
         logo = f.read()
@@ -134,6 +146,18 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
     for b in bundles.values():
         notes += b.notes
     return Plan(slug, bundles, warnings, notes, truths, track)
+
+
+def describe_phases(slug: str, phases: List[dict], sets: List[PhaseSet], config_phases: Optional[List[dict]],
+                    track: Optional[str]) -> None:
+    """Each phase whose description is not the organizer's own (organizer.yaml's phase description) gets the one
+    that names its set and result-file names (phasing.phase_description), when the competition has phase.md: an
+    inherited 'Results on the test set' never describes a phase on another set or another track."""
+    for i, (phase, seen) in enumerate(zip(phases, sets)):
+        own = config_phases[i] if config_phases and i < len(config_phases) else {}
+        text = phase_description(slug, seen.set_name, track)
+        if "description" not in own and text:
+            phase["description"] = text
 
 
 def build(slug: str, out_dir: str, reference_data: Optional[str] = None, docker_image: Optional[str] = None,
@@ -153,11 +177,22 @@ def sync_yaml(slug: str) -> str:
     return path
 
 
+def sample_pages(slug: str) -> Dict[str, str]:
+    """{template name: text} of the sample bundle (make bundles: competitions/<slug>/organizer.yaml's phases):
+    its Data and Evaluation pages and its kit README."""
+    plan = prepare(slug)
+    with zipfile.ZipFile(io.BytesIO(plan.codabench)) as z:
+        out = {name: z.read("pages/" + name).decode("utf-8") for name in ("data.md", "evaluation.md")}
+        with zipfile.ZipFile(io.BytesIO(z.read("starting_kit.zip"))) as kit:
+            out["kit_README.md"] = kit.read("README.md").decode("utf-8")
+    return out
+
+
 def sync_pages(slug: str) -> List[str]:
     """Rewrite competitions/<slug>/pages/data.md, pages/evaluation.md and starting_kit/<slug>/README.md as the
-    sample bundle renders them (competitions/<slug>/templates/, the task's protocol); returns the paths written."""
-    read = read_reference(slug, participant.sample_dir(slug))
-    return participant.sync_pages(slug, participant.pages(slug, read.reference, read.columns, True))
+    sample bundle renders them (competitions/<slug>/templates/, the task's protocol, the sample's phases); returns
+    the paths written."""
+    return participant.sync_pages(slug, sample_pages(slug))
 
 
 def bundle_slugs() -> List[str]:

@@ -151,7 +151,8 @@ FACT_SHEET_TYPES = ("checkbox", "text", "select")
 def fact_sheet(sheet: object, what: str) -> Dict[str, dict]:
     """A Codabench v2 fact sheet, checked as Codabench's serializer checks it (api/serializers/competitions.py:
     validate_fact_sheet: a mapping of question key -> exactly key, type, title, selection, is_required,
-    is_on_leaderboard, with the key repeated and the type checkbox, text or select). The two flags are written as
+    is_on_leaderboard, with the key repeated and the type checkbox, text or select; a text question's selection
+    defaults to "", a checkbox needs [true, false], a select its list of choices). The two flags are written as
     the strings "true" / "false", which is what Codabench compares them to (api/views/competitions.py:778,
     api/serializers/submissions.py:148): YAML booleans are accepted and converted, since a boolean would be stored
     and then never shown nor enforced. None or an empty mapping: no fact sheet."""
@@ -180,6 +181,9 @@ def fact_sheet(sheet: object, what: str) -> Dict[str, dict]:
         if q.get("type") not in FACT_SHEET_TYPES:
             raise BundleError("%s: type: expected one of %s, found %s" % (where, ", ".join(FACT_SHEET_TYPES),
                                                                           errors.shorten(q.get("type"))))
+        if q["type"] == "checkbox" and q.get("selection") is None:
+            raise BundleError("%s: selection: a checkbox question needs `selection: [true, false]` (Codabench's "
+                              "editor writes it so, and refuses a question without a selection)" % where)
         missing = [k for k in FACT_SHEET_KEYS if q.get(k) is None]
         if missing:
             raise BundleError("%s: missing %s" % (where, ", ".join(missing)))

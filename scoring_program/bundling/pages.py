@@ -1,17 +1,20 @@
 """The bundle's pages: the competition's Markdown pages (competitions/<slug>/pages/), with the Data page rendered
 for the data bundled, the Evaluation page rendered from the task's protocol, and the organizer's own pages over them;
-and the starting kit's README, rendered from the same templates (participant.py) for the same data.
+and the starting kit's README, rendered from the same templates (participant.py) for the same data, with the
+build's track and phases (phasing.py).
 """
 from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Sequence
 
 from .. import participant
 from ..report.result import HIDDEN, ScoreKey
+from ..tasks import registry
 from ..tasks.base import Reference
 from . import competition_path
+from .phasing import PhaseSet, build_values, render
 from .reference import GroundTruth
 
 
@@ -37,13 +40,31 @@ class ParticipantPages(NamedTuple):
                                             # organizer's data never goes into the kit)
 
 
-def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int],
-                      columns: List[ScoreKey]) -> ParticipantPages:
+def render_pages(slug: str, reference: Reference, columns: List[ScoreKey], sample: bool, hidden: bool = False,
+                 track: Optional[str] = None, phases: Sequence[PhaseSet] = ()) -> Dict[str, str]:
+    """{template name: rendered text}: participant.pages' rendering (the reference's figures, the protocol's
+    rules, the sample and hidden sections) with the build's track and phases (phasing.py's `build:` names): the
+    track's comp alone in a track build, each phase's set and result-file names."""
+    values = participant.figures(slug, reference, columns)
+    values.update(participant.rule_values(registry.get(slug).protocol))
+    extra, flags = build_values(slug, track, phases)
+    values.update(extra)
+    flags.update({"sample": sample, "hidden": hidden})
+    return {name: render(participant.template(slug, name), values, flags) for name in participant.TEMPLATE_NAMES}
+
+
+def phase_sets(phases: Sequence[dict], truths: List[GroundTruth], of_phase: List[int]) -> List[PhaseSet]:
+    """Each phase (the v2 phases, in order) with the set its ground truth holds."""
+    return [PhaseSet(p["name"], truths[i].read.reference.set_name) for p, i in zip(phases, of_phase)]
+
+
+def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int], columns: List[ScoreKey],
+                      track: Optional[str] = None, phases: Sequence[PhaseSet] = ()) -> ParticipantPages:
     sample = all(participant.is_sample(slug, t.ref_dir) for t in truths)
     last = truths[of_phase[-1]].read.reference
     # a hidden phase's pages state no figure computed from its labels (only the sample's are public)
     hidden = truths[of_phase[-1]].level == HIDDEN and not sample
-    rendered = participant.pages(slug, last, columns, sample, hidden)
+    rendered = render_pages(slug, last, columns, sample, hidden, track, phases)
     return ParticipantPages({name: rendered[name] for name in RENDERED_PAGES}, rendered["kit_README.md"],
                             last if sample else None)
 

@@ -138,6 +138,20 @@ def comp_expected(comps, comp, prefixes):
     return "a file name starting with %s" % " or ".join(prefixes(c) for c in comps)
 
 
+def devkit_comp(label, digits, comps, prefixes, devkit_name):
+    """The comp number of a result name's comp<digits>, which must be one of comps and written as the devkit
+    writes it: VOCinit.m's ids are 'comp1' ... 'comp10' and a result file's name is sprintf'ed from the id
+    (VOCopts.detrespath '%s_det_<set>_%s.txt'), so 'comp03_det_...' is no file the devkit reads; it is refused
+    with the devkit's name (devkit_name(comp)). prefixes(c): the name's start for comp c (comp_expected)."""
+    comp = int(digits)
+    if comp not in comps:
+        raise SubmissionError(label, expected=comp_expected(comps, comp, prefixes), found="comp" + digits)
+    if digits != str(comp):
+        raise SubmissionError(label, expected="the devkit's name %s (comp numbers have no leading zero)"
+                              % devkit_name(comp), found="comp" + digits)
+    return comp
+
+
 def result_files(submission, prefix_rx, comps, set_name, names, kind):
     """Map name -> path for files `comp<N>_<kind>_<set>_<name>.txt`; N in comps, one N per submission.
 
@@ -153,11 +167,9 @@ def result_files(submission, prefix_rx, comps, set_name, names, kind):
             continue
         path = submission.find(fname)
         label = submission.label(path)
-        comp = int(m.group(1))
-        if comp not in comps:
-            raise SubmissionError(label, expected=comp_expected(comps, comp, lambda c: "comp%d_%s_" % (c, kind)),
-                                  found="comp%d" % comp)
         rest = m.group(2)
+        comp = devkit_comp(label, m.group(1), comps, lambda c: "comp%d_%s_" % (c, kind),
+                           lambda c: "comp%d_%s_%s.txt" % (c, kind, rest))
         if not rest.startswith(set_name + "_"):
             raise SubmissionError(label, expected="results for the '%s' set: comp%d_%s_%s_<name>.txt"
                                   % (set_name, comp, kind, set_name), found=repr(fname))

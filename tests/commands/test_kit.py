@@ -18,8 +18,8 @@ SLUGS = competition_slugs()
 
 
 def _sample_pages(slug):
-    reference, _, _, columns = bundle.read_reference(slug, participant.sample_dir(slug))
-    return participant.pages(slug, reference, columns, True)
+    """The sample bundle's Data and Evaluation pages and kit README (its phases: competitions/<slug>/organizer.yaml)."""
+    return bundle.sample_pages(slug)
 
 
 def readme_commands(text):

@@ -116,7 +116,9 @@ def test_organizer_bundle_warns_drops_sheep_merges_the_yaml_and_dry_runs(tmp_pat
     assert (dev["index"], dev["name"], str(dev["start"]), str(dev["end"])) == (0, "Development", "2024-03-01",
                                                                               "2024-04-30 12:00:00")
     assert (dev["max_submissions"], dev["max_submissions_per_day"], dev["execution_time_limit"]) == (50, 3, 600)
-    assert dev["description"] == "Results on the test set (comp1 or comp2 result files)."   # inherited
+    # no description of its own: the one naming its set and result files (templates/phase.md), never an inherited
+    # text about another set
+    assert dev["description"] == "Results on the test set (one comp1_cls_test_<class>.txt file per class, or comp2_...)."
     assert dev["tasks"] == [0] and dev["starting_kit"] == "starting_kit.zip"
     assert (final["index"], final["name"], str(final["start"]), str(final["end"])) == (1, "Final", "2024-05-01",
                                                                                       "2024-05-15")
