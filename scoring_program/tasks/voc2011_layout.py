@@ -19,7 +19,7 @@ from ..metrics.layout import (PartErrors, PersonCounts, WeightedLayoutAP, layout
                               select_layouts, voc_layout_ap)
 from ..report.result import LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots
 from .base import Reference, Rule, Task, as_text, no_progress, plural, write_withheld_copy
-from .voc_common import (comp_expected, distinct_images, find_plain_set, item_names, map_columns, plain_sets,
+from .voc_common import (comp_expected, devkit_comp, distinct_images, find_plain_set, item_names, map_columns, plain_sets,
                          track_comps, withheld_keys)
 
 PROTOCOL = [
@@ -73,16 +73,16 @@ def find_results(submission, comps, set_name=None):
     for fname in submission.names():
         m = _RX.fullmatch(fname)
         if m:
-            found.append((fname, int(m.group(1)), m.group(2)))
+            found.append((fname, m.group(1), m.group(2)))
     if not found:
         raise SubmissionError(expected="a results file named comp%d_layout_%s.xml" % (comps[0], set_name or "<set>"),
                               found="no such file; files present: %s" % (quote_some(submission.names())
                                                                           if submission.names() else "none"))
-    for fname, comp, s in found:
+    for i, (fname, digits, s) in enumerate(found):
         label = submission.label(submission.find(fname))
-        if comp not in comps:
-            raise SubmissionError(label, expected=comp_expected(comps, comp, lambda c: "comp%d_layout_" % c),
-                                  found="comp%d" % comp)
+        comp = devkit_comp(label, digits, comps, lambda c: "comp%d_layout_" % c,
+                           lambda c: "comp%d_layout_%s.xml" % (c, s))
+        found[i] = (fname, comp, s)
         if set_name is not None and s != set_name:
             raise SubmissionError(label, expected="results for the '%s' set: comp%d_layout_%s.xml"
                                   % (set_name, comp, set_name), found=repr(fname))

@@ -18,7 +18,7 @@ from ..metrics.confusion import (iou_per_class, joint_histogram, mean_iou, per_i
                                  row_normalized_percent, weighted_mean_iou)
 from ..report.result import LOST, Bars, HeatMap, Own, Result, ScoreKey, Table
 from .base import Reference, Rule, Task, class_figures, no_progress, plural, write_withheld_copy
-from .voc_common import choose_set, comp_expected, track_comps
+from .voc_common import choose_set, comp_expected, devkit_comp, track_comps
 
 TITLE = "PASCAL VOC2011 segmentation (comp5/comp6)"
 SEG_CLASSES = ("background",) + VOC_CLASSES
@@ -165,6 +165,8 @@ def find_result_dir(submission, comps, set_name):
             raise SubmissionError(submission.label(dirs[name]), expected=comp_expected(
                 comps, comp, lambda c: "comp%d_%s_cls" % (c, set_name if set_name else "<set>")).replace(
                 "a file name starting with", "a folder named"), found="comp%d" % comp)
+        devkit_comp(submission.label(dirs[name]), m.group(1), comps, None,
+                    lambda c: "comp%d_%s_cls" % (c, m.group(2)))
         if set_name is not None and m.group(2) != set_name:
             raise SubmissionError(submission.label(dirs[name]), expected="results for the '%s' set in a folder "
                                   "comp%d_%s_cls" % (set_name, comp, set_name), found=repr(name))
