@@ -19,8 +19,10 @@ the containers and reads the arrays:
 
 The pass only accepts what it fully understands: a valid JSON document of exactly this shape, every box and state
 where the metric needs it, keys not repeated, no string or scalar over the caps of formats.limits. Anything else
-(invalid JSON, a missing or repeated key, a list where an object belongs, a container under a key the scorer
-ignores, a box that is not 4 plain numbers, an empty file, another encoding) is Unexpected. For a ground-truth file,
+(invalid JSON, a missing or repeated key, a list where an object belongs, a box that is not 4 plain numbers, an
+empty file, another encoding) is Unexpected. In a prediction file, a container under a key the scorer ignores
+({"humans": [], "x": [{}]}) is checked as JSON and then left out (_outside_ignored), as json.loads builds it and the
+stdlib path never reads it (a ground-truth file with one goes to json.loads whole). For a ground-truth file,
 read_part_file then returns None and the caller parses the file with json.loads; for a prediction file, the block
 where it happens is read by json.loads alone and by the schema's checks (BlockReader, _Pass._by_json), so the
 messages stay those of the stdlib path and json.loads never holds more than a block. A file is read in blocks that
@@ -37,9 +39,9 @@ import numpy as np
 from ..errors import SubmissionError
 from .jsoncaps import check_caps, json_error, line_of
 from .jsonnum import json_numbers, literal_or_number
-from .jsonpass import (ARR_CLOSE, ARR_OPEN, COMMA, KEY, NCODES, OBJ_CLOSE, START, STR, CompactBlock, Grow, Strings,
-                       StringTable, Tokens, Unexpected, block_tokens, check_escapes, check_grammar, check_scalars,
-                       depth, key_classes, texts, unescaped_quotes)
+from .jsonpass import (ARR_CLOSE, ARR_OPEN, COMMA, KEY, NCODES, OBJ_CLOSE, OBJ_OPEN, START, STR, CompactBlock, Grow,
+                       Strings, StringTable, Tokens, Unexpected, block_tokens, check_escapes, check_grammar,
+                       check_scalars, depth, key_classes, texts, unescaped_quotes)
 from .mapped import release_pages
 
 BLOCK = 1 << 19                 # bytes per block of vectorized work, white space outside strings left out (grown
@@ -148,7 +150,7 @@ def read_part_file(data: bytes, pred: bool, reader: Optional[BlockReader] = None
     """PartFile of the bytes of a part file, or None when the document is anything but what the pass handles.
 
     With a BlockReader (prediction files), a block the pass does not read itself (a fault, a box of more than 4
-    numbers, a container under an ignored key) is read with json.loads, alone (_Pass._by_json): the first fault
+    numbers, a container deeper than the schema) is read with json.loads, alone (_Pass._by_json): the first fault
     of the file is raised as SubmissionError with the message of the stdlib path, and a block without fault is read
     all the same. None then means that the file needs json.loads whole (a repeated video or frame key, a frame
     larger than MAX_BLOCK, another encoding)."""
@@ -426,6 +428,17 @@ class _Pass(object):
         check_grammar(code, sc)
         if block.escapes:
             check_escapes(block, tokens)
+        keep = _outside_ignored(code, level, kidx, kcls) if self.pred else None
+        if keep is not None:        # containers under ignored keys, checked as JSON above: left out from here on
+            kept = np.flatnonzero(keep)
+            pos, code, end, level, gap = pos[kept], code[kept], end[kept], level[kept], gap[kept[:-1]]
+            in_keys = keep[kidx]
+            kidx, kcls = (np.cumsum(keep) - 1)[kidx[in_keys]], kcls[in_keys]
+            n = code.size
+            sc = gap > 0
+            scal = np.flatnonzero(sc)
+            s_start = end[scal] + 1
+            shaped = False          # a frame shape is learnt from the tokens of the file as they are
         delta = np.diff(level, prepend=np.int16(pdepth))
         key_after = np.zeros(n, dtype=np.uint8)     # at a colon: the class of its key
         key_after[kidx + 1] = kcls
@@ -691,6 +704,44 @@ class _Pass(object):
         self.names.add_tokens(block, pos[name_tok], end[name_tok], self.fraction)
         _distinct_names(self.names.last, nparts)
         self.verbs.add_tokens(block, pos[verb_tok], end[verb_tok], self.fraction)
+
+
+# opening brackets whose container the scorer ignores, by the level they open and the class of their key: under
+# a frame (level 4) any key but humans, under a human (6) any but box and parts, under a part (8) any but box and verb
+_IGNORED_OPEN = np.zeros((MAX_LEVEL + 2, 6), dtype=bool)
+_IGNORED_OPEN[4, [K_OTHER, K_BOX, K_PARTS, K_VERB]] = True
+_IGNORED_OPEN[6, [K_OTHER, K_HUMANS, K_VERB]] = True
+_IGNORED_OPEN[8, [K_OTHER, K_HUMANS, K_PARTS]] = True
+_IS_OPEN = np.zeros(NCODES, dtype=bool)
+_IS_OPEN[[OBJ_OPEN, ARR_OPEN]] = True
+_IS_CLOSE = np.zeros(NCODES, dtype=bool)
+_IS_CLOSE[[OBJ_CLOSE, ARR_CLOSE]] = True
+
+
+def _outside_ignored(code: np.ndarray, level: np.ndarray, kidx: np.ndarray, kcls: np.ndarray
+                     ) -> Optional[np.ndarray]:
+    """Per token: False inside a container that hangs under a key the scorer ignores ({"humans": [], "x": [{}]}),
+    from its opening bracket to its closing one, brackets included; None when the block has none. The key and its
+    colon stay: the object reads as if the key held a value the pass does not look at. The containers (valid JSON,
+    checked before) are what json.loads would build and flatten_part_file never read, so the arrays are the same."""
+    value = kidx + 2                            # the token after a key's colon: its value
+    inside = value < code.size
+    value, classes = value[inside], kcls[inside]
+    opens = value[_IS_OPEN.take(code[value]) & _IGNORED_OPEN[np.minimum(level[value], MAX_LEVEL + 1), classes]]
+    if not opens.size:
+        return None
+    closing = np.flatnonzero(_IS_CLOSE.take(code))
+    ends = np.empty_like(opens)
+    for lev in np.unique(level[opens]).tolist():    # a container at level L closes at the next close back to L - 1
+        at = level[opens] == lev
+        back = closing[level[closing] == lev - 1]
+        k = np.searchsorted(back, opens[at])
+        if (k >= back.size).any():
+            raise Unexpected("an ignored container that does not close in its block")
+        ends[at] = back[k]
+    outer = opens > np.concatenate(([-1], np.maximum.accumulate(ends)[:-1]))    # not inside an earlier one
+    step = np.bincount(opens[outer], minlength=code.size + 1) - np.bincount(ends[outer] + 1, minlength=code.size + 1)
+    return np.cumsum(step[:-1]) == 0
 
 
 def _signature(code: np.ndarray, sc: np.ndarray, kidx: np.ndarray, kcls: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@
 Other keys ("number", "name") are ignored. The part files are read straight from their bytes into arrays by the
 JSON byte pass and the schema on it (formats.jsonpass, formats.kinetics_json: no Python object per number, string
 or container). A block of a prediction file that the pass does not read itself (a fault, a box of more than 4
-numbers, a container under an ignored key) goes to json.loads alone and to flatten_part_file, the stdlib path; a
+numbers, a container deeper than the schema) goes to json.loads alone and to flatten_part_file, the stdlib path; a
 ground-truth file the pass does not read goes to json.loads whole and to flatten_ground_truth. Both work on whole
 lists at once (list comprehensions and numpy), level by level (videos, frames, humans, parts, boxes): each rule of
 RULES is a vectorized predicate that gives the first bad item, and only the message of the first fault is built from
@@ -41,7 +41,8 @@ from .limits import ECHO_CHARS
 __all__ = ["GroundTruth", "Predictions", "PredFile", "RULES", "MAX_HUMANS", "MAX_PROPOSALS", "file_bytes",
            "load_json", "no_cycle_collection", "parse_json", "read_ground_truth", "flatten_ground_truth",
            "read_part_predictions", "flatten_predictions", "flatten_part_file", "read_predictions",
-           "read_predictions_bytes", "check_classes", "read_pred_classes", "count_fault", "cut_box_text"]
+           "read_predictions_bytes", "check_classes", "read_pred_classes", "count_fault", "cut_box_text",
+           "align_predictions", "missing_videos_error", "texts"]
 
 MAX_HUMANS = 10
 MAX_PROPOSALS = 5
@@ -419,6 +420,9 @@ def _texts(strings: Strings) -> List[str]:
     return [t.decode("utf-8", "surrogatepass") for t in strings.texts]
 
 
+texts = _texts          # the distinct texts of a Strings (part names, states), in their codes' order
+
+
 def _segments(starts: np.ndarray, lengths: np.ndarray, which: np.ndarray) -> np.ndarray:
     """Indices of the items of the segments `which` (segment k: items starts[k] .. starts[k] + lengths[k] - 1), in
     that order."""
@@ -712,15 +716,42 @@ def check_classes(pred_vid: object, label: str) -> None:
                               expected="a class name (text)", found=_found(values[k]))
 
 
+def missing_videos_error(label: str, test_videos: Sequence[str], submitted: object, part_file: bool
+                         ) -> Optional[SubmissionError]:
+    """The error for the test videos (the public list of test videos, in its order) that the submitted file's keys
+    (`submitted`, a dict or a set) lack, or None: pred_vid_result.json (part_file False) needs a class for each,
+    pred_part_result.json part results. The scorer (test_videos: gt_vid_result.json's keys) and validate (the --ids
+    list) give the same line. When the file's keys are the test videos with an extension ('.mp4'), the hint says so,
+    with the count of the file's keys like it (formats.hints)."""
+    missing = [v for v in test_videos if v not in submitted]
+    if not missing:
+        return None
+    from .hints import Vocabulary, hint_phrase, without_extension
+    tests = frozenset(test_videos)
+    other = [k for k in islice(submitted, 0, None) if k not in tests]
+    hint = Vocabulary(test_videos).hint(other[0]) if other else None
+    said = ""
+    if hint is not None:
+        if hint.reason.startswith("end in "):
+            like = sum(1 for k in other if without_extension(k) in tests)
+        else:
+            like = len(other)
+        said = hint_phrase("%d of %d video ids" % (like, len(submitted)), other[0], hint)
+    if part_file:
+        return SubmissionError(label, message="video %s is missing" % shorten(missing[0]),
+                               expected="part results for every test video", found=said or None)
+    return SubmissionError(label, message="video %s has no predicted class" % shorten(missing[0]),
+                           expected="a class for every test video",
+                           found="%s%d missing: %s" % (said + "; " if said else "", len(missing), quote_some(missing)))
+
+
 def read_pred_classes(pred_vid: object, gt: GroundTruth, label: str) -> Tuple[List[str], int]:
     """Predicted class per ground-truth video, and the number of other videos: check_classes, then every test
     video (a key of gt_vid_result.json: the public list of test videos) must have one."""
     check_classes(pred_vid, label)
-    missing = [v for v in gt.videos if v not in pred_vid]
-    if missing:
-        raise SubmissionError(label, message="video %s has no predicted class" % shorten(missing[0]),
-                              expected="a class for every test video",
-                              found="%d missing: %s" % (len(missing), quote_some(missing)))
+    error = missing_videos_error(label, gt.videos, pred_vid, part_file=False)
+    if error is not None:
+        raise error
     return list(map(pred_vid.__getitem__, gt.videos)), len(pred_vid) - len(gt.videos)
 
 
@@ -740,6 +771,13 @@ def read_predictions_bytes(pred_vid: object, data: bytes, gt: GroundTruth, vid_l
     return _align(read_part_predictions(data, part_label), pred_vid, gt, vid_label, part_label)
 
 
+def align_predictions(pred: PredFile, pred_vid: object, gt: GroundTruth, vid_label: str, part_label: str
+                      ) -> Predictions:
+    """Predictions of a checked part file (read_part_predictions) and the parsed pred_vid_result, aligned with the
+    ground truth. The PartFile's proposal boxes may be moved in place: read what it says before."""
+    return _align(pred, pred_vid, gt, vid_label, part_label)
+
+
 def _align(pred: PredFile, pred_vid: object, gt: GroundTruth, vid_label: str, part_label: str) -> Predictions:
     """Predictions of a checked part file (every frame of the file) for the ground truth's frames with humans. A
     test video missing from the part file is an error, whether or not it has frames with humans; predicted frames
@@ -747,10 +785,9 @@ def _align(pred: PredFile, pred_vid: object, gt: GroundTruth, vid_label: str, pa
     scan = pred.part
     videos, per_video = pred.keys
     classes, extra_videos = read_pred_classes(pred_vid, gt, vid_label)
-    missing = [name for name in gt.videos if name not in videos]
-    if missing:
-        raise SubmissionError(part_label, message="video %s is missing" % shorten(missing[0]),
-                              expected="part results for every test video")
+    error = missing_videos_error(part_label, gt.videos, videos, part_file=True)
+    if error is not None:
+        raise error
     n_frames = len(gt.frame_name)
     match = np.full(n_frames, -1, dtype=np.int64)
     bounds = np.searchsorted(gt.frame_video, np.arange(gt.n_videos + 1))

@@ -3,31 +3,35 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import AbstractSet, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import SubmissionError
-from ..formats.hints import (Unmatched, Vocabulary, first_hint, fixed_files_ignored, ignored_warnings, quoted,
-                             with_hint)
+from ..formats.hints import (Hint, Unmatched, Vocabulary, box_hint, first_hint, fixed_files_ignored, hint_phrase,
+                             ignored_warnings, quoted, with_hint)
 from ..formats.jsonpass import unescaped_quotes
-from ..formats.kinetics_tps import (GroundTruth, Predictions, check_classes, file_bytes, load_json,
-                                    no_cycle_collection, read_ground_truth, read_part_predictions,
-                                    read_predictions_bytes)
+from ..formats.kinetics_tps import (GroundTruth, Predictions, align_predictions, check_classes, file_bytes,
+                                    load_json, missing_videos_error, no_cycle_collection, read_ground_truth,
+                                    read_part_predictions, texts)
 from ..metrics.psc import (STEPS, area_left_riemann, frame_and_video_psc, match_humans, part_correctness,
                            points_lost, psc_accuracy_curve)
 from ..metrics.ranking import kept_index
 from ..report.result import LOST, Bars, Histogram, Own, Plot, Result, ScoreKey, Series, Table
-from .base import Reference, Rule, Task, name_list, no_progress, plural, unmatched_warning, write_withheld_copy
+from .base import Reference, Rule, Task, name_list, no_progress, plural, write_withheld_copy
 
 VID_FILE = "pred_vid_result.json"
 PART_FILE = "pred_part_result.json"
 GT_VID_FILE = "gt_vid_result.json"
 GT_PART_FILE = "gt_part_result.json"
+TEST_LIST_FILE = "test_frames.json"   # the kit's public test list (kit_extras), which its baseline reads
 # the 10 body parts Kinetics-TPS annotates (public: the Data page, the dataset's documentation)
 PART_NAMES = ("head", "torso", "left_arm", "right_arm", "left_hand", "right_hand", "left_leg", "right_leg",
               "left_foot", "right_foot")
 FRAME_EXTENSION = ".json"       # the frame keys of the format: img_00001.json, ...
+FRAME_PATTERN = "img_%05d.json"
+_PART_SET = frozenset(PART_NAMES)
 
 PROTOCOL = [
     Rule("scope", "Kinetics-TPS (ICCV 2021 DeeperAction), scored as the official evaluator eval_detection.py at its "
@@ -150,50 +154,127 @@ def _where_lost(section, r):
                           "right class. A video without any counted frame has PSC 1.0." % n_right))
 
 
-def name_warnings(gt, pr, vid_label: str, part_label: str, withheld: Optional[AbstractSet[str]] = None
-                  ) -> List[str]:
-    """The near-miss warnings (formats.hints) about the names a submission writes, against public names only (the
-    action classes the Data page lists, the 10 body parts, the format's frame keys), over every test video (gt and
-    pr before Task.restrict; withheld: the videos whose class the reference left out, KineticsTps.withhold, which
-    give the class names no word). A class or part name: the hint
-    at every level, the count at the full level only (a prediction of a class that the test set happens not to
-    have, 'lunge', is no mistake, and the class set comes from the ground truth); a frame key: at every level (the
-    format's rule, counted over the submission's own keys):
+_NOT_SNAKE = re.compile(r"[A-Z \-]")                 # what a name in the format's lower snake_case never holds
+_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATOR = re.compile(r"[ \-]")
+# frame keys the format would name img_NNNNN.json: the file name without its extension, or the frame number alone
+_FRAME_LIKE = re.compile(r"^(?:img_\d+|\d+)$", re.M)
 
-    - predicted classes that name no action class ('Shooting Basketball' for 'shooting_basketball'), when the
-      first is a near miss or none is a class of the test set;
-    - part names that are none of the 10 body parts ('leftArm' for 'left_arm'): ignored, so PSC drops;
-    - frame keys without the '.json' of the format ('img_00001' for 'img_00001.json'): none is evaluated (when the
-      reference's frame keys are the format's, img_00001.json, ...)."""
+
+def _snake(name: str) -> str:
+    """The format's lower snake_case of a name: 'Shooting Basketball', 'leftArm', 'Bend' -> 'shooting_basketball',
+    'left_arm', 'bend'."""
+    return _SEPARATOR.sub("_", _CAMEL_SPLIT.sub("_", name)).lower()
+
+
+def convention_hint(name: str, vocabulary: Optional[Vocabulary] = None) -> Optional[Hint]:
+    """The hint for a name that the format writes in lower snake_case (class, part and state names), from the name
+    alone: the public vocabulary's name meant (vocabulary: the 10 body parts), else the name in snake_case."""
+    if vocabulary is not None:
+        hint = vocabulary.hint(name)
+        if hint is not None:
+            return hint
+    meant = _snake(name)
+    if meant == name:
+        return None
+    return Vocabulary([meant]).hint(name) or Hint("are not written in lower case with underscores", meant)
+
+
+def _flagged(names: Sequence[str]) -> np.ndarray:
+    """Per name: True where it holds a capital letter, a space or a hyphen (one C-level search a name)."""
+    return np.fromiter(map(bool, map(_NOT_SNAKE.search, names)), dtype=bool, count=len(names))
+
+
+def _part_names_hint(label: str, names: Sequence[str], counts: np.ndarray) -> Optional[str]:
+    """'<label>: <k> of <total> part names <reason> (first: ...; the format expects ...)' for the distinct part names
+    `names` of a file (counts: the rows of each), when one of the first 64 that are none of the 10 body parts is a
+    near miss of one (formats.hints.Vocabulary) or is not in snake_case; k counts the rows of the names like it
+    (not in snake_case, or else not a body part)."""
+    vocabulary = Vocabulary(PART_NAMES)
+    unknown = ~np.fromiter(map(_PART_SET.__contains__, names), dtype=bool, count=len(names))
+    for k in np.flatnonzero(unknown)[:64].tolist():
+        hint = convention_hint(names[k], vocabulary)
+        if hint is not None:
+            like = unknown & _flagged(names) if _NOT_SNAKE.search(names[k]) else unknown
+            return "%s: %s" % (label, hint_phrase("%d of %d part names" % (int(counts[like].sum()), int(counts.sum())),
+                                                  names[k], hint))
+    return None
+
+
+def submission_hints(pred_vid: dict, part, vid_label: str, part_label: str) -> List[str]:
+    """The near-miss hints (formats.hints) about how a submission writes its names and boxes, from the submission
+    alone and the format's public rules, the same in the scorer (every report level) and in validate: each gives
+    the count of the submission's own rows it concerns and the first of them.
+
+    - class names not in the format's lower snake_case ('Shooting Basketball' for 'shooting_basketball'): they
+      match no class;
+    - part names that are near misses of the 10 body parts ('leftArm' for 'left_arm') and states not in snake_case
+      ('Bend' for 'bend'): ignored or wrong, so PSC drops;
+    - frame keys written as the frame file name without '.json' ('img_00001') or as the frame number ('1'): the
+      format's keys are img_00001.json, ...; none is evaluated;
+    - boxes that look normalised or written as x, y, w, h (formats.hints.box_hint, on every human and proposal box).
+
+    pred_vid: the parsed pred_vid_result.json; part: the PartFile of pred_part_result.json, before the alignment
+    (which may move the proposal boxes)."""
     out = []
+    classes = list(pred_vid.values())
+    if classes:
+        flagged = _flagged(classes)
+        if flagged.any():
+            first = classes[int(np.argmax(flagged))]
+            out.append("%s: %s" % (vid_label, hint_phrase("%d of %d predicted classes" % (
+                int(np.count_nonzero(flagged)), len(classes)), first, convention_hint(first))))
+    names, states = part.part_name, part.part_verb
+    name_counts = np.bincount(names.codes, minlength=len(names.texts))
+    text = _part_names_hint(part_label, texts(names), name_counts)
+    if text:
+        out.append(text)
+    state_texts = texts(states)
+    flagged = _flagged(state_texts)
+    if flagged.any():
+        counts = np.bincount(states.codes, minlength=len(states.texts))
+        first = state_texts[int(np.argmax(flagged))]
+        out.append("%s: %s" % (part_label, hint_phrase("%d of %d part states" % (
+            int(counts[flagged].sum()), int(states.codes.size)), first, convention_hint(first))))
+    keys = part.frame_key
+    frame_like = _FRAME_LIKE.findall("\n".join(keys)) if keys else []
+    if frame_like:
+        first = frame_like[0]
+        meant = first + FRAME_EXTENSION if first.startswith("img_") else FRAME_PATTERN % int(first)
+        reason = 'have no "%s" extension' % FRAME_EXTENSION if first.startswith("img_") else "are frame numbers"
+        out.append("%s: %s" % (part_label, hint_phrase("%d of %d frame keys" % (len(frame_like), len(keys)), first,
+                                                       Hint(reason, meant))))
+    boxes = box_hint([part.human_box, part.prop_box], "predicted boxes")
+    if boxes:
+        out.append("%s: %s" % (part_label, boxes))
+    return out
+
+
+def name_warnings(gt, pr, vid_label: str, part_label: str, withheld: Optional[AbstractSet[str]] = None,
+                  hints: Sequence[str] = ()) -> List[str]:
+    """The warnings about the names a submission writes: its hints (submission_hints, Own: shown at every level),
+    then, only when they say nothing about that file and only at the full level (a count over the test videos, or
+    against the names the ground truth uses), the names that match nothing:
+
+    - no predicted class is a class of the test set (withheld: the videos whose class the reference left out,
+      KineticsTps.withhold, which give the class names no word);
+    - part names that are neither the 10 body parts nor a part of the ground truth: ignored, so PSC drops."""
+    out = [Own(h) for h in hints]
+    said = set(h.split(": ", 1)[0] for h in hints)
     labelled = gt.classes if not withheld else [c for v, c in zip(gt.videos, gt.classes) if v not in withheld]
-    classes = Vocabulary(sorted(set(labelled)))
-    wrong = [c for c in pr.classes if c not in classes]
-    hint = classes.hint(wrong[0]) if wrong else None
-    # a class of the dataset that this test set lacks ('lunge') is a wrong guess, not a misspelling
-    if hint is not None or (wrong and len(wrong) == len(pr.classes)):
-        out.append(unmatched_warning(Unmatched(vid_label, "class names", len(wrong), len(pr.classes),
-                                               "predicted classes", "name an action class", wrong[0], hint),
-                                     public=True))
+    classes = set(labelled)
+    if vid_label not in said and pr.classes and not any(c in classes for c in pr.classes):
+        out.append(Unmatched(vid_label, "class names", len(pr.classes), len(pr.classes), "predicted classes",
+                             "name an action class", pr.classes[0], None).full())
     written = pr.written
-    if written is None:
+    if written is None or any(h.startswith(part_label + ": ") and "part names" in h for h in hints):
         return out
-    parts = Vocabulary(sorted(set(PART_NAMES) | set(gt.names)))    # an organizer's own part names count too
+    parts = set(PART_NAMES) | set(gt.names)    # an organizer's own part names count too
     known = np.array([n in parts for n in written.part_names], dtype=bool)
     if not known.all():
         first = written.part_names[int(np.flatnonzero(~known)[0])]
-        out.append(unmatched_warning(Unmatched(part_label, "part names", int(written.part_counts[~known].sum()),
-                                               int(written.part_counts.sum()), "parts", "name a body part", first,
-                                               parts.hint(first)), public=True))
-    keys = written.frame_keys
-    if not all(k.endswith(FRAME_EXTENSION) for k in gt.frame_name[:1]):
-        return out          # a reference whose frame keys are not the format's file names (a hand-made one)
-    plain = np.fromiter((not k.endswith(FRAME_EXTENSION) for k in keys), dtype=bool, count=len(keys))
-    if plain.any():
-        first = keys[int(np.flatnonzero(plain)[0])]
-        hint = Vocabulary([first + FRAME_EXTENSION]).hint(first)
-        out.append(Own(Unmatched(part_label, "frame keys", int(plain.sum()), len(keys), "frame keys",
-                                 "end in %s" % FRAME_EXTENSION, first, hint).full()))
+        out.append(Unmatched(part_label, "part names", int(written.part_counts[~known].sum()),
+                             int(written.part_counts.sum()), "parts", "name a body part", first, None).full())
     return out
 
 
@@ -222,17 +303,31 @@ class KineticsTps(Task):
         return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
 
     def read_submission(self, submission, reference, progress) -> KineticsSubmission:
-        """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth."""
-        vpath, vlabel = _locate(submission, VID_FILE)
-        ppath, plabel = _locate(submission, PART_FILE)
+        """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth; a missing one
+        is named with the near miss that validate gives ('pred_vid_results.json: did you mean ...?')."""
+        ignored, why = fixed_files_ignored(submission, (VID_FILE, PART_FILE))
+        try:
+            vpath, vlabel = _locate(submission, VID_FILE)
+            ppath, plabel = _locate(submission, PART_FILE)
+        except SubmissionError as e:
+            raise with_hint(e, first_hint(ignored, why)) from None
         progress(0, 2, "steps")
         gt = reference.data
-        pr = read_predictions_bytes(load_json(vpath, vlabel), file_bytes(ppath, plabel), gt, vlabel, plabel)
-        return KineticsSubmission(pr, vlabel, plabel, name_warnings(gt, pr, VID_FILE, PART_FILE, reference.withheld))
+        pred_vid = load_json(vpath, vlabel)
+        pred = read_part_predictions(file_bytes(ppath, plabel), plabel)
+        check_classes(pred_vid, vlabel)
+        hints = submission_hints(pred_vid, pred.part, VID_FILE, PART_FILE)       # before the alignment
+        pr = align_predictions(pred, pred_vid, gt, vlabel, plabel)
+        return KineticsSubmission(pr, vlabel, plabel, name_warnings(gt, pr, VID_FILE, PART_FILE, reference.withheld,
+                                                                    hints))
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> Evaluation:
         """Arrays in, every number of the report out (testable without files). The per-video records (video_psc,
         class_ok) are always kept: the report is made from them."""
+        with np.errstate(all="ignore"):     # boxes of 1e30 or 1.7e308 overflow to inf: no warning, whatever the
+            return self._evaluate(reference, submitted, progress)     # ground truth holds (the scores are as before)
+
+    def _evaluate(self, reference, submitted, progress) -> Evaluation:
         gt, pr = reference.data, submitted.predictions
         n_frames = len(gt.frame_name)
         matched, miou = match_humans(gt.human_box, gt.human_frame, pr.human_box, pr.human_frame, n_frames)
@@ -357,6 +452,16 @@ class KineticsTps(Task):
                 "humans": plural(len(gt.human_frame), "human"), "classes": name_list(classes),
                 "num_classes": plural(len(classes), "action class", "action classes")}
 
+    def kit_extras(self, reference) -> Dict[str, bytes]:
+        """test_frames.json, the sample's public test list, which the kit's baseline reads (never the ground truth):
+        {video: [frame key, ...]}, the test videos and the frames to predict (every frame key of gt_part_result.json,
+        with or without humans), in its order; no class, human, part or state. On the real data the test videos'
+        frame folders give the same."""
+        with open(os.path.join(str(reference.root), GT_PART_FILE), "rb") as f:
+            frames = json.loads(f.read().decode("utf-8"))
+        return {TEST_LIST_FILE: json.dumps({video: list(keys) for video, keys in frames.items()}, indent=1
+                                           ).encode("utf-8") + b"\n"}
+
     def validate(self, submission, ids=None, set_name=None) -> List[str]:
         with no_cycle_collection():
             return self._validate(submission, ids)
@@ -372,27 +477,24 @@ class KineticsTps(Task):
         except SubmissionError as e:
             raise with_hint(e, first_hint(ignored, why)) from None
         pred_vid = load_json(vpath, vlabel)
-        check_classes(pred_vid, vlabel)
         pred = read_part_predictions(file_bytes(ppath, plabel), plabel)       # every rule, on every frame
+        check_classes(pred_vid, vlabel)     # in the scorer's order
         part = pred.part
         notes = ["%s: %d videos" % (vlabel, len(pred_vid)),
                  "%s: %d videos, %d frames, %d humans" % (plabel, len(part.video_key), len(part.frame_key),
                                                           int(part.frame_humans.sum()))]
         if pred.cut_warning:
             notes.append("warning: " + pred.cut_warning)
-        if ids is not None:
-            want = set(x.decode() if isinstance(x, bytes) else str(x) for x in ids)
-            missing = sorted(want - set(pred_vid))
-            if missing:
-                raise SubmissionError(vlabel, expected="a class for every test video",
-                                      found="%d missing: %s" % (len(missing), ", ".join(missing[:5])))
-            missing = sorted(want - set(part.video_key))
-            if missing:
-                raise SubmissionError(plabel, expected="part results for every test video",
-                                      found="%d missing: %s" % (len(missing), ", ".join(missing[:5])))
+        if ids is not None:         # the scorer's errors, on the public test list in its order
+            want = list(dict.fromkeys(x.decode() if isinstance(x, bytes) else str(x) for x in ids))
+            for error in (missing_videos_error(vlabel, want, pred_vid, part_file=False),
+                          missing_videos_error(plabel, want, pred.keys[0], part_file=True)):
+                if error is not None:
+                    raise error
         only = sorted(set(part.video_key) - set(pred_vid))
         if only:
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
+        notes += ["warning: " + h for h in submission_hints(pred_vid, part, VID_FILE, PART_FILE)]
         return notes + ignored_warnings(ignored, why)
 
 

@@ -6,8 +6,9 @@
 INPUT names the test videos and their frames, either as
   - a folder holding one folder of frames per test video (`<video>/img_00001.jpg`, ...): the frames predicted are
     those numbered 1, 6, 11, ... (the challenge evaluates every 5th frame), their size read from the first one; or
-  - a JSON file `{video: {frame key: ...}}` of which only the keys are read (the sample has no frames: its
-    `gt_part_result.json` stands in for the test list there, and --size gives the frame size).
+  - a JSON test list `{video: [frame key, ...]}` (the sample has no frames: the kit's public
+    `sample_input/test_frames.json` stands in for them there, and --size gives the frame size; never the ground
+    truth `sample_input/ref/`, which a participant does not have for the test).
 For every frame it predicts three people standing side by side (0.3 of the frame wide, 0.75 high, centred in its
 left, middle and right third), each with the 10 parts in a fixed layout and one state (--state), and every video
 gets the same class (--class, one of the Data page's classes). Replace `predict_class` and `predict_frame` with your

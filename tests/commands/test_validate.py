@@ -281,7 +281,8 @@ DIFFERENT = {
         DET_NONE, DET_NONE + "; comp3_det_test_dog.csv: did you mean comp3_det_test_dog.txt?"),
     "kinetics_misnamed_file": (
         Change("kinetics-tps", renames=[("pred_vid_result.json", "pred_vid_results.json")]),
-        KINETICS_NONE, KINETICS_NONE + "; pred_vid_results.json: did you mean pred_vid_result.json?"),
+        KINETICS_NONE + "; pred_vid_results.json: did you mean pred_vid_result.json?",
+        KINETICS_NONE + "; pred_vid_results.json: did you mean pred_vid_result.json?"),   # issue 31: the scorer too
     "tubes_nothing_readable": (
         Change("action-tubes", removes=["frame_detections.csv"], renames=[("tubes.csv", "Tubes.csv")]),
         TUBES_NONE, TUBES_NONE + "; Tubes.csv: did you mean tubes.csv?"),

@@ -900,5 +900,5 @@ def test_a_withheld_reference_gives_the_same_name_warning(tmp_path):
     shown = []
     for folder in (ref, pub):
         TASK._cached = None
-        shown.append([w for w in TASK.score(str(folder), Submission(str(res))).warnings if "class names" in w])
+        shown.append([w for w in TASK.score(str(folder), Submission(str(res))).warnings if "predicted classes" in w])
     assert shown[0] == shown[1] and "differ in letter case" in shown[0][0]
