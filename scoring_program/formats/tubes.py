@@ -24,8 +24,9 @@ from ..errors import ReferenceDataError, SubmissionError, shorten
 from ..metrics.segments import segment_starts
 from . import limits, text
 from .fastnum import gather_words
-from .hints import frame_hint
-from .text import Records, Rule, check_rules, lookup, parse_csv, read_mapped, to_float, to_int
+from .hints import Vocabulary, frame_hint, hint_phrase
+from .text import (Records, Rule, check_rules, header_row, line_text, lookup, parse_csv, read_mapped, to_float,
+                   to_int)
 
 VIDEO_COLUMNS = ("video", "label", "num_frames")
 GT_COLUMNS = ("video", "tube", "label", "frame", "x1", "y1", "x2", "y2")
@@ -329,23 +330,76 @@ def _per_record(cnt, *values) -> tuple:
     return values if cnt is None else tuple(np.repeat(v, cnt) for v in values)
 
 
-def _check_labels(t: Records, classes: np.ndarray) -> np.ndarray:
-    """The class index of every record's label; an unknown label is an error naming the first such line, the first
-    five distinct unknown labels and their count. Every row is checked, also those of videos outside the test list
-    (which the original ignores): a rule applied only where the ground truth has the video would tell which videos
-    it has (issue 20); the class set is public, it is the leaderboard's columns."""
+def label_error(t: Records, classes) -> Optional[SubmissionError]:
+    """_labels' error alone (validate)."""
+    return _labels(t, classes)[1]
+
+
+def _labels(t: Records, classes) -> tuple:
+    """(the class index of every record's label, -1 when unknown; the error about the labels of `t` that are not in
+    `classes` (the class set: public, the competition's classes), or None): the error names the first such line,
+    the first five distinct unknown labels and their count, and when the first is a near miss of a class (letter
+    case, spaces for underscores, camelCase: formats.hints), says so. A row that is a header row (a second header,
+    or the header of a file pasted below another) is named as one. Only the message is slow code. The class set is
+    named as the competition's (the participant has no videos.csv)."""
     k = _text(t, "label", SubmissionError)
     lab = t.find(k, classes)
     bad = np.flatnonzero(lab < 0)
-    if bad.size:
-        label = t.codes(k, bad)
-        _, at = np.unique(label.code, return_index=True)
-        at.sort()                       # the distinct unknown labels in order of their first line
-        shown = ", ".join(shorten(label.text(int(label.code[i])), 30) for i in at[:5].tolist())
-        raise SubmissionError(t.file, int(t.lines[bad[0]]), expected="labels of the class set (the labels of "
-                              "videos.csv)", found="%d unknown: %s%s" % (at.size, shown, " and %d more" % (
-                                  at.size - 5) if at.size > 5 else ""))
+    if not bad.size:
+        return lab, None
+    header = _header_row_error(t, int(bad[0]))
+    if header is not None:
+        return lab, header
+    label = t.codes(k, bad)
+    _, at = np.unique(label.code, return_index=True)
+    at.sort()                       # the distinct unknown labels in order of their first line
+    names = [label.text(int(label.code[i])) for i in at[:5].tolist()]
+    shown = ", ".join(shorten(name, 30) for name in names)
+    found = "%d unknown: %s%s" % (at.size, shown, " and %d more" % (at.size - 5) if at.size > 5 else "")
+    hint = Vocabulary(v.decode("utf-8", "replace") for v in np.asarray(classes).tolist()).hint(names[0])
+    if hint is not None:
+        found += "; " + hint_phrase("labels", names[0], hint)
+    return lab, SubmissionError(t.file, int(t.lines[bad[0]]), expected="labels of the competition's class set",
+                                found=found)
+
+
+def label_hint(error: Optional[SubmissionError]) -> bool:
+    """Whether label_error's error says which class was meant (a near miss) or names a header row."""
+    return error is not None and ("the format expects" in (error.found or "") or "header row" in (error.found or ""))
+
+
+def _check_labels(t: Records, classes: np.ndarray) -> np.ndarray:
+    """The class index of every record's label; an unknown label is label_error's error. Every row is checked,
+    also those of videos outside the test list (which the original ignores): a rule applied only where the ground
+    truth has the video would tell which videos it has (issue 20); the class set is public, it is the leaderboard's
+    columns."""
+    lab, error = _labels(t, classes)
+    if error is not None:
+        raise error
     return lab
+
+
+def _header_row_error(t: Records, i: int) -> Optional[SubmissionError]:
+    """The error naming record i as a header row when its fields are all words and the record after it (or before
+    it, for the last) is not: a second header row, or the header of a file pasted below another. None otherwise.
+    Error path only (two lines decoded)."""
+    if len(t) < 2:
+        return None
+    k = 0
+    line = line_text(t.data, int(t.starts[k][i]))
+    other = line_text(t.data, int(t.starts[k][i + 1 if i + 1 < len(t) else i - 1]))
+    if not header_row(line) or header_row(other):
+        return None
+    return SubmissionError(t.file, int(t.lines[i]), expected="one header row, then rows of data",
+                           found="another header row: %s" % shorten(line))
+
+
+def check_header_rows(t: Records):
+    """A first record that is a header row (the header written twice) is an error naming it, before any column
+    is read (every command says "header row" the same way)."""
+    error = _header_row_error(t, 0) if len(t) else None
+    if error is not None:
+        raise error
 
 
 class FrameDetections(NamedTuple):
@@ -365,10 +419,12 @@ class FrameDetections(NamedTuple):
     first_outside: str = ""
 
 
-def read_frame_detections(path, label: str, videos: Videos) -> FrameDetections:
-    """frame_detections.csv -> arrays for the known videos (rows of other videos are dropped and counted)."""
+def read_frame_detections(path, label: str, videos: Videos, records: Optional[Records] = None) -> FrameDetections:
+    """frame_detections.csv -> arrays for the known videos (rows of other videos are dropped and counted).
+    records: the file's Records when the caller has read them (validate: the file is tokenized once)."""
     err = SubmissionError
-    t = read_csv(path, label, DET_COLUMNS)
+    t = read_csv(path, label, DET_COLUMNS) if records is None else records
+    check_header_rows(t)
     u, cnt = _runs(t, ("video", "label"))
     vid_u = u.find(_text(u, "video", err), videos.ids)
     known_u = vid_u >= 0
@@ -426,10 +482,12 @@ def _check_tubes_per_video_class(file: str, video: np.ndarray, label: np.ndarray
                               found="tube %d of its video and class" % (cap + 1))
 
 
-def read_tubes(path, label: str, videos: Videos) -> Boxes:
-    """tubes.csv -> Boxes of the known videos, tubes in file order of their first row."""
+def read_tubes(path, label: str, videos: Videos, records: Optional[Records] = None) -> Boxes:
+    """tubes.csv -> Boxes of the known videos, tubes in file order of their first row. records: as
+    read_frame_detections'."""
     err = SubmissionError
-    t = read_csv(path, label, TUBE_COLUMNS)
+    t = read_csv(path, label, TUBE_COLUMNS) if records is None else records
+    check_header_rows(t)
     # video, tube, label and score repeat on every row of a tube: read them once per run of identical cells
     u, cnt = _runs(t, ("video", "tube", "label", "score"))
     video_u = _text(u, "video", err)

@@ -202,8 +202,11 @@ def frame_iou_sums(ca: tuple, cb: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np
         j = min(max(j, i + 1), n)
         idx = np.arange(i, j)
         cnt = L[idx]
-        if cnt.min() == 1 and cnt.max() == 1:       # one common frame each: the rows expand would give
-            rows_a, rows_b = ra0[idx], rb0[idx]
+        if cnt.min() == 1 and cnt.max() == 1:       # one common frame each: the sum is its IoU, as np.sum of
+            one = _iou_rows(ca, cb, ra0[idx], rb0[idx], union_eps)     # one value gives it (-0.0 + 0.0 = 0.0, as
+            iou_sum[idx] = np.add(one, 0.0, out=one)                    # the sum starts from 0.0)
+            i = j
+            continue
         else:
             seg, off = expand(cnt)
             rows_a, rows_b = ra0[idx[seg]] + off, rb0[idx[seg]] + off
@@ -220,7 +223,10 @@ class GreedyPairs(object):
     by group, by detection rank, by descending IoU, by ground-truth order (np.argmax takes the first max).
     Pairs whose IoU is NaN are kept apart: while such a ground truth is free, np.argmax picks it (see match)."""
 
-    def __init__(self, pair_det, pair_gt, pair_iou, det_rank, det_group, ndet, ngt):
+    def __init__(self, pair_det, pair_gt, pair_iou, det_rank, det_group, ndet, ngt, presorted=False):
+        """presorted: the pairs come by group and detection rank already, each detection's pairs together in
+        ascending ground-truth order (frame_match makes them so): only the pairs of detections with several are
+        sorted (by descending IoU), so that the cost the ground truth adds is the pairs' IoUs alone."""
         pair_det = np.asarray(pair_det, dtype=np.int64)
         pair_gt = np.asarray(pair_gt, dtype=np.int64)
         pair_iou = np.asarray(pair_iou, dtype=np.float64)
@@ -228,7 +234,10 @@ class GreedyPairs(object):
         self.nan_det = pair_det[nan]
         self.nan_gt = pair_gt[nan]
         grp = np.asarray(det_group)[pair_det]
-        o = np.lexsort((pair_gt, -pair_iou, np.asarray(det_rank)[pair_det], grp))
+        if presorted:
+            o = _within_detection_order(pair_det, pair_gt, pair_iou)
+        else:
+            o = np.lexsort((pair_gt, -pair_iou, np.asarray(det_rank)[pair_det], grp))
         self.det = pair_det[o]
         self.gt = pair_gt[o]
         self.iou = pair_iou[o]
@@ -276,6 +285,26 @@ class GreedyPairs(object):
                 alive &= ~aside[d]
             d, g, grp = d[alive], g[alive], grp[alive]
         return (tp, took) if with_gt else tp
+
+
+def _within_detection_order(pair_det, pair_gt, pair_iou) -> np.ndarray:
+    """The order of pairs grouped by detection (each detection's pairs contiguous, in ascending ground-truth order)
+    that sorts each detection's pairs by descending IoU, then ground truth, in place: lexsort on the pairs of the
+    detections with several pairs only."""
+    n = pair_det.size
+    o = np.arange(n)
+    if n < 2:
+        return o
+    same = pair_det[1:] == pair_det[:-1]
+    if not same.any():
+        return o
+    several = np.zeros(n, dtype=bool)
+    several[1:] |= same
+    several[:-1] |= same
+    idx = np.flatnonzero(several)
+    segment = np.cumsum(np.concatenate(([True], ~same)))[idx]      # the detection's run, ascending
+    o[idx] = idx[np.lexsort((pair_gt[idx], -pair_iou[idx], segment))]
+    return o
 
 
 def greedy_consume(pair_det, pair_gt, pair_iou, det_rank, det_group, th, ndet=None, ngt=None):
@@ -351,12 +380,17 @@ def frame_match(det_class, det_key, det_score, det_box, gt_class, gt_key, gt_box
     ggrp = gt_class * span + gt_key
     go = np.argsort(ggrp, kind="stable")
     gs = ggrp[go]
-    lo = np.searchsorted(gs, dgrp, side="left")
-    hi = np.searchsorted(gs, dgrp, side="right")
-    pd, off = expand(hi - lo)
-    pg = lo[pd] + off
+    # the detections by (class, video frame), rank order inside (a sort of the submission alone): the pairs are
+    # built in that order, so that the ground truth adds only their IoUs (GreedyPairs' presorted)
+    by_group = order[np.argsort(dgrp[order], kind="stable")]
+    lo = np.searchsorted(gs, dgrp[by_group], side="left")
+    hi = np.searchsorted(gs, dgrp[by_group], side="right")
+    seg, off = expand(hi - lo)
+    pd = by_group[seg]
+    pg = lo[seg] + off
+    del seg, off
     ious = _iou_rows(_box_columns(det_box), _box_columns(np.asarray(gt_box)[go]), pd, pg)
-    pairs = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size)
+    pairs = GreedyPairs(pd, pg, ious, rank, dgrp, n, gs.size, presorted=True)
     tp, took = pairs.match(th, with_gt=True)
     return FrameMatch(order, s32, tp, np.where(took >= 0, go[np.maximum(took, 0)] if go.size else -1, -1),
                       tuple(pairs.match(t) for t in also))
@@ -479,22 +513,49 @@ def _nms_window(tubes: _NmsTubes, state: np.ndarray, kept: np.ndarray, gstart: n
         nxt = int(np.searchsorted(pairs_before, pairs_before[at] + budget, side="right")) - 1
         nxt = min(max(nxt, at + 1), heads.size)
         i, j = bounds[at], bounds[nxt]
-        seg, off = expand(count[i:j])
+        earlier_of, later_of = _candidates(kept, first_kept, nkept, members, bounds[at:nxt + 1], count[i:j])
+        total = later_of.size
         pieces = []
-        for p in range(0, seg.size, NMS_CHUNK):      # pairs compared a cache-sized chunk at a time
-            s, o = seg[p:p + NMS_CHUNK], off[p:p + NMS_CHUNK]
-            k = nkept[i:j][s]
-            from_kept = o < k
-            earlier = window_start[i:j][s] + (o - k)
-            if kept.size:
-                earlier[from_kept] = kept[first_kept[i:j][s][from_kept] + o[from_kept]]
-            later = members[i:j][s]
+        for p in range(0, total, NMS_CHUNK):        # pairs compared a cache-sized chunk at a time
+            q = min(p + NMS_CHUNK, total)
+            earlier = earlier_of(p, q)
+            later = later_of[p:q]
             conflict = _conflicts(tubes, earlier, later, overlap)
             pieces.append((earlier[conflict], later[conflict]))
         earlier = np.concatenate([e for e, _ in pieces]) if pieces else np.zeros(0, dtype=np.int64)
         later = np.concatenate([l for _, l in pieces]) if pieces else np.zeros(0, dtype=np.int64)
         _resolve(state, members[i:j], earlier, later)
         at = nxt
+
+
+def _candidates(kept, first_kept, nkept, members, bounds, count):
+    """The pairs of one block of whole groups of a window: (earlier_of(p, q), the later tube of every pair), pairs
+    member by member in members' order, each member's earlier tubes in keep order (its group's kept tubes, then the
+    window's members before it). Each group's candidates are one pool (its kept tubes, then its members), so that
+    the earlier tube of pair p is pool[shift[p] + p]: a chunk of pairs costs two gathers. bounds: the groups'
+    first member and the end (into members), count: the pairs of each member of the block."""
+    i = int(bounds[0])
+    heads = bounds[:-1]
+    size = np.diff(bounds)                          # members of each group in the window
+    nk = nkept[heads]
+    pool_len = nk + size
+    seg, q = expand(pool_len)
+    from_kept = q < nk[seg]
+    pool = np.empty(seg.size, dtype=np.int64)
+    if kept.size:
+        pool[from_kept] = kept[first_kept[heads][seg[from_kept]] + q[from_kept]]
+    rest = ~from_kept
+    pool[rest] = members[bounds[:-1][seg[rest]] + (q[rest] - nk[seg[rest]])]
+    pool_start = segment_starts(pool_len)
+    member_group = np.repeat(np.arange(heads.size), size)
+    pair_start = segment_starts(count)
+    shift = np.repeat(pool_start[member_group] - pair_start, count)
+    later = np.repeat(members[i:int(bounds[-1])], count)
+
+    def earlier_of(p, q):
+        return pool[shift[p:q] + np.arange(p, q)]
+
+    return earlier_of, later
 
 
 def _conflicts(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, overlap: float) -> np.ndarray:
@@ -525,6 +586,11 @@ def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: 
     """_conflicts on pairs that share a frame: the ST-IoU from the frame IoUs."""
     rows_e = tubes.start[earlier] + (tmin - fa)
     rows_l = tubes.start[later] + (tmin - fb)
+    if int(tint.max()) == 1:        # one common frame each: ST-IoU = IoU / 1 * (1 / union span), as st_iou has it
+        iou = _iou_rows(tubes.columns, tubes.columns, rows_e, rows_l)
+        with np.errstate(invalid="ignore"):
+            iou *= 1.0 / tuni
+            return ~(iou <= overlap)
     iou_sum = frame_iou_sums(tubes.columns, tubes.columns, rows_e, rows_l, tint)
     with np.errstate(invalid="ignore"):
         return ~(PairFrames(tint, tuni, iou_sum).st_iou() <= overlap)

@@ -551,6 +551,12 @@ class ActionTubes(Task):
                 "tubes": plural(int(gt.tube_video.size), "ground-truth tube"), "classes": name_list(classes),
                 "num_classes": plural(len(classes), "class", "classes")}
 
+    def kit_extras(self, reference) -> Dict[str, bytes]:
+        """TEST_LIST, the public test list the kit's baseline reads (what a participant has for the test: each test
+        video's id and its number of frames, in videos.csv's order), never the ground truth: the sample has no
+        videos to count frames in, so the list stands in for them."""
+        return {TEST_LIST: test_list(reference.data.videos)}
+
     # ------------------------------------------------------------------------------------------- validate
     def ignored_files(self, submission, reference=None) -> List[str]:
         return ignored_warnings(*fixed_files_ignored(submission, FILES))
@@ -564,21 +570,28 @@ class ActionTubes(Task):
                                     found="%s" % (", ".join(submission.names()[:5]) or "no file"))
             raise with_hint(error, first_hint(ignored, why))
         notes = []
+        classes = folder_classes(ids)
         for path, cols in ((det_path, fmt.DET_COLUMNS), (tube_path, fmt.TUBE_COLUMNS)):
             if path is None:
                 continue
             label = submission.label(path)
-            t = fmt.read_csv(path, label, cols)
+            t = fmt.read_csv(path, label, cols)         # tokenized once, read as the scorer reads it
+            fmt.check_header_rows(t)
+            if classes is not None:
+                error = fmt.label_error(t, classes)
+                if fmt.label_hint(error):
+                    raise error
             vids = np.unique(fmt.text_column(t, "video"))
             labs = np.unique(fmt.text_column(t, "label"))
             fake = fmt.Videos(vids, np.zeros(vids.size, dtype=np.int64), np.full(vids.size, fmt.UNKNOWN_LENGTH), labs)
             if path is det_path:
-                d = fmt.read_frame_detections(path, label, fake)
+                d = fmt.read_frame_detections(path, label, fake, records=t)
                 notes.append("%s: %d detections, %d videos, %d labels" % (label, d.score.size, vids.size, labs.size))
             else:
-                d = fmt.read_tubes(path, label, fake)
+                d = fmt.read_tubes(path, label, fake, records=t)
                 notes.append("%s: %d tubes (%d rows), %d videos, %d labels" % (label, d.tube_video.size, d.nrows,
                                                                               vids.size, labs.size))
+            del t
             if d.inverted:
                 notes.append("warning: " + inverted_boxes_warning(label, d.inverted))
             hint = box_warning(label, d.box)
@@ -601,6 +614,30 @@ class ActionTubes(Task):
 
 
 FILES = ("frame_detections.csv", "tubes.csv")
+
+
+TEST_LIST = "test_list.csv"      # the kit's public test list (kit_extras), beside ref/ in sample_input/
+
+
+def test_list(videos: fmt.Videos) -> bytes:
+    """The public test list as the kit's baseline reads it: the header video,num_frames and one row per test video
+    (videos.csv's order); no label."""
+    rows = ("%s,%d\n" % (v, n) for v, n in zip(as_text(videos.ids.tolist()), videos.num_frames.tolist()))
+    return ("video,num_frames\n" + "".join(rows)).encode("utf-8")
+
+
+def folder_classes(ids) -> Optional[np.ndarray]:
+    """The class set a public test list shows, or None: when every id of the list (validate --ids) has a class
+    folder, as J-HMDB, UCF101-24 and UCF Sports name their videos (`brush_hair/v_brush_hair_g01_c01`), the folders
+    ('S' array, sorted). validate refuses a label the scorer refuses only when it is a near miss of one of them
+    (letter case, separators: the same line as the scorer's); a list without folders shows no class set."""
+    if ids is None or not np.asarray(ids).size:
+        return None
+    names = as_text(np.asarray(ids).tolist())
+    if not all("/" in name for name in names):
+        return None
+    return np.unique(np.array([name.rsplit("/", 1)[0].encode("utf-8", "surrogateescape") for name in names],
+                              dtype="S"))
 
 
 def read_warnings(label: str, read, ignored: int, total: int, unit: str, videos: fmt.Videos) -> List[str]:

@@ -136,9 +136,8 @@ def test_distinct_unknown_labels_are_counted_without_a_python_loop(tmp_path):
     attack = padded(b"".join(rows), b"\n", b"", len(honest))
     run, base, input_bytes = attack_and_honest(tmp_path, DET, attack, honest)
     assert run.returncode == 1, run
-    assert one_line(run) == ("submission error: %s, line 3: expected labels of the class set (the labels of "
-                             "videos.csv); found %d unknown: 'x0', 'x1', 'x2', 'x3', 'x4' and %d more"
-                             % (DET, k, k - 5))
+    assert one_line(run) == ("submission error: %s, line 3: expected labels of the competition's class set; found "
+                             "%d unknown: 'x0', 'x1', 'x2', 'x3', 'x4' and %d more" % (DET, k, k - 5))
     assert_bounded(run, base, input_bytes)
 
 
