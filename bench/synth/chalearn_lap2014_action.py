@@ -113,8 +113,6 @@ def make_sample(ref_dir, kit_dir):
     case("semicolons", {p1: "6;5;51"}, p1, 1, "expected 3 or 4 comma-separated fields", "semicolon separators")
     case("unknown_actor", {p1: "3,6,5,51"}, p1, 1, "expected an actor id 1 or 2", "actor id 3")
     case("start_frame_zero", {p1: "6,0,51"}, p1, 1, "expected a start frame >= 1", "frames are 1-based")
-    case("three_columns_for_actor_gt", {"Seq05_prediction.csv": "6,5,51"}, "Seq05_prediction.csv", 1,
-         "expected 4 columns", "no actor id although this sequence's ground truth has actors")
     case("duplicate_name", {"a/" + p1: "6,5,51", "b/" + p1: "6,5,51"}, p1, None, "expected one file named",
          "the same file in two folders")
     bad.write()

@@ -14,8 +14,8 @@ from typing import Optional
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError, shorten
-from .text import SMALL_ROWS, Records, Rule, check_rules, has_content, header_row, line_text, number_error
-from .text import numbers_at_once, parse_table, read_bytes, separator_hint
+from .text import SMALL_ROWS, Records, has_content, header_row, line_text, number_error
+from .text import numbers_at_once, parse_table, read_bytes, read_mapped, separator_hint
 
 _WORD_START = re.compile(rb"[A-Za-z_]")
 ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands", "Hug", "Kiss", "Fight")
@@ -23,8 +23,9 @@ ACTIONS = ("Wave", "Point", "Clap", "Crouch", "Jump", "Walk", "Run", "ShakeHands
 
 @dataclass
 class Intervals:
-    """Parsed action rows, in file order (N,): actor int64 (None for 3 columns), action int64 (1..11), start and
-    end int64 (frames, 1-based), lines int (the 1-based line of each row); ncols: 3 or 4; file: its label."""
+    """Parsed action rows, in file order (N,): actor int8 (None for 3 columns), action int8 (1..11), start and
+    end int32 (frames, 1-based, saturated at FRAME_MAX; int64 in an empty file), lines int (the 1-based line of
+    each row); ncols: 3 or 4; file: its label."""
     ncols: int
     actor: Optional[np.ndarray]
     action: np.ndarray
@@ -37,24 +38,72 @@ class Intervals:
         return int(self.lines.size)
 
 
-def _to_ints(rec: Records, names: tuple, err) -> np.ndarray:
-    """All columns as one (ncols, nrows) int64 array; on failure, the first bad field in file order."""
-    if len(rec) <= SMALL_ROWS:
-        quick = numbers_at_once(rec.table(), integer=True)      # a few rows (every file of the competition)
-        if quick is not None:
-            return np.ascontiguousarray(quick.values.T)
-    columns = [rec.numbers(k, integer=True) for k in range(len(names))]
-    bad = [(c.bad, k) for k, c in enumerate(columns) if c.bad >= 0]
-    if bad:
-        i, k = min(bad)
-        raise number_error(rec, k, names[k], columns[k], err, integer=True)
-    return np.stack([c.values for c in columns])
+FRAME_MAX = int(np.iinfo(np.int32).max)     # frames are kept as int32, larger ones saturated (clipped later anyway)
+# the compact type of each column: actor and action ids as int8, frames as int32; each saturates at its type's
+# bounds, which keeps every rule's verdict (1..2, 1..11, >= 1) and every clipped interval (to a sequence's length)
+_COMPACT = {"actor id": np.int8, "action id": np.int8, "start frame": np.int32, "end frame": np.int32}
+
+
+def _compact(values: np.ndarray, name: str) -> np.ndarray:
+    """values (int64, overwritten) saturated into the compact type of the column `name`."""
+    info = np.iinfo(_COMPACT[name])
+    np.maximum(values, info.min, out=values)
+    np.minimum(values, info.max, out=values)
+    return values.astype(_COMPACT[name])
+
+
+# the rule table, one rule per column: (the column's name, what a value must be, what the message says was expected)
+RULES = (("actor id", lambda v: (v == 1) | (v == 2), "an actor id 1 or 2"),
+         ("action id", lambda v: (v >= 1) & (v <= len(ACTIONS)), "an action id 1..%d" % len(ACTIONS)),
+         ("start frame", lambda v: v >= 1, "a start frame >= 1 (frames are 1-based)"),
+         # the original's slice [start-1:end-1] would wrap around for end 0 (frames up to the last but one)
+         ("end frame", lambda v: v >= 1, "an end frame >= 1 (frames are 1-based)"))
+
+
+def _columns(rec: Records, n: int, file: str, err) -> list:
+    """The columns of the n-column layout as compact arrays (_COMPACT), read one at a time: a column's int64
+    numbers are held only while it is checked and converted, and the positions of its fields are then dropped
+    (memory: 10 bytes a row are kept of the 30 a row the fields and their numbers take).
+
+    Errors as the checks of the whole table would give them: the first field that is no integer, in file order;
+    then the first row that breaks a rule, explained by the first rule it breaks (actor, action, start, end). Each
+    rule's first failing row is found while its column is at hand, with the value as written there."""
+    rules = RULES[4 - n:]
+    small = numbers_at_once(rec.table(), integer=True) if len(rec) <= SMALL_ROWS else None
+    out, bad_number, broken = [], None, []
+    for k, (name, ok, expected) in enumerate(rules):
+        if small is not None:
+            values = small.values[:, k]
+        else:
+            column = rec.numbers(k, integer=True)
+            if column.bad >= 0:
+                if bad_number is None or column.bad < bad_number[0]:
+                    bad_number = (column.bad, k, column)
+                continue
+            values = column.values
+            del column
+        wrong = np.flatnonzero(~ok(values))
+        broken.append((int(wrong[0]), str(int(values[wrong[0]])), expected) if wrong.size else None)
+        out.append(_compact(values, name))
+        del values
+        if small is None:
+            rec.drop(k)         # a column read: the positions of its fields are not needed again
+    if bad_number is not None:
+        i, k, column = bad_number
+        raise number_error(rec, k, rules[k][0], column, err, integer=True)
+    first = [b for b in broken if b is not None]
+    if first:
+        i = min(b[0] for b in first)
+        _, found, expected = next(b for b in first if b[0] == i)
+        raise err(file, int(rec.lines[i]), expected=expected, found=found)
+    return out
 
 
 def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     """Rows of 3 or 4 comma-separated integers; action ids 1..11, actor ids 1..2, start and end frames >= 1.
 
-    An end frame <= start frame is accepted and marks nothing (as the original's numpy slice).
+    An end frame <= start frame is accepted and marks nothing (as the original's numpy slice). The columns are kept
+    compact (_COMPACT): 10 bytes a row, whatever the file's length.
     """
     head_end = data.find(b"\n")
     head_end = len(data) if head_end < 0 else head_end
@@ -76,24 +125,16 @@ def parse_intervals(data: bytes, file: str, err=SubmissionError) -> Intervals:
     if len(rec) == 0:
         z = np.zeros(0, dtype=np.int64)
         return Intervals(n, z if n == 4 else None, z, z, z, rec.lines, file)
-    names = (("actor id",) if n == 4 else ()) + ("action id", "start frame", "end frame")
-    vals = _to_ints(rec, names, err)
+    vals = _columns(rec, n, file, err)
     actor = vals[0] if n == 4 else None
     action, start, end = vals[-3], vals[-2], vals[-1]
-    # the rule table: one combined check, the first bad row explained by the first rule it breaks
-    rules = [Rule((action >= 1) & (action <= len(ACTIONS)), "an action id 1..%d" % len(ACTIONS),
-                  lambda i: str(int(action[i]))),
-             Rule(start >= 1, "a start frame >= 1 (frames are 1-based)", lambda i: str(int(start[i]))),
-             # the original's slice [start-1:end-1] would wrap around for end 0 (frames up to the last but one)
-             Rule(end >= 1, "an end frame >= 1 (frames are 1-based)", lambda i: str(int(end[i])))]
-    if actor is not None:
-        rules.insert(0, Rule((actor == 1) | (actor == 2), "an actor id 1 or 2", lambda i: str(int(actor[i]))))
-    check_rules(rules, rec.lines, file, err)
     return Intervals(n, actor, action, start, end, rec.lines, file)
 
 
 def read_intervals(path, file: str, err=SubmissionError) -> Intervals:
-    return parse_intervals(read_bytes(path, file, err), file, err)
+    """A file's Intervals, its bytes mapped rather than copied (formats.text.read_mapped: a large prediction file is
+    not held twice)."""
+    return parse_intervals(read_mapped(path, file, err), file, err)
 
 
 def read_frame_count(path, file: str) -> int:

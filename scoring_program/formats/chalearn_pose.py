@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from .images import CUT_SHORT, DECODE_ERRORS, NotPng, describe_error, load_into, open_png, read_png
+from .images import CUT_SHORT, DECODE_ERRORS, DecodeBuffer, NotPng, describe_error, load_into, open_png, read_png
 
 LIMBS = ("head", "torso", "lhand", "rhand", "lforearm", "rforearm", "larm", "rarm", "lfoot", "rfoot", "lleg",
          "rleg", "lthigh", "rthigh")
@@ -138,6 +138,8 @@ class PanoramaHeader(object):
                 _quiet(Image)
                 if img.mode == "L":
                     arr = load_into(img, buffer)
+                elif img.mode in ("RGB", "RGBA"):
+                    arr = rgb_luminance_pillow61(load_rgb_into(img, buffer))
                 else:
                     img.load()
                     arr = luminance_pillow61(img)
@@ -149,6 +151,25 @@ class PanoramaHeader(object):
             raise self.err(self.label, expected="an image convertible to 8-bit luminance",
                            found="mode %s" % self.mode)
         return arr
+
+
+def load_rgb_into(img, buffer=None):
+    """Decode the opened, not yet loaded RGB or RGBA Pillow image `img` into `buffer`'s array seen as (H, W, 4)
+    uint8 (Pillow's own layout of both modes: R, G, B and a 4th byte, padding or alpha) and return that view:
+    the pixels once, without Pillow's tobytes copy that np.asarray(img) makes (the copy and its page faults cost
+    as much as the conversion to luminance). As images.load_into: the PNG decoder writes into a core image mapped
+    on the array; a Pillow that allocates its own anyway (Pillow 6.1 does, the mapped image's mode being RGBX)
+    gives np.asarray(img), the same pixels."""
+    Image = _image_module()
+    width, height = img.size
+    arr = (buffer or DecodeBuffer()).array(height, width * 4).reshape(height, width, 4)
+    raw = "RGBA" if img.mode == "RGBA" else "RGBX"
+    core = Image.frombuffer(raw, img.size, arr, "raw", raw, 0, 1).im
+    img.im = core
+    img.load()
+    if img.im is core:
+        return arr
+    return np.asarray(img)
 
 
 # Pillow 6.1's RGB -> L weights, 16-bit fixed point (Convert.c: L24 = R*19595 + G*38470 + B*7471, then >> 16)

@@ -17,23 +17,30 @@ import numpy as np
 from .segments import expand
 
 
+CHUNK_ROWS = 1 << 18     # intervals per step of frame_masks: its temporaries stay bounded whatever a file holds
+
+
 def frame_masks(rows, starts, ends, nrows, nframes) -> np.ndarray:
     """Boolean (nrows, nframes) masks: interval i marks frames starts[i] .. ends[i]-1 (1-based) of row rows[i].
 
     Intervals are clipped to frames 1..nframes; an interval with end <= start (after clipping) marks nothing.
-    Overlapping intervals of the same row are OR-ed.
+    Overlapping intervals of the same row are OR-ed. CHUNK_ROWS intervals at a time (the difference array is a
+    sum: the chunks add up to the same counts).
     """
-    rows = np.asarray(rows, dtype=np.int64)
-    # np.minimum/np.maximum rather than np.clip: the same numbers, less overhead on the tiny arrays of a sequence
-    s = np.minimum(np.maximum(np.asarray(starts, dtype=np.int64) - 1, 0), nframes)
-    e = np.minimum(np.maximum(np.asarray(ends, dtype=np.int64) - 1, 0), nframes)
-    keep = e > s
     width = nframes + 1
     size = nrows * width
-    # +1 at s, -1 at e on a flattened (nrows, nframes + 1) difference array
-    base = rows[keep] * width
-    diff = np.bincount(base + s[keep], minlength=size) - np.bincount(base + e[keep], minlength=size)
-    diff = diff[:size].reshape(nrows, width)
+    diff = np.zeros(size, dtype=np.int64)
+    for a in range(0, len(rows), CHUNK_ROWS):
+        row = np.asarray(rows[a:a + CHUNK_ROWS], dtype=np.int64)
+        # np.minimum/np.maximum rather than np.clip: the same numbers, less overhead on the tiny arrays of a sequence
+        s = np.minimum(np.maximum(np.asarray(starts[a:a + CHUNK_ROWS], dtype=np.int64) - 1, 0), nframes)
+        e = np.minimum(np.maximum(np.asarray(ends[a:a + CHUNK_ROWS], dtype=np.int64) - 1, 0), nframes)
+        keep = e > s
+        # +1 at s, -1 at e on a flattened (nrows, nframes + 1) difference array
+        base = row[keep] * width
+        diff += np.bincount(base + s[keep], minlength=size)[:size]
+        diff -= np.bincount(base + e[keep], minlength=size)[:size]
+    diff = diff.reshape(nrows, width)
     return np.cumsum(diff[:, :nframes], axis=1) > 0
 
 
@@ -44,6 +51,21 @@ def jaccard_counts(gt, pred):
     return inter.astype(np.int64), union.astype(np.int64)
 
 
+def key_rows(keys, pr_keys) -> np.ndarray:
+    """The mask row of each prediction key: its index in keys (sorted, unique), or len(keys) (a spare row, thrown
+    away) for a key absent from keys. As int16 (keys are at most 22), CHUNK_ROWS at a time."""
+    k = keys.size
+    out = np.empty(len(pr_keys), dtype=np.int16)
+    for a in range(0, len(pr_keys), CHUNK_ROWS):
+        part = np.asarray(pr_keys[a:a + CHUNK_ROWS], dtype=np.int64)
+        if k:
+            pos = np.minimum(np.searchsorted(keys, part), k - 1)
+            out[a:a + CHUNK_ROWS] = np.where(keys[pos] == part, pos, k)
+        else:
+            out[a:a + CHUNK_ROWS] = k
+    return out
+
+
 def key_masks(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):
     """The frame masks the metric compares: (keys, gt_masks, pr_masks), one row per distinct GT key, sorted.
 
@@ -51,23 +73,23 @@ def key_masks(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):
     intervals whose key is not a GT key are dropped (the 2014 code only loops over the ground truth's actions).
     gt_masks / pr_masks: boolean (len(keys), nframes), built by frame_masks (clipping, exclusive end, OR).
     """
+    return sequence_masks(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes)[:3]
+
+
+def sequence_masks(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):
+    """key_masks and the number of prediction intervals dropped (their key is not a GT key):
+    (keys, gt_masks, pr_masks, dropped).
+
+    A dropped interval is marked on a spare row, thrown away, rather than left out: every interval costs the same
+    work whether its key is in the ground truth or not, so the time tells nothing of a sequence's action set.
+    """
     gt_keys = np.asarray(gt_keys, dtype=np.int64)
-    pr_keys = np.asarray(pr_keys, dtype=np.int64)
     keys = np.unique(gt_keys)
     k = keys.size
-    gt_rows = np.searchsorted(keys, gt_keys)
-    if k:
-        pos = np.minimum(np.searchsorted(keys, pr_keys), k - 1)
-        used = keys[pos] == pr_keys
-    else:
-        pos = np.zeros(pr_keys.shape, dtype=np.int64)
-        used = np.zeros(pr_keys.shape, dtype=bool)
-    # one pass for both: GT in rows 0..k-1, prediction in rows k..2k-1
-    masks = frame_masks(np.concatenate((gt_rows, pos[used] + k)),
-                        np.concatenate((np.asarray(gt_start, dtype=np.int64), np.asarray(pr_start)[used])),
-                        np.concatenate((np.asarray(gt_end, dtype=np.int64), np.asarray(pr_end)[used])),
-                        2 * k, nframes)
-    return keys, masks[:k], masks[k:]
+    gt_masks = frame_masks(np.searchsorted(keys, gt_keys), gt_start, gt_end, k, nframes)
+    rows = key_rows(keys, pr_keys)
+    pr_masks = frame_masks(rows, pr_start, pr_end, k + 1, nframes)[:k]
+    return keys, gt_masks, pr_masks, int(np.count_nonzero(rows == k))
 
 
 def interval_jaccard(gt_keys, gt_start, gt_end, pr_keys, pr_start, pr_end, nframes):

@@ -17,8 +17,8 @@ import numpy as np
 from ..errors import ReferenceDataError, SubmissionError, quote_some
 from ..formats.chalearn import ACTIONS, Intervals, read_frame_count, read_intervals
 from ..formats.hints import NearMiss, first_hint, ignored_warnings, with_hint, without_extension
-from ..metrics.jaccard import (actor_action_keys, frame_errors, key_masks, matched_offsets, rule_2014, rule_actor,
-                               weighted_mean_jaccard)
+from ..metrics.jaccard import (actor_action_keys, frame_errors, matched_offsets, rule_2014, rule_actor,
+                               sequence_masks, weighted_mean_jaccard)
 from ..report.result import LOST, Bars, Histogram, Result, ScoreKey, Table
 from .base import Reference, Rule, Task, class_figures, no_progress, plural, write_withheld_copy
 
@@ -52,11 +52,16 @@ PROTOCOL = [
                          "truth are scored; a predicted action absent from the ground truth is IGNORED (the prose "
                          "says it would count as 0; the code never looks at it). J = |GT and P| / |GT or P| over "
                          "frames, per action; the sequence score is the mean J. A 4-column prediction against "
-                         "3-column ground truth: the actor column is dropped."),
+                         "3-column ground truth: the actor column is dropped. A 3-column prediction is accepted for "
+                         "every sequence, whatever its ground truth: where the ground truth has actor ids, its actor "
+                         "column is dropped "
+                         "(the two actors' intervals of an action OR-ed) and this rule scores the sequence."),
     Rule("four_column", "4-column ground truth (actor-aware rule): frames are indexed per (actor, action); every "
                         "(actor, action) pair of the ground truth is scored as above, a pair whose union is empty is "
                         "skipped, the sequence score is the mean over the scored pairs. A 3-column prediction against "
-                        "4-column ground truth is an error."),
+                        "4-column ground truth is scored by the 2014 rule (above): it cannot say which actor it means, "
+                        "and the original's actor-aware reader could not read it (it crashed), so the rule that reads "
+                        "actions alone applies; whether a sequence's ground truth has actor ids is never an error."),
     Rule("empty_action", "A ground-truth action whose clipped intervals are empty, with an empty prediction, makes "
                          "the original divide 0 by 0 (NaN): here J = 0 and the report warns. A sequence with nothing "
                          "to score counts 0."),
@@ -68,8 +73,14 @@ PROTOCOL = [
 
 
 # A withheld sequence's SeqXX_labels.csv (Task.withhold), by the layout of its ground truth: 3 columns, no row; 4
-# columns (actor ids), one row marking no frame (start = end), the layout being what the scorer checks against it
+# columns (actor ids), one row marking no frame (start = end), the layout choosing the rule that scores it
 WITHHELD_LABELS = {3: b"", 4: b"1,1,1,1\n"}
+
+# validate's note on 3-column prediction files: a fact of the submission, the same whatever the
+# ground truth holds (issue 31: the rule once depended on it)
+THREE_COLUMN_NOTE = ("3-column rows (ActionID,StartFrame,EndFrame) are scored on the actions alone: where a "
+                     "sequence's ground truth identifies the actors, its actor column is dropped; 4-column rows "
+                     "(ActorID,ActionID,StartFrame,EndFrame) are scored per actor there.")
 
 
 def reference_sequences(ref_dir):
@@ -200,19 +211,25 @@ def evaluate_sequence(seq, sequence, prediction, offsets=True):
     gt, nframes = sequence.gt, sequence.nframes
     label, pr = prediction if prediction is not None else (None, None)
     if pr is None or len(pr) == 0:
-        pa = ps = pe = pact = np.zeros(0, dtype=np.int64)
+        pa = ps = pe = np.zeros(0, dtype=np.int64)
+        pact = None
     else:
-        pa, ps, pe = pr.action, pr.start, pr.end
-        pact = pr.actor if pr.actor is not None else np.zeros(0, dtype=np.int64)
+        pa, ps, pe, pact = pr.action, pr.start, pr.end, pr.actor
     nactions = len(ACTIONS)
-    actor_aware = gt.ncols == 4 and len(gt) > 0
+    # actor-aware where the ground truth has actor ids, unless the prediction has none (3 columns): then the
+    # ground truth's actor column is dropped and the 2014 rule scores the actions, as for the other mismatch
+    actor_aware = gt.ncols == 4 and len(gt) > 0 and not (pr is not None and len(pr) and pr.ncols == 3)
     if actor_aware:
-        gt_keys, pr_keys = actor_action_keys(gt.actor, gt.action, nactions), actor_action_keys(pact, pa, nactions)
+        gt_keys = actor_action_keys(gt.actor, gt.action, nactions)
+        if pact is None:
+            pr_keys = pa
+        else:       # the compact columns (int8) as int16 keys: (actor - 1) * nactions + (action - 1) <= 21
+            pr_keys = (pact.astype(np.int16) - 1) * nactions + (pa.astype(np.int16) - 1)
     else:
         gt_keys, pr_keys = gt.action, pa
     # the masks jaccard_2014 / jaccard_actor compare, built once: the metric and the report's frame counts and
     # matched intervals all come from them (union = gt_frames + pr_frames - common, the metric's |GT or P|)
-    keys, gt_masks, pr_masks = key_masks(gt_keys, gt.start, gt.end, pr_keys, ps, pe, nframes)
+    keys, gt_masks, pr_masks, dropped = sequence_masks(gt_keys, gt.start, gt.end, pr_keys, ps, pe, nframes)
     gt_frames, pr_frames, common = frame_errors(gt_masks, pr_masks)
     union = gt_frames + pr_frames - common
     if actor_aware:
@@ -220,14 +237,14 @@ def evaluate_sequence(seq, sequence, prediction, offsets=True):
         rule = "actor-aware (4 columns)"
     else:
         actions, j, flagged, score = rule_2014(keys, common, union)
-        actors, rule = None, "2014 (3 columns)"
+        actors = None
+        rule = "2014 (3 columns)" if gt.ncols == 3 or not len(gt) else "2014 (3-column prediction)"
     if offsets:
         row, start_offset, end_offset = matched_offsets(gt_masks, pr_masks)
     else:
         row = start_offset = end_offset = np.zeros(0, dtype=np.int64)
-    scored = np.isin(pr_keys, keys)
     result = SequenceResult(seq, label, rule, nframes, len(gt), 0 if pr is None else len(pr),
-                            int(np.count_nonzero(~scored)), score, actors, actions, j, flagged, gt_frames, pr_frames,
+                            dropped, score, actors, actions, j, flagged, gt_frames, pr_frames,
                             common)
     return result, (actions[row], start_offset, end_offset)
 
@@ -372,7 +389,10 @@ class ChalearnLap2014Action(Task):
         in that order is the error); files of other sequences are not opened."""
         seqs = reference.data.sequences
         files, alias_notes, ignored_files = prediction_files(submission, seqs)
-        require_prediction_files(submission, files, ignored_files, "the ground truth")
+        try:
+            require_prediction_files(submission, files, ignored_files, "the ground truth")
+        except SubmissionError as e:
+            raise with_hint(e, submission_hint(submission)) from None
         predictions, missing = OrderedDict(), []
         for seq, sequence in seqs.items():
             path = files.get(seq)
@@ -380,12 +400,7 @@ class ChalearnLap2014Action(Task):
                 missing.append(seq)
                 continue
             label = submission.label(path)
-            pr = read_intervals(path, label)
-            if len(pr) and sequence.gt.ncols == 4 and pr.ncols == 3:
-                raise SubmissionError(label, int(pr.lines[0]),
-                                      expected="4 columns ActorID,ActionID,StartFrame,EndFrame (this sequence's "
-                                      "ground truth identifies the actors)", found="3 columns")
-            predictions[seq] = (label, pr)
+            predictions[seq] = (label, read_intervals(path, label))
         return ActionSubmission(predictions, missing, alias_notes, ignored_files)
 
     def evaluate(self, reference, submitted, progress, per_item, analyses=True) -> ActionEvaluation:
@@ -458,8 +473,8 @@ class ChalearnLap2014Action(Task):
     def withhold(self, reference, items, out_dir) -> None:
         """Every SeqXX_data.csv byte for byte (the frame count the scorer clips to, which the video tells), and
         every SeqXX_labels.csv but those of `items`: each is written as WITHHELD_LABELS of its layout, the same
-        bytes for every withheld sequence of that layout. The layout stays because the scorer checks a prediction
-        against it (3-column rows are an error where the ground truth has actor ids, a fact the error tells)."""
+        bytes for every withheld sequence of that layout. The layout stays because it chooses the rule that scores a
+        prediction (actor-aware where the ground truth has actor ids)."""
         blank = dict((sequence.labels_file, WITHHELD_LABELS[sequence.gt.ncols])
                      for seq, sequence in reference.data.sequences.items() if seq in items)
         write_withheld_copy(reference, out_dir, lambda rel, path: blank.get(rel))
@@ -499,14 +514,21 @@ class ChalearnLap2014Action(Task):
             notes.append("%s: %d rows%s" % (label, len(pr), "" if not len(pr) else ", %d columns" % pr.ncols))
         notes.insert(0, "%d prediction file(s)" % len(files))
         if 3 in layouts:
-            notes.append("3-column rows are an error for sequences whose ground truth has 4 columns (actor ids); "
-                         "4-column rows are accepted everywhere.")
+            notes.append(THREE_COLUMN_NOTE)
         shadowed = [(submission.label(submission.find(seq + PRED_ALIAS)), seq + PRED) for seq in sorted(files)
                     if files[seq].endswith(PRED) and seq + PRED_ALIAS in names]
         notes += ignored_warnings(shadowed, lambda read: ("%s is read instead" % read, None))
         notes += ignored_warnings(outside, why_outside)
         notes += ignored_warnings(odd, why_odd)
         return notes
+
+
+def submission_hint(submission):
+    """The near-miss hint of the error raised when no file of an evaluated sequence is read, judged on the
+    submission's names alone, as validate without --ids judges them ('Seq' and a name's first number): the same
+    words in the scorer's message and validate's, whatever the ground truth holds."""
+    _, _, outside, odd, why_outside, why_odd = _sorted_files(submission, None)
+    return first_hint(outside, why_outside) or first_hint(odd, why_odd)
 
 
 def _sorted_files(submission, ids):

@@ -303,7 +303,7 @@ DIFFERENT = {
         Change("chalearn-lap2014-action", kit=False, writes=[("seq02_prediction.csv", "6,1,41")]),
         "submission error: seq02_prediction.csv: expected a file SeqXX_prediction.csv for a sequence of the ground "
         "truth; found 1 prediction file(s), none for a sequence of the ground truth (names are matched exactly, case "
-        "included)",
+        "included); seq02_prediction.csv: did you mean 'Seq02'?",
         "submission error: seq02_prediction.csv: expected a file SeqXX_prediction.csv for a sequence of the test "
         "set; found 1 prediction file(s), none for a sequence of the test set (names are matched exactly, case "
         "included); seq02_prediction.csv: did you mean 'Seq02'?"),

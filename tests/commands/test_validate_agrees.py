@@ -30,7 +30,6 @@ VOC_LISTS = {"voc2011-classification": "Main", "voc2011-detection": "Main", "voc
 KNOWN = {   # (slug, case): the fact of the test data it needs, which no id list holds
     ("action-tubes", "frame_out_of_range"): "each video's num_frames",
     ("action-tubes", "unknown_label"): "the class set of the test videos",
-    ("chalearn-lap2014-action", "three_columns_for_actor_gt"): "which sequences' ground truth identifies the actors",
     ("chalearn-lap2014-pose", "size_mismatch"): "each panorama's size",
     ("voc2011-segmentation", "size_mismatch"): "each test image's size",
 }
