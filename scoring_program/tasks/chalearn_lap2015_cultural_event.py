@@ -309,7 +309,7 @@ class ChalearnLap2015CulturalEvent(Task):
                                      "still counts in the positives). n/a: no positive image in the reference; "
                                      "left out of the mean."))
         res.plots.extend(precision_recall_plots([Series("%s (AP %.4f)" % (_event(r.category), r.ap), r.rec,
-                                                        r.prec) for r in scored if r.rec.size]))
+                                                        r.prec) for r in scored]))     # an empty one: "ranks nothing"
         # Own (shown at every report level): the submission's files against the category names, public facts. The
         # other notes count what the hidden labels hold (categories without positives, positives a file leaves
         # out: leaving a different image out of each file would read its event) and stay withheld at the hidden

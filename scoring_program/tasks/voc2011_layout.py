@@ -320,8 +320,7 @@ class Voc2011Layout(Task):
                     res.notes.append("%s: no predicted part: AP 0." % name)
                 res.set("AP_" + name, ap)
                 aps.append(ap)
-                if part.rec.size:
-                    series.append(Series(name, part.rec, part.prec))
+                series.append(Series(name, part.rec, part.prec))     # empty: "ranks nothing" (its reason)
             rows.append([name, float("nan") if ap is None else ap, part.errors.gt, int(part.tp.size),
                          int(part.tp.sum()), int(part.fp.sum())])
         res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0

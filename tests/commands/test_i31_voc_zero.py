@@ -30,3 +30,20 @@ def test_a_leading_zero_is_refused_by_the_scorer_and_validate_in_one_line(tmp_pa
         ": expected the devkit's name %s (comp numbers have no leading zero); found %s" % (expected, new[:6])), line
     v = command_in_process("validate", [slug, entry])
     assert (v.returncode, v.stderr.splitlines()) == (1, [line])
+
+
+def test_a_layout_part_the_submission_never_predicts_has_its_curve_reason(tmp_path):
+    """Issue 31, a reason for every curve not drawn: a layout without any hand part scores AP_hand 0 and its curve
+    is not silently dropped: the full report says the submission ranks nothing for it (a fact of the submission)."""
+    import re
+    entry = tmp_path / "entry"
+    shutil.copytree(os.path.join(ROOT, "starting_kit", "voc2011-layout", "submissions", "perfect"), str(entry))
+    xml = entry / "results" / "VOC2011" / "Layout" / "comp7_layout_test.xml"
+    text = xml.read_text()
+    no_hands = re.sub(r"\s*<part>\s*<class>hand</class>.*?</part>", "", text, flags=re.S)
+    assert no_hands != text and "hand" not in no_hands
+    xml.write_text(no_hands)
+    proc, out = run_score("voc2011-layout", os.path.join(ROOT, "reference_data", "voc2011-layout"), entry, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    html = (out / "detailed_results.html").read_text()
+    assert re.search(r"hand: your submission ranks nothing for it", html), html[html.find("Not drawn"):][:500]
