@@ -11,8 +11,10 @@ The devkit walks the detections in rank order (``[sc,si]=sort(-confidence)``, a 
 The candidate jmax depends only on the detection and the GT (the first maximum over ALL GT objects of the
 class in the image, difficult ones included), never on the other detections. "Already detected" means that
 an earlier-ranked detection had the same non-difficult candidate with ovmax >= 0.5. So: compute every
-candidate at once (one row of overlaps per detection, over the GT of its own image), then a detection is a TP
-iff it is the first claimant of its candidate. No fallback to a second-best free object, exactly as the devkit.
+candidate at once (the devkit's inner loop over GT objects, each step one vector pass over the detections that
+face that many objects: memory bounded by the submission, no detections x objects pair arrays), then a detection
+is a TP iff it is the first claimant of its candidate. No fallback to a second-best free object, exactly as the
+devkit.
 """
 from __future__ import annotations
 
@@ -21,19 +23,38 @@ from typing import NamedTuple
 import numpy as np
 
 from .ap import ap_voc2010, pr_curve
-from .overlap import iou_pairs_plus1
 from .ranking import stable_descending_order
-from .segments import offsets, segment_starts
+from .segments import segment_starts
 
 
-def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int) -> tuple:
+# detections matched at a time: every array of the matching but its inputs and outputs is this long (a few hundred
+# KiB: cache-resident), whatever the number of ground-truth objects each detection faces
+CHUNK = 1 << 15
+
+
+def _area_plus1(x1, y1, x2, y2):
+    """(x2 - x1 + 1) * (y2 - y1 + 1): metrics.overlap.iou_columns_plus1's area, the same operations in the same
+    order (the same bits)."""
+    return (x2 - x1 + 1.0) * (y2 - y1 + 1.0)
+
+
+def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int, chunk: int = CHUNK) -> tuple:
     """For each detection, the GT index of its first-maximum +1-pixel overlap within its group, and that overlap.
 
     det_group[i], gt_group[j]: integer group (image) of each item, 0 <= g < ngroups. Within a group, GT
     order is index order (XML order). Returns (candidate int64, -1 when none; ovmax float64, -inf when none).
     Overlaps are computed only for (detection, GT) pairs of the same group.
+
+    VOCevaldet.m's inner loop as it is written, with the detections as the vector: the j-th GT object of its group
+    is overlapped with every detection facing more than j objects, at once, and taken when the boxes meet (iw > 0
+    and ih > 0) and its overlap is strictly larger than the best so far (`if ov>ovmax`: the first maximum wins, a
+    NaN is never taken). The overlap is metrics.overlap.iou_columns_plus1's, operation for operation (the same
+    bits). Memory is bounded by `chunk` detections at a time (never detections x objects: no pair arrays), and a
+    (detection, object) pair costs a fixed few in-place vector passes on cache-sized arrays.
     """
-    det_group = np.asarray(det_group, dtype=np.int64)
+    det_group = np.asarray(det_group)
+    if det_group.dtype.kind not in "iu":        # int32 image indices are kept as they are (no int64 copy)
+        det_group = det_group.astype(np.int64)
     gt_group = np.asarray(gt_group, dtype=np.int64)
     nd = det_group.size
     cand = np.full(nd, -1, dtype=np.int64)
@@ -43,25 +64,52 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int) -> t
     gt_order = np.argsort(gt_group, kind="stable")          # group-major, XML order inside a group
     counts = np.bincount(gt_group, minlength=ngroups)
     starts = segment_starts(counts)
-    n = counts[det_group]                                      # GT objects facing each detection
-    has = np.flatnonzero(n)
-    if has.size == 0:
-        return cand, ovmax
-    n_has = n[has]
-    total = int(n_has.sum())
-    pair_det = np.repeat(has, n_has)
-    seg_start = segment_starts(n_has)
-    within = offsets(n_has)
-    pair_gt = gt_order[np.repeat(starts[det_group[has]], n_has) + within]
-    ov = iou_pairs_plus1(np.asarray(det_boxes, dtype=np.float64)[pair_det],
-                         np.asarray(gt_boxes, dtype=np.float64)[pair_gt], disjoint=-np.inf)
-    # MATLAB's `ov>ovmax` never accepts NaN: fmax ignores it the same way
-    seg_max = np.fmax.reduceat(ov, seg_start)
-    is_max = ov == np.repeat(seg_max, n_has)
-    first = np.minimum.reduceat(np.where(is_max, np.arange(total), total), seg_start)
-    ok = (seg_max > -np.inf) & (first < total)
-    cand[has[ok]] = pair_gt[first[ok]]
-    ovmax[has[ok]] = seg_max[ok]
+    gt_boxes = np.asarray(gt_boxes, dtype=np.float64).reshape(-1, 4)
+    gx1, gy1, gx2, gy2 = [np.ascontiguousarray(gt_boxes[gt_order, k]) for k in range(4)]
+    det_boxes = np.asarray(det_boxes, dtype=np.float64).reshape(-1, 4)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):     # coordinates near 1e308: inf, NaN
+        garea = _area_plus1(gx1, gy1, gx2, gy2)
+        for lo in range(0, nd, chunk):
+            group = det_group[lo:lo + chunk]
+            left = counts[group]                             # GT objects still to face, per detection
+            rows = np.flatnonzero(left)
+            if not rows.size:
+                continue
+            left = left[rows]
+            slot = starts[group[rows]]                       # the object it faces now, group-major
+            columns = [det_boxes[lo + rows, k] for k in range(4)]
+            columns.append(_area_plus1(*columns))
+            best = np.full(rows.size, -np.inf)
+            arg = np.full(rows.size, -1, dtype=np.int64)     # the best object so far, group-major
+            while rows.size:
+                dx1, dy1, dx2, dy2, darea = columns
+                iw = np.minimum(dx2, gx2.take(slot))         # iou_columns_plus1's operations, in place
+                iw -= np.maximum(dx1, gx1.take(slot))
+                iw += 1.0
+                ih = np.minimum(dy2, gy2.take(slot))
+                ih -= np.maximum(dy1, gy1.take(slot))
+                ih += 1.0
+                take = iw > 0
+                take &= ih > 0                               # the boxes meet
+                iw *= ih                                     # the intersection
+                ua = garea.take(slot)
+                ua += darea
+                ua -= iw
+                iw /= ua                                     # the overlap where they meet
+                take &= iw > best
+                np.copyto(best, iw, where=take)
+                np.copyto(arg, slot, where=take)
+                left -= 1
+                slot += 1
+                going = left > 0
+                if not going.all():                          # those done: their best is final
+                    done = ~going
+                    ovmax[lo + rows[done]] = best[done]
+                    cand[lo + rows[done]] = arg[done]
+                    rows, left, slot, best, arg = [a[going] for a in (rows, left, slot, best, arg)]
+                    columns = [c[going] for c in columns]
+    found = cand >= 0
+    cand[found] = gt_order[cand[found]]
     return cand, ovmax
 
 
@@ -111,12 +159,15 @@ def voc_flags(candidate, overlap, gt_difficult, min_overlap=0.5) -> tuple:
 
 
 def voc_det_match(confidence, det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups, min_overlap=0.5):
-    """VOCevaldet.m's ranking and matching for one class, detections in result-file order: DetMatch."""
+    """VOCevaldet.m's ranking and matching for one class, detections in result-file order: DetMatch.
+
+    A detection's candidate does not depend on its rank (module doc): the candidates are found in result-file order
+    (the boxes read in place, not gathered in rank order: a million rows gathered at random cost more than the
+    matching), and only they are put in rank order for the first-claimant rule."""
     order = stable_descending_order(np.asarray(confidence, dtype=np.float64))
-    det_group = np.asarray(det_group, dtype=np.int64)[order]
-    det_boxes = np.asarray(det_boxes, dtype=np.float64).reshape(-1, 4)[order]
-    tp, fp, cand, ovmax = match_ranked(det_group, det_boxes, gt_group, gt_boxes, gt_difficult, ngroups,
-                                       min_overlap, with_candidates=True)
+    cand, ovmax = best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups)
+    cand, ovmax = cand[order], ovmax[order]
+    tp, fp = voc_flags(cand, ovmax, gt_difficult, min_overlap)
     return DetMatch(order, tp, fp, cand, ovmax)
 
 

@@ -228,7 +228,7 @@ def test_a_frame_inside_a_ground_truth_tube_costs_what_a_frame_outside_costs(tmp
             run = measured(SLUG, ref, res, tmp_path / name / str(k), name="run")
             assert run.returncode == 0, run.stderr[-500:]
             runs.setdefault(name, []).append(run)
-    a, b = (min(runs[name], key=lambda r: r.seconds) for name in ("inside", "outside"))
+    a, b = (min(runs[name], key=lambda r: r.cpu) for name in ("inside", "outside"))
     seen = [(_without_timings(r.stdout, r.out.parent.parent), _without_timings(r.stderr, r.out.parent.parent))
             for r in (a, b)]
     assert seen[0] == seen[1]
@@ -236,7 +236,7 @@ def test_a_frame_inside_a_ground_truth_tube_costs_what_a_frame_outside_costs(tmp
     assert frame_map[0] > 0 and frame_map[1] == 0.0, frame_map        # the probe's score moves, and only it
     print("probe: inside %.2f s, outside %.2f s, %d MiB / %d MiB" % (a.seconds, b.seconds, a.peak_rss >> 20,
                                                                      b.peak_rss >> 20))
-    assert max(a.seconds, b.seconds) <= 1.5 * min(a.seconds, b.seconds), (a.seconds, b.seconds)
+    assert max(a.cpu, b.cpu) <= 1.5 * min(a.cpu, b.cpu) + 0.5, (a, b)         # CPU seconds: a loaded machine aside
     assert max(a.peak_rss, b.peak_rss) <= rss_bound(folder_bytes(res) + folder_bytes(inside))
 
 

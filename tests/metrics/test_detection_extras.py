@@ -202,3 +202,63 @@ def test_frame_ap75_against_frame_ap_at_075():
         aps75 = M.class_aps(m.tp_at[0][m.order], label[m.order], np.bincount(gt_class, minlength=C), C)[0]
         alone = M.frame_ap(label, det_key, score, det_box, gt_class, gt_key, gt_box, C, th=0.75)
         assert aps75.tolist() == alone[0].tolist() and m.tp_at[0].tolist() == alone[2].tolist(), trial
+
+
+# ---- issue 31: the matching's candidates, chunk by chunk, are the devkit loop's -------------------------------
+
+def devkit_candidates(det_group, det_boxes, gt_group, gt_boxes):
+    """VOCevaldet.m's inner loop, transliterated: per detection, over its image's objects in index (XML) order,
+    `if iw>0 & ih>0: ov=iw*ih/ua; if ov>ovmax: ovmax=ov; jmax=j` (Python floats: the same IEEE operations, in the
+    order of metrics.overlap.iou_columns_plus1)."""
+    cand, ovmax = [], []
+    for g, bb in zip(det_group, det_boxes):
+        best, arg = -np.inf, -1
+        for j in np.flatnonzero(gt_group == g):
+            gt = gt_boxes[j]
+            iw = min(bb[2], gt[2]) - max(bb[0], gt[0]) + 1.0
+            ih = min(bb[3], gt[3]) - max(bb[1], gt[1]) + 1.0
+            if iw > 0 and ih > 0:
+                inter = iw * ih
+                ua = (bb[2] - bb[0] + 1.0) * (bb[3] - bb[1] + 1.0) + (gt[2] - gt[0] + 1.0) * (gt[3] - gt[1] + 1.0)
+                ua -= inter
+                ov = inter / ua if ua != 0 else (np.inf if inter > 0 else np.nan)
+                if ov > best:
+                    best, arg = ov, int(j)
+        cand.append(arg)
+        ovmax.append(best)
+    return np.array(cand, dtype=np.int64), np.array(ovmax, dtype=np.float64)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("chunk", [1, 2, 7, 1 << 15])
+def test_best_candidates_in_chunks_are_the_devkit_loops(seed, chunk):
+    """Ties (integer boxes on a small grid: equal overlaps, the first in XML order wins), boxes that touch, boxes of
+    negative size, groups without objects and detections at chunk edges: the same candidate and the same bits."""
+    from scoring_program.metrics.detection import best_candidates
+    rng = np.random.RandomState(seed)
+    ngroups = 4
+    det_group = rng.randint(0, ngroups, 40)
+    gt_group = rng.choice([0, 1, 1, 2, 2, 2], 12)          # group 3: no object
+    corner = rng.randint(0, 12, (40, 2))
+    det_boxes = np.concatenate([corner, corner + rng.randint(-3, 9, (40, 2))], axis=1).astype(float)
+    corner = rng.randint(0, 12, (12, 2))
+    gt_boxes = np.concatenate([corner, corner + rng.randint(0, 9, (12, 2))], axis=1).astype(float)
+    cand, ovmax = best_candidates(det_group.astype(np.int32), det_boxes, gt_group, gt_boxes, ngroups, chunk=chunk)
+    want_cand, want_ov = devkit_candidates(det_group, det_boxes, gt_group, gt_boxes)
+    assert cand.tolist() == want_cand.tolist()
+    assert ovmax.tobytes() == want_ov.tobytes()
+    assert (cand >= 0).sum() >= 5 and (cand < 0).sum() >= 5      # both kinds are exercised
+
+
+def test_best_candidates_by_hand_first_maximum_and_huge_coordinates():
+    """One image, objects O0 (0, 0, 9, 9), O1 = O0 again, O2 (0, 0, 4, 9) (XML order). d0 = O0: overlap 1 with O0
+    and O1, the first wins -> O0. d1 (0, 0, 4, 9): 50/100 = 0.5 with O0 and O1, 1 with O2 -> O2. d2 (20, 20, 30, 30)
+    meets none -> -1, -inf. d3 (0, 0, 1e308, 1e308): the union overflows to inf, the overlap is 0 (not NaN) with each
+    -> O0 at 0.0 (0 > -inf). d4 in an image without objects -> -1."""
+    from scoring_program.metrics.detection import best_candidates
+    gt = np.array([[0, 0, 9, 9], [0, 0, 9, 9], [0, 0, 4, 9]], dtype=float)
+    det = np.array([[0, 0, 9, 9], [0, 0, 4, 9], [20, 20, 30, 30], [0, 0, 1e308, 1e308], [0, 0, 9, 9]], dtype=float)
+    for chunk in (1, 2, 1 << 15):
+        cand, ovmax = best_candidates([0, 0, 0, 0, 1], det, [0, 0, 0], gt, 2, chunk=chunk)
+        assert cand.tolist() == [0, 2, -1, 0, -1]
+        assert ovmax.tolist() == [1.0, 1.0, -np.inf, 0.0, -np.inf]
