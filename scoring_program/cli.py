@@ -18,7 +18,7 @@ map errors to exit codes. The only module (with the other entry points) that pri
 Exit codes: 0 scored; 1 submission error (one line on stderr, no scores); 2 reference-data error (the
 organizer's fault: INPUT exists but INPUT/ref does not, or the reference data is broken), or a bad command line or
 an INPUT folder that does not exist (named as such, no one's data blamed); 3 internal error (a bug: please report
-it with the traceback), or a scoring image whose numpy or Pillow is missing or too old (one line naming it, see
+it with the traceback, which only the full level prints; the hidden level prints one fixed line), or a scoring image whose numpy or Pillow is missing or too old (one line naming it, see
 runtime.py).
 
 The worker runs the bundle's scoring program, which has `metadata` (the worker's command) beside scoring_program/;
@@ -34,11 +34,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Optional
+from contextlib import contextmanager
+from typing import NamedTuple, Optional
 
 from . import runtime
-from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ReferenceDataError, ScoringError, SubmissionError, failure,
-                     shorten)
+from .errors import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ReferenceDataError, ScoringError, SubmissionError, clean,
+                     failure, shorten)
 from .formats.files import Submission
 from .tasks import registry
 from .tasks.base import Progress, no_progress, read_private, read_track, read_withheld, reference_word
@@ -130,14 +131,21 @@ def public_part_note(rank):
                "for the organizer, and shown to no one until they reveal it." % rank)
 
 
-def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False, level=None):
-    """Score one submission; returns the Result. Raises ScoringError subclasses for bad input. private_report: a
-    path outside output_dir for the organizer's report (what the participant's level withheld, and the per-item
-    tables). decompose: also Result.decomposition (the bootstrap's per-item view of the same evaluation; the files
-    written are the same). level: the report level (full or hidden); None: the reference data's (report_level)."""
-    from .report.html import render, render_private
-    from .report.result import FULL, HIDDEN, Own
-    from .report.write import atomic_write, write_outputs
+class Prepared(NamedTuple):
+    """What cli.run settles before it reads anything of the submission: the task, the folders, the report level
+    (the participant's level: forced to hidden by a private part or withheld labels) and the reference's part files."""
+    task: object
+    ref_dir: str
+    res_dir: str
+    level: str
+    part: object            # tasks.base.PrivatePart or None
+    withheld: object        # frozenset of item ids or None
+
+
+def prepare(slug, input_dir, output_dir, private_report=None, level=None) -> Prepared:
+    """The checks of INPUT, OUTPUT and --private-report, and the report level (see run). Raises ScoringError
+    subclasses, in the order run always gave them."""
+    from .report.result import HIDDEN
 
     task = registry.get(slug)
     ref_dir = os.path.join(input_dir, "ref")
@@ -155,6 +163,22 @@ def run(slug, input_dir, output_dir, progress=None, private_report=None, decompo
     withheld = read_withheld(ref_dir)
     if part is not None or withheld is not None:
         level = HIDDEN          # every diagnostic of the whole test set would tell about its private part
+    return Prepared(task, ref_dir, res_dir, level, part, withheld)
+
+
+def run(slug, input_dir, output_dir, progress=None, private_report=None, decompose=False, level=None,
+        prepared=None):
+    """Score one submission; returns the Result. Raises ScoringError subclasses for bad input. private_report: a
+    path outside output_dir for the organizer's report (what the participant's level withheld, and the per-item
+    tables). decompose: also Result.decomposition (the bootstrap's per-item view of the same evaluation; the files
+    written are the same). level: the report level (full or hidden); None: the reference data's (report_level).
+    prepared: prepare()'s answer for the same arguments, when the caller needed the level first (main)."""
+    from .report.html import render, render_private
+    from .report.result import FULL, Own
+    from .report.write import atomic_write, write_outputs
+
+    task, ref_dir, res_dir, level, part, withheld = prepared or prepare(slug, input_dir, output_dir,
+                                                                        private_report, level)
     # the diagnostics are computed only for a report that shows them: the full level, or the organizer's report
     result = task.score(ref_dir, Submission(res_dir), progress or no_progress, private=bool(private_report),
                         decompose=decompose or part is not None,      # the task's pipeline (tasks/base.py)
@@ -231,9 +255,11 @@ def _catch_signals(handler=None):
 
 
 def _say(stream, text):
-    """Write to stdout or stderr; False when the stream fails (a closed pipe, a full disk): the scores already
-    written stand, and the failing stream is pointed at /dev/null so that the interpreter's own flush at exit cannot
-    turn the run into a failure."""
+    """Write to stdout or stderr; False when the stream fails (a closed pipe, a full disk, a stream closed before the
+    run started, which Python gives as None): the scores already written stand, and the failing stream is pointed at
+    /dev/null so that the interpreter's own flush at exit cannot turn the run into a failure."""
+    if stream is None:          # `score.py IN OUT >&-`: nothing to say it on
+        return False
     try:
         stream.write(text)
         stream.flush()
@@ -248,10 +274,70 @@ def _say(stream, text):
         return False
 
 
+@contextmanager
+def queued_output(output_dir):
+    """Runs into one OUTPUT folder one at a time: an exclusive flock on the folder itself (made first if it does not
+    exist; nothing is written into it for the lock), held until the run's outcome is written. main queues here
+    first of all, before numpy is imported or anything checked (this needs the standard library only), so the run
+    that queued last finishes last: the folder holds the outcome of the run that finished last, all of its score
+    files or none, and a run never removes files that a run which queued after it wrote. Not POSIX, or a folder
+    that cannot be made or opened (a read-only place, a file named OUTPUT): no lock, the run reports the fault where
+    it writes."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    fd = None
+    if fcntl is not None:
+        try:
+            os.makedirs(output_dir, exist_ok=True)
+            fd = os.open(output_dir, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _hold_standard_descriptors():
+    """A descriptor 0, 1 or 2 closed when the run started (`>&-`) is opened on /dev/null: otherwise the next file
+    the run opens (a score file) would take that number, and whatever writes to it would write into that file."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+                if null != fd:
+                    os.dup2(null, fd)
+                    os.close(null)
+            except OSError:
+                pass
+
+
 def main(slug, argv=None, show_notes=False):
     """score.py's command. show_notes: also print the notes the report level shows (`note: ...` on stdout), for a
-    platform that shows no detailed report (EvalAI: evalai_run)."""
+    platform that shows no detailed report (EvalAI: evalai_run).
+
+    What the participant sees does not depend on the ground truth but through the scores: at the hidden level (the
+    participant's, see run) no time is printed (neither the run's seconds nor the "time:" line of the phases), no
+    progress line at all (the reference's size and the evaluation's pace would show through their count and
+    timing), no Python or numpy warning (numpy's floating-point errors are ignored for the whole run; a Python
+    warning is dropped), and an internal error is one fixed line without the traceback (a MemoryError's array
+    shape counts objects of the test set). The full level (a researcher's run, a released ground truth) keeps the
+    progress lines, the times, the traceback, and gives the Python warnings as one line without a source path.
+
+    Runs into one OUTPUT take turns: a run queues for OUTPUT (queued_output) first of all, before
+    anything is imported or checked, and holds it until its outcome is written (all the score files, or none): the
+    run that queued last finishes last and its outcome stands; a run never removes files that a run which queued
+    after it wrote."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    _hold_standard_descriptors()
     if "-h" in argv or "--help" in argv:
         _say(sys.stdout, USAGE + "\n" + EXIT_CODES + "\n")
         return EXIT_OK
@@ -269,6 +355,12 @@ def main(slug, argv=None, show_notes=False):
     else:                       # locally, no argument at all is a request for the usage too
         _say(sys.stderr, USAGE + "\n")
         return EXIT_USAGE
+    with queued_output(output_dir):
+        return _score(slug, place, input_dir, output_dir, private_report, level, show_notes)
+
+
+def _score(slug, place, input_dir, output_dir, private_report, level, show_notes):
+    """main's run, its turn at OUTPUT (queued_output)."""
     t0 = time.time()
     platform = runtime.problem(registry.libraries(slug), local=not place.worker)
     if platform:
@@ -278,17 +370,27 @@ def main(slug, argv=None, show_notes=False):
     if wrong is not None:
         _say(sys.stderr, wrong.render() + "\n" + USAGE + "\n")
         return wrong.exit_code
-    from .report.result import LEVELS
-    from .report.write import format_score, locked_output, remove_stale
+    import warnings
 
+    import numpy as np
+
+    from .report.result import FULL, HIDDEN, LEVELS
+    from .report.write import format_score, remove_stale, remove_temps_of_killed_runs
+
+    shown = level if level in LEVELS else HIDDEN    # the level of what is printed, until the reference settles it
     try:
         _catch_signals()        # inside the try: a signal that lands at once is caught like any other
         if level is not None and level not in LEVELS:
             raise BadReportLevel(level)
         os.makedirs(output_dir, exist_ok=True)
-        with locked_output(output_dir):
+        remove_temps_of_killed_runs(output_dir)
+        # no numpy floating-point warning, no Python warning printed: they are caught (see main)
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
             try:
-                result = run(slug, input_dir, output_dir, Progress(sys.stderr), private_report, level=level)
+                prepared = prepare(slug, input_dir, output_dir, private_report, level)
+                shown = prepared.level
+                progress = Progress(sys.stderr) if shown == FULL else no_progress
+                result = run(slug, input_dir, output_dir, progress, private_report, prepared=prepared)
             except BaseException:
                 remove_stale(output_dir)
                 raise
@@ -296,26 +398,40 @@ def main(slug, argv=None, show_notes=False):
         _say(sys.stderr, "interrupted (signal %d): no scores written\n" % e.signum)
         return 128 + e.signum
     except Exception as e:
-        stop = failure(e, "the scoring program", detail=level == "full")
+        stop = failure(e, "the scoring program", detail=shown == FULL, trace=shown == FULL)
         _say(sys.stderr, stop.text())
         return stop.code
     # the scores are written: nothing below can fail the run (a failing stdout or stderr is ignored), and a signal
     # now takes its default action (raised here, Interrupted would end in a traceback)
     import signal
     _catch_signals(signal.SIG_DFL)
+    full = result.level == FULL
     # each score at its leaderboard column's precision, as the leaderboard and the report show it
     precision = {c.key: c.precision for c in result.columns}
     row = "  ".join("%s: %s" % (k, "%.*f" % (precision[k], v + 0.0) if k in precision
                                 else format_score(round(v, 6))) for k, v in list(result.scores.items())[:6])
     more = len(result.scores) - 6
     lines = ["%s  %s%s" % (slug, row, "  (+%d more)" % more if more > 0 else ""),
-             "scores written to %s (%.2f s)" % (os.path.join(output_dir, "scores.txt"), time.time() - t0)]
+             "scores written to %s%s" % (os.path.join(output_dir, "scores.txt"),
+                                         " (%.2f s)" % (time.time() - t0) if full else "")]
     if private_report:
         lines.append("the organizer's report (withheld diagnostics, per-item tables) written to %s" % private_report)
-    if result.timings:
+    if result.timings and full:
         lines.append("time: %s" % ", ".join("%s %.2f s" % p for p in result.timings))
     _say(sys.stdout, "".join(l + "\n" for l in lines))
-    _say(sys.stderr, "".join("warning: %s\n" % w for w in result.shown_warnings()))
+    warned = ["warning: %s\n" % w for w in result.shown_warnings()]
+    if caught and full:
+        warned.append(python_warnings_line(caught))
+    _say(sys.stderr, "".join(warned))
     if show_notes:
         _say(sys.stdout, "".join("note: %s\n" % n for n in result.shown_notes()))
     return EXIT_OK
+
+
+def python_warnings_line(caught) -> str:
+    """The full level's one line for the Python warnings a run raised (a bug of ours to report): their count and the
+    first one's category and text, never its source path."""
+    first = caught[0]
+    text = str(first.message).splitlines()[0] if str(first.message) else ""
+    return "warning: the scoring program raised %d Python warning(s) (please report it), the first: %s: %s\n" % (
+        len(caught), first.category.__name__, clean(text))

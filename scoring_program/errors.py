@@ -3,7 +3,8 @@
 SubmissionError  -> exit 1, the participant's fault: names the file, the line, what was expected, what was found.
 ReferenceDataError -> exit 2, the organizer's fault.
 CommandError -> a command (validate, dryrun, rescore, bundle) that cannot go on as asked: one line, its exit code.
-Anything else is a bug of ours: exit 3 with the traceback (failure() says which, for every command alike).
+Anything else is a bug of ours: exit 3 with the traceback (failure() says which, for every command alike), or
+at the scorer's hidden level one fixed line without it.
 Messages never reveal ground truth: callers pass only what the participant submitted (or counts). A
 ReferenceDataError shown to a participant (render) names the file and the line only, never the reference's content;
 detail() has everything, for the organizer's tools and for runs at the full report level.
@@ -107,7 +108,11 @@ class Failure(NamedTuple):
         return self.line + "\n" + self.trace
 
 
-def failure(error: Exception, program: str, detail: bool = False, whose: str = "your") -> Failure:
+HIDDEN_BUG = ("internal error in %s (not %s fault); the details are withheld, as they could tell about the hidden "
+              "test set: the organizer sees them by scoring this submission with --report full")
+
+
+def failure(error: Exception, program: str, detail: bool = False, whose: str = "your", trace: bool = True) -> Failure:
     """The one mapping of the commands (score.py, validate, dryrun, rescore, bundle) from the exception they stop on
     to their exit code and stderr text:
 
@@ -117,11 +122,16 @@ def failure(error: Exception, program: str, detail: bool = False, whose: str = "
         anything else     a bug of ours: EXIT_INTERNAL, 'internal error in <program> (not <whose> fault); please
                           report this:' and the traceback
 
-    program: what failed, as the bug's line names it ("the scoring program", "the validator", ...)."""
+    program: what failed, as the bug's line names it ("the scoring program", "the validator", ...). trace=False (the
+    scorer at the hidden level): a bug is one fixed line (HIDDEN_BUG), without the traceback or the exception's
+    text: a MemoryError's "Unable to allocate 1.2 GiB for an array with shape (...)" counts objects of the test set,
+    and where the program stopped tells what the ground truth holds."""
     if isinstance(error, ScoringError):
         return Failure(error.exit_code, error.detail() if detail else error.render(), "")
     if isinstance(error, CommandError):
         return Failure(error.exit_code, "%s: %s" % (error.prefix, error), "")
+    if not trace:
+        return Failure(EXIT_INTERNAL, HIDDEN_BUG % (program, whose), "")
     trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     return Failure(EXIT_INTERNAL, "internal error in %s (not %s fault); please report this:" % (program, whose), trace)
 

@@ -175,12 +175,27 @@ def copy_entry(zf, info, target, label, max_bytes=DEFAULT_MAX_BYTES, written=0):
             dst.write(block)
 
 
+def _copy_as_is(src, dst):
+    """copytree's copy of one entry of a submission folder: a regular file copied, a FIFO made again as a FIFO
+    (never opened: reading one waits for a writer), anything else (a socket, a device) refused. With symbolic links
+    copied as links (never followed), the scorer then judges each as score.py does (formats.files.Submission: a
+    result file that is not a regular file is refused in one line, any other only ignored)."""
+    mode = os.lstat(src).st_mode
+    if stat.S_ISFIFO(mode):
+        os.mkfifo(dst)
+        return dst
+    if not stat.S_ISREG(mode):
+        raise OSError("%s is not a regular file" % clean(src))
+    return shutil.copy2(src, dst)
+
+
 def materialize(submission, dest, max_bytes=DEFAULT_MAX_BYTES, label=None):
-    """A submission given as a .zip or a folder, copied/extracted into dest (the future res/)."""
+    """A submission given as a .zip or a folder, copied/extracted into dest (the future res/). A folder's symbolic
+    links are copied as links and its FIFOs as FIFOs (_copy_as_is): what the scorer would refuse is refused again."""
     submission = str(submission)
     if os.path.isdir(submission):
         try:
-            shutil.copytree(submission, str(dest), symlinks=False)
+            shutil.copytree(submission, str(dest), symlinks=True, copy_function=_copy_as_is)
         except shutil.Error as e:        # a link to nowhere, an unreadable file: listed, the copy goes on
             failed = e.args[0] if e.args and isinstance(e.args[0], list) else []
             raise UnsafeZip("%s: %d file(s) cannot be copied, e.g. %s" % (

@@ -120,16 +120,21 @@ def fixed_files_ignored(submission, fixed):
 
 
 def ignored_warnings(ignored, why, limit=10):
-    """Warning lines for the files the scorer will not read: one per file for the first `limit`, with
-    why(name) -> (reason, hint or None), then one line counting the rest (hints are looked up for `limit` only).
+    """Warning lines for the files the scorer will not read, with why(name) -> (reason, hint or None): one per
+    file up to `limit` files; past it ONE line for them all (100,000 junk files are one line, not 100,000): the
+    count, the first file and its reason, the first near-miss hint among the first `limit` files, then the next
+    names (hints are looked up for `limit` files only).
 
     ignored: [(label, name)], label the file's path in the submission, name what why() judges.
     """
-    out = [ignored_warning(label, *why(name)) for label, name in ignored[:limit]]
-    rest = [label for label, _ in ignored[limit:]]
-    if rest:
-        out.append("%s%d more file(s) will be ignored: %s" % (WARNING, len(rest), quote_some(rest)))
-    return out
+    if len(ignored) <= limit:
+        return [ignored_warning(label, *why(name)) for label, name in ignored]
+    label, name = ignored[0]
+    reason, _ = why(name)
+    hint = first_hint(ignored[:limit], why)
+    return ["%s%d files will be ignored: first %s (%s)%s, then %s"
+            % (WARNING, len(ignored), label, reason, "; %s" % hint if hint else "",
+               quote_some([l for l, _ in ignored[1:]]))]
 
 
 def first_hint(ignored, why):

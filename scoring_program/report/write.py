@@ -1,4 +1,5 @@
-"""Atomic writers for the Codalab/Codabench output folder. Never writes OUTPUT/metadata."""
+"""Atomic writers for the Codalab/Codabench output folder. Never writes OUTPUT/metadata. (Runs into one OUTPUT take
+turns: cli.queued_output, which needs the standard library only.)"""
 from __future__ import annotations
 
 import json
@@ -124,28 +125,8 @@ def remove_stale(output_dir):
         remove_temps(os.path.join(output_dir, PRIVATE_DIR))
 
 
-@contextmanager
-def locked_output(output_dir):
-    """Runs into one OUTPUT folder one at a time (an exclusive flock on the folder itself, nothing written into it):
-    the folder always holds the outcome of the run that finished last, all of its score files or none. Temporary
-    files a killed run left are removed first."""
-    try:
-        import fcntl
-    except ImportError:         # not POSIX: no lock
-        fcntl = None
-    fd = None
-    if fcntl is not None:
-        try:
-            fd = os.open(str(output_dir), os.O_RDONLY)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            if fd is not None:
-                os.close(fd)
-            fd = None
-    try:
-        remove_temps(output_dir)
-        remove_temps(os.path.join(str(output_dir), PRIVATE_DIR))
-        yield
-    finally:
-        if fd is not None:
-            os.close(fd)
+def remove_temps_of_killed_runs(output_dir):
+    """Before a run writes into OUTPUT (its turn, cli.queued_output): the temporary files a run killed by SIGKILL
+    left, in OUTPUT and OUTPUT/private."""
+    remove_temps(output_dir)
+    remove_temps(os.path.join(str(output_dir), PRIVATE_DIR))

@@ -50,7 +50,8 @@ def no_progress(done, total, what=""):
 
 class Progress(object):
     """A progress callback that writes a line to `stream` every few seconds (the command line gives stderr, which
-    Codalab shows to the participant)."""
+    Codalab shows to the participant, at the full report level only: cli.main). A stream that is None (closed
+    before the run started) or fails is skipped: progress never fails a run."""
 
     def __init__(self, stream, every=3.0):
         self.stream = stream
@@ -60,10 +61,13 @@ class Progress(object):
 
     def __call__(self, done, total, what=""):
         now = time.time()
-        if now - self.last >= self.every:
+        if now - self.last >= self.every and self.stream is not None:
             self.last = now
-            self.stream.write("progress: %d/%d %s (%.0f s)\n" % (done, total, what, now - self.start))
-            self.stream.flush()
+            try:
+                self.stream.write("progress: %d/%d %s (%.0f s)\n" % (done, total, what, now - self.start))
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.stream = None
 
 
 class Stopwatch(object):
