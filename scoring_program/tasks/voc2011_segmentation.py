@@ -192,11 +192,19 @@ def find_result_dir(submission, comps, set_name):
 
 
 def list_results(folder, label_of):
-    """{id: path} of the <id>.png files in the folder, and the other entries (not read)."""
+    """{id: path} of the <id>.png files in the folder, and the other entries (not read). An <id>.png that is not
+    a regular file (a symbolic link: never followed; a FIFO: never opened) is refused in one line (NotRegular), as
+    formats.files.Submission.find refuses one; a folder named <id>.png is another entry."""
+    from ..formats.files import NotRegular, entry_kind
     pngs, other = {}, []
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if name.endswith(".png") and os.path.isfile(path):
+    with os.scandir(folder) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        name, path = entry.name, os.path.join(folder, entry.name)
+        kind = entry_kind(entry)
+        if name.endswith(".png") and kind != "folder":
+            if kind != "file":
+                raise NotRegular(label_of(path), kind)
             pngs[name[:-4]] = path
         elif not name.startswith("._") and name not in (".DS_Store", "Thumbs.db", "desktop.ini"):
             other.append(label_of(path))

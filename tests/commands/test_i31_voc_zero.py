@@ -47,3 +47,31 @@ def test_a_layout_part_the_submission_never_predicts_has_its_curve_reason(tmp_pa
     assert proc.returncode == 0, proc.stderr
     html = (out / "detailed_results.html").read_text()
     assert re.search(r"hand: your submission ranks nothing for it", html), html[html.find("Not drawn"):][:500]
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_a_segmentation_png_that_is_a_link_or_a_fifo_is_refused_in_one_line(tmp_path, kind):
+    """Issue 31, local runs: voc2011-segmentation lists its result folder itself; an <id>.png there that is a
+    symbolic link is never followed (its target could be any file of the machine) and a FIFO never opened (no hang),
+    as formats.files.Submission refuses them for the other competitions."""
+    import subprocess
+    import sys
+    slug = "voc2011-segmentation"
+    inp = tmp_path / "input"
+    shutil.copytree(os.path.join(ROOT, "reference_data", slug), str(inp / "ref"))
+    shutil.copytree(os.path.join(ROOT, "starting_kit", slug, "submissions", "perfect"), str(inp / "res"))
+    folder = inp / "res" / "results" / "VOC2011" / "Segmentation" / "comp5_test_cls"
+    first = sorted(os.listdir(str(folder)))[0]
+    if kind == "link":
+        os.rename(str(folder / first), str(tmp_path / "elsewhere.png"))
+        os.symlink(str(tmp_path / "elsewhere.png"), str(folder / first))
+    else:
+        os.unlink(str(folder / first))
+        os.mkfifo(str(folder / first))
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "competitions", slug, "score.py"), str(inp),
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    what = "a symbolic link" if kind == "link" else "a named pipe (FIFO)"
+    assert (proc.returncode, proc.stderr) == (1, "submission error: results/VOC2011/Segmentation/comp5_test_cls/%s: "
+                                                 "expected a regular file; found %s, which the scorer does not open\n"
+                                              % (first, what))
+    assert not (tmp_path / "out" / "scores.txt").exists()
