@@ -133,7 +133,8 @@ def test_a_large_action_file_honest_or_crafted_costs_a_few_times_its_size(tmp_pa
     # issue 31: an honest 64 MiB file peaked at 788 MB (12x), a crafted one at 943 MB. The rows are kept as compact
     # columns (10 bytes a row) and the metric works on bounded chunks. At this scale (about 20 MiB) the issue's bound
     # (256 MiB + 8x) would hold even for the old reader: the test also bounds what the file adds to the peak of a
-    # one-line file, 4x its size (the old reader took 8.5x).
+    # one-line file, 6x its size (the old reader took 8.5x; numpy 1.26 takes 3.5x, numpy 1.17.2 on the py37 stack
+    # 4.8x).
     ref = _one_sequence_ref(tmp_path / "ref", "1,2,121,180\n2,4,259,340\n2,9,264,324\n")
     runs = {}
     for kind, nrows in (("tiny", 1), ("honest", 1500000), ("crafted", 1040000)):
@@ -146,7 +147,7 @@ def test_a_large_action_file_honest_or_crafted_costs_a_few_times_its_size(tmp_pa
         run, size = runs[kind]
         assert run.returncode == 0, run
         assert run.peak_rss <= rss_bound(size), (kind, run, size)
-        assert run.peak_rss - base <= 4 * size, (kind, run.peak_rss / MIB, base / MIB, size / MIB)
+        assert run.peak_rss - base <= 6 * size, (kind, run.peak_rss / MIB, base / MIB, size / MIB)
     honest, crafted = runs["honest"], runs["crafted"]
     assert 0.9 < crafted[1] / honest[1] < 1.1           # the same size
     assert_bounded(crafted[0], honest[0], crafted[1], time_ratio=1.5)
