@@ -258,7 +258,7 @@ def test_rgb_panoramas_score_as_grey_ones_and_cost_no_tobytes_copy(tmp_path):
     from bench.synth.chalearn_lap2014_pose import make_bench
     bench = make_bench(str(tmp_path / "b"), n_frames=24, pool=4)
     ref, grey = os.path.join(bench["input"], "ref"), os.path.join(bench["input"], "res")
-    rgb = tmp_path / "rgb"
+    rgb = tmp_path / "rgb-res"          # not the name of a measured() run: that folder holds its input and output
     os.makedirs(str(rgb))
     for name in sorted(os.listdir(grey)):
         g = np.asarray(Image.open(os.path.join(grey, name)).convert("L"))
