@@ -305,17 +305,8 @@ class KineticsTps(Task):
     def read_submission(self, submission, reference, progress) -> KineticsSubmission:
         """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth; a missing one
         is named with the near miss that validate gives ('pred_vid_results.json: did you mean ...?')."""
-        ignored, why = fixed_files_ignored(submission, (VID_FILE, PART_FILE))
-        try:
-            vpath, vlabel = _locate(submission, VID_FILE)
-            ppath, plabel = _locate(submission, PART_FILE)
-        except SubmissionError as e:
-            raise with_hint(e, first_hint(ignored, why)) from None
-        progress(0, 2, "steps")
+        pred_vid, pred, vlabel, plabel, _ = _read_files(submission, progress)
         gt = reference.data
-        pred_vid = load_json(vpath, vlabel)
-        pred = read_part_predictions(file_bytes(ppath, plabel), plabel)
-        check_classes(pred_vid, vlabel)
         hints = submission_hints(pred_vid, pred.part, VID_FILE, PART_FILE)       # before the alignment
         pr = align_predictions(pred, pred_vid, gt, vlabel, plabel)
         return KineticsSubmission(pr, vlabel, plabel, name_warnings(gt, pr, VID_FILE, PART_FILE, reference.withheld,
@@ -470,15 +461,7 @@ class KineticsTps(Task):
         return ignored_warnings(*fixed_files_ignored(submission, (VID_FILE, PART_FILE)))
 
     def _validate(self, submission, ids):
-        ignored, why = fixed_files_ignored(submission, (VID_FILE, PART_FILE))
-        try:
-            vpath, vlabel = _locate(submission, VID_FILE)
-            ppath, plabel = _locate(submission, PART_FILE)
-        except SubmissionError as e:
-            raise with_hint(e, first_hint(ignored, why)) from None
-        pred_vid = load_json(vpath, vlabel)
-        pred = read_part_predictions(file_bytes(ppath, plabel), plabel)       # every rule, on every frame
-        check_classes(pred_vid, vlabel)     # in the scorer's order
+        pred_vid, pred, vlabel, plabel, (ignored, why) = _read_files(submission)    # every rule, on every frame
         part = pred.part
         notes = ["%s: %d videos" % (vlabel, len(pred_vid)),
                  "%s: %d videos, %d frames, %d humans" % (plabel, len(part.video_key), len(part.frame_key),
@@ -496,6 +479,23 @@ class KineticsTps(Task):
             notes.append("%d video(s) have part results but no class (ignored unless they are test videos)" % len(only))
         notes += ["warning: " + h for h in submission_hints(pred_vid, part, VID_FILE, PART_FILE)]
         return notes + ignored_warnings(ignored, why)
+
+
+def _read_files(submission, progress=no_progress):
+    """The scorer's and validate's one reading of the two result files, every rule in the scorer's order:
+    (pred_vid, part predictions, the two files' labels, (ignored, why) of fixed_files_ignored). A missing file is
+    named with the near miss among the submitted files ('pred_vid_results.json: did you mean ...?')."""
+    ignored, why = fixed_files_ignored(submission, (VID_FILE, PART_FILE))
+    try:
+        vpath, vlabel = _locate(submission, VID_FILE)
+        ppath, plabel = _locate(submission, PART_FILE)
+    except SubmissionError as e:
+        raise with_hint(e, first_hint(ignored, why)) from None
+    progress(0, 2, "steps")
+    pred_vid = load_json(vpath, vlabel)
+    pred = read_part_predictions(file_bytes(ppath, plabel), plabel)
+    check_classes(pred_vid, vlabel)
+    return pred_vid, pred, vlabel, plabel, (ignored, why)
 
 
 # ------------------------------------------------------------------ the withheld reference (issue 29)

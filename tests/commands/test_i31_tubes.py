@@ -56,6 +56,15 @@ def _lines(stderr):
     return [l for l in stderr.splitlines() if l.strip() and not l.startswith("progress: ")]
 
 
+def _refused_by_both(tmp_path, res):
+    """The one line in which score.py and validate --ids both refuse res (each exits 1; their lines are equal)."""
+    scored, checked = _both(tmp_path, res)
+    assert scored.returncode == checked.returncode == 1
+    assert _lines(scored.stderr) == _lines(checked.stderr), (scored.stderr, checked.stderr)
+    [line] = _lines(scored.stderr)
+    return line
+
+
 # ---------------------------------------------------------------------------------------------- messages
 
 def _normalised(file_name, text):
@@ -109,10 +118,8 @@ def test_title_case_labels_fail_the_scorer_and_validate_with_the_same_hint(tmp_p
 
 
 def test_a_header_row_written_twice_is_named_by_both(tmp_path):
-    scored, checked = _both(tmp_path, _perfect(tmp_path, "header", lambda name, text: text.split("\n", 1)[0] + "\n"
-                                               + text))
-    assert scored.returncode == checked.returncode == 1
-    assert _lines(scored.stderr) == _lines(checked.stderr) == [
+    res = _perfect(tmp_path, "header", lambda name, text: text.split("\n", 1)[0] + "\n" + text)
+    assert [_refused_by_both(tmp_path, res)] == [
         "submission error: frame_detections.csv, line 2: expected one header row, then rows of data; found another "
         "header row: 'video,frame,label,score,x1,y1,x2,y2'"]
 
@@ -125,9 +132,7 @@ def test_a_header_row_pasted_in_the_middle_of_tubes_is_named_by_both(tmp_path):
 
     res = _perfect(tmp_path, "pasted", pasted)
     os.remove(str(res / DET))
-    scored, checked = _both(tmp_path, res)
-    assert scored.returncode == checked.returncode == 1
-    assert _lines(scored.stderr) == _lines(checked.stderr) == [
+    assert [_refused_by_both(tmp_path, res)] == [
         "submission error: tubes.csv, line 11: expected one header row, then rows of data; found another header "
         "row: 'video,tube,label,score,frame,x1,y1,x2,y2'"]
 
@@ -179,9 +184,7 @@ def test_128_mib_of_blank_lines_in_tubes_are_skipped_within_the_bound_by_score_a
 
 def test_only_blank_lines_are_one_line_of_error_in_both(tmp_path):
     res = submission(tmp_path, "only-blank", {TUBES: b"\n \r\n" * 1000})
-    scored, checked = _both(tmp_path, res)
-    assert scored.returncode == checked.returncode == 1
-    assert _lines(scored.stderr) == _lines(checked.stderr) == [
+    assert [_refused_by_both(tmp_path, res)] == [
         "submission error: tubes.csv: expected a header row naming the columns video,tube,label,score,frame,x1,y1,"
         "x2,y2; found an empty file"]
 
