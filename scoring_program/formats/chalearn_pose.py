@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from .images import CUT_SHORT, DECODE_ERRORS, DecodeBuffer, NotPng, describe_error, load_into, open_png, read_png
+from .images import CUT_SHORT, DECODE_ERRORS, NotPng, describe_error, load_into, open_png, read_png
 
 LIMBS = ("head", "torso", "lhand", "rhand", "lforearm", "rforearm", "larm", "rarm", "lfoot", "rfoot", "lleg",
          "rleg", "lthigh", "rthigh")
@@ -155,23 +155,11 @@ class PanoramaHeader(object):
 
 def load_rgb_into(img, buffer=None):
     """Decode the opened, not yet loaded RGB or RGBA Pillow image `img` into `buffer`'s array seen as (H, W, 4)
-    uint8 (Pillow's own layout of both modes: R, G, B and a 4th byte, padding or alpha) and return that view:
-    the pixels once, without Pillow's tobytes copy that np.asarray(img) makes (the copy and its page faults cost
-    as much as the conversion to luminance). As images.load_into: the PNG decoder writes into a core image mapped
-    on the array; a Pillow that allocates its own anyway (Pillow 6.1 does, the mapped image's mode being RGBX)
-    gives np.asarray(img), the same pixels."""
-    Image = _image_module()
-    width, height = img.size
-    arr = (buffer or DecodeBuffer()).array(height, width * 4).reshape(height, width, 4)
-    raw = "RGBA" if img.mode == "RGBA" else "RGBX"
-    core = Image.frombuffer(raw, img.size, arr, "raw", raw, 0, 1).im
-    img.im = core
-    img.load()
-    if img.im is core:
-        return arr
-    # np.asarray(img)'s pixels, without its reference cycle: on Pillow 8.4 (EvalAI's worker) the arrays it makes
-    # are freed only by the cyclic garbage collector, so RSS grew by a panorama per frame (363 MiB for 24 frames)
-    return np.frombuffer(img.tobytes(), np.uint8).reshape(height, width, len(img.getbands()))
+    uint8 and return that view: the pixels once, without Pillow's tobytes copy that np.asarray(img) makes (the
+    copy and its page faults cost as much as the conversion to luminance). images.load_into with the mapped
+    layout RGBA or RGBX; a Pillow that allocates its own image anyway (Pillow 6.1 does, the mapped image's mode
+    being RGBX) gives (H, W, 3) or (H, W, 4), the same pixels."""
+    return load_into(img, buffer, raw="RGBA" if img.mode == "RGBA" else "RGBX")
 
 
 # Pillow 6.1's RGB -> L weights, 16-bit fixed point (Convert.c: L24 = R*19595 + G*38470 + B*7471, then >> 16)
