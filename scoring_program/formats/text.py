@@ -335,6 +335,19 @@ def _stand_in(codes: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------------
 # The tokenizer
 
+_SHORT_LINE = 12   # a block whose lines are this many bytes long on average or less may be mostly blank lines
+
+
+class _Remap(NamedTuple):
+    """What is read in the lines of a block that are not blank, mapped back to the block: idx, each of their bytes'
+    offset in the block (and one past its end); line, each of their lines' 0-based line in the block; b0, the
+    block's first byte; nnl, the block's newlines."""
+    idx: np.ndarray
+    line: np.ndarray
+    b0: int
+    nnl: int
+
+
 class _Scan(object):
     """One pass over a file's blocks: the records (their lines and kept fields), and the first fault of each kind
     (reported in the order blank line, wrong number of fields, field too long, whatever their lines).
@@ -363,6 +376,7 @@ class _Scan(object):
         self.lines = self.starts = self.lengths = None
         self.in_place = False       # the records are written into arrays of `most` rows (from the second block on)
         self.offset_type = np.int32 if len(data) < (1 << 31) else np.int64     # field starts, lines
+        self.remap = None           # a _Remap while the lines of a block that are not blank are read alone
 
     def faulty(self) -> bool:
         return self.blank is not None or self.bad_count is not None or self.too_long is not None
@@ -407,6 +421,9 @@ class _Scan(object):
         while every field of the column is shorter than 256 bytes (memory), else uint16. The first block's arrays
         are kept as they are (a file of one block is not copied); from the second block on, every block is written
         in place into arrays as long as the file has lines."""
+        if self.remap is not None:      # offsets in the block's lines that are not blank: in the block
+            start = self.remap.idx[start + (b0 - self.remap.b0)]
+            b0 = self.remap.b0
         start_t = start.T.astype(self.offset_type)      # per column, contiguous
         start_t += b0
         length_t = length.T.astype(np.uint8 if longest <= 255 else np.uint16)
@@ -522,14 +539,37 @@ class _Scan(object):
                     start[:, j] = st
                     length[:, j] = en - st
                 before, shift = start, b0
-        self._store(before, length, np.arange(rows), shift, longest)
-        self.line_base += rows - (not ends_nl)
+        if self.remap is None:
+            self._store(before, length, np.arange(rows), shift, longest)
+            self.line_base += rows - (not ends_nl)
+        else:
+            self._store(before, length, self.remap.line[:rows], shift, longest)
+            self.line_base += self.remap.nnl
         return True
 
     def _general(self, arr: np.ndarray, b0: int):
-        """Any block of whole lines: white-space runs, blank lines, every field count."""
+        """Any block of whole lines: white-space runs, blank lines, every field count. A byte's line is the count of
+        newlines before it (one cumulative sum, not a search per token). Blank lines cost a few passes over their
+        bytes: a block of blank lines alone is only counted, and where most lines of a block are blank (and blank
+        lines are allowed) the others are read alone (_drop_blank_lines), by the common layouts' scan if they
+        are in one."""
         blank = _IS_BLANK[arr]
         newline = arr == 10
+        if blank.all():                 # blank lines only (a separator is no blank byte)
+            self._blank_lines(int(np.count_nonzero(newline)), b0)
+            return
+        if self.remap is None and self.allow_blank and int(np.count_nonzero(newline)) * _SHORT_LINE > arr.size:
+            sub = self._drop_blank_lines(arr, b0, blank, newline)
+            if sub is not None:
+                try:
+                    if self.n is not None and not self.faulty() and self._regular(sub, b0, b0 + arr.size):
+                        return
+                    self._general(sub, b0)
+                    return
+                finally:
+                    self.remap = None
+        line_of = np.cumsum(newline, dtype=self.offset_type)     # a byte's line, newlines counted with the next
+        line_of -= newline
         nl = _where(newline)
         nlines = nl.size + int(not newline[-1])
         if self.sep is None:
@@ -539,13 +579,13 @@ class _Scan(object):
             content = ~(blank | is_sep)
         st = _run_starts(content)
         en = _run_ends(content)
-        tok_line = nl.searchsorted(st)
+        tok_line = line_of[st]
         if self.sep is None:
             counts = np.bincount(tok_line, minlength=nlines)
             nonblank = counts > 0
         else:
             sep_pos = _where(is_sep)
-            nsep = np.bincount(nl.searchsorted(sep_pos), minlength=nlines)
+            nsep = np.bincount(line_of[sep_pos], minlength=nlines)
             nonblank = (np.bincount(tok_line, minlength=nlines) > 0) | (nsep > 0)
             counts = np.where(nonblank, nsep + 1, 0)
         self._fields(counts)
@@ -553,13 +593,51 @@ class _Scan(object):
             if self.sep is None:
                 fst, fen = st, en
             else:
-                fst, fen = _csv_fields(content, is_sep | newline, st, en, nl, nonblank, bool(newline[-1]))
+                fst, fen = _csv_fields(content, is_sep | newline, st, en, line_of, nonblank, bool(newline[-1]))
             fst = fst.reshape(-1, self.n)
             length = fen.reshape(-1, self.n) - fst
             if self.keep is not None:
                 fst, length = fst[:, self.keep], length[:, self.keep]
-            self._keep(fst, length, _where(nonblank), self.data.find(b"\x00", b0, b0 + arr.size) >= 0, b0)
-        self.line_base += nl.size
+            lines = _where(nonblank)
+            if self.remap is not None:
+                lines = self.remap.line[lines]
+            self._keep(fst, length, lines, self.remap is None and self.data.find(b"\x00", b0, b0 + arr.size) >= 0,
+                       b0)
+        self.line_base += nl.size if self.remap is None else self.remap.nnl
+
+    def _drop_blank_lines(self, arr: np.ndarray, b0: int, blank: np.ndarray, newline: np.ndarray):
+        """The block's lines that are not blank, when they are fewer than half its lines and it holds no NUL: their
+        bytes (newlines included) as one array, and self.remap set to map what is read in it back to the block;
+        else None. A pass over the block's bytes for its newlines and one for its runs of content; the rest is
+        over the lines kept."""
+        nl = _where(newline)
+        nlines = nl.size + int(not newline[-1])
+        run_line = nl.searchsorted(_run_starts(~blank))     # sorted: each run of content's line
+        first = np.empty(run_line.size, dtype=bool)
+        first[:1] = True
+        np.not_equal(run_line[1:], run_line[:-1], out=first[1:])
+        kept = run_line[first]
+        if kept.size * 2 > nlines or self.data.find(b"\x00", b0, b0 + arr.size) >= 0:
+            return None
+        start = np.where(kept > 0, nl[np.maximum(kept - 1, 0)] + 1, 0)
+        end = nl[np.minimum(kept, nl.size - 1)] + 1 if nl.size else np.full(kept.size, arr.size)
+        if kept[-1] == nl.size:         # the last line, with no newline
+            end[-1] = arr.size
+        length = end - start
+        total = int(length.sum())
+        idx = np.empty(total + 1, dtype=np.int64)
+        idx[:total] = np.repeat(start - (np.cumsum(length) - length), length)
+        idx[:total] += np.arange(total)
+        idx[total] = arr.size                   # the end of the last line (a field may end there)
+        self.remap = _Remap(idx, kept.astype(self.offset_type), b0, nl.size)
+        return arr[idx[:total]]
+
+    def _blank_lines(self, nnl: int, b0: int):
+        """A block of blank lines only (nnl newlines): an error at its first line when blank lines are,
+        else only counted."""
+        if not self.allow_blank:
+            self._check(np.zeros(1, dtype=np.int64), np.zeros(1, dtype=bool), _NO_NEWLINE, b0)
+        self.line_base += nnl
 
     def _check(self, counts: np.ndarray, nonblank: np.ndarray, nl: np.ndarray, b0: int) -> bool:
         fault = False
@@ -574,8 +652,11 @@ class _Scan(object):
                 fault = True
                 if self.bad_count is None:
                     i = int(bad[0])
-                    at = b0 + (int(nl[i - 1]) + 1 if i else 0)
-                    self.bad_count = (self.line_base + i + 1, int(counts[i]), at)
+                    at = int(nl[i - 1]) + 1 if i else 0
+                    line = i
+                    if self.remap is not None:
+                        at, line = int(self.remap.idx[at]), int(self.remap.line[i])
+                    self.bad_count = (self.line_base + line + 1, int(counts[i]), b0 + at)
         return fault
 
     def _line_count(self, a: int, b: int) -> int:
@@ -656,16 +737,20 @@ def _trim_nuls(arr: np.ndarray, start: np.ndarray, end: np.ndarray):
         i = i[(end[i] > start[i]) & (arr[np.maximum(end[i] - 1, 0)] == 0)]
 
 
-def _csv_fields(content: np.ndarray, boundary: np.ndarray, st: np.ndarray, en: np.ndarray, nl: np.ndarray,
+def _csv_fields(content: np.ndarray, boundary: np.ndarray, st: np.ndarray, en: np.ndarray, line_of: np.ndarray,
                 nonblank: np.ndarray, ends_with_boundary: bool) -> tuple:
     """The fields of the block's non-blank lines, in order: (start, end) of each field's content (white space
     stripped; an empty field is empty). Fields lie between boundaries (separators and newlines); nothing follows
-    the block's last boundary when ends_with_boundary."""
+    the block's last boundary when ends_with_boundary. line_of: each byte's 0-based line in the block (None: one
+    line)."""
     bnd = _where(boundary)
     seg_start = np.concatenate([[0], bnd + 1])
     if ends_with_boundary:
         seg_start = seg_start[:-1]
-    seg_line = nl.searchsorted(seg_start)
+    if line_of is None:
+        seg_line = np.zeros(seg_start.size, dtype=np.int64)
+    else:                               # the block's end (after a separator that ends it) is on its last line
+        seg_line = line_of[np.minimum(seg_start, line_of.size - 1)]
     keep = nonblank[seg_line]
     fst = seg_start.copy()
     fen = seg_start.copy()
@@ -718,8 +803,8 @@ def line_fields(data: bytes, a: int, b: int, sep) -> tuple:
         else:
             is_sep = chunk == sep
             content &= ~is_sep
-            fst, fen = _csv_fields(content, is_sep, _run_starts(content), _run_ends(content), _NO_NEWLINE,
-                                   _ONE_LINE, cut < b)
+            fst, fen = _csv_fields(content, is_sep, _run_starts(content), _run_ends(content), None, _ONE_LINE,
+                                   cut < b)
             last_found = last_found or cut == b
         starts.append(fst.astype(np.int64) + pos)
         ends.append(fen.astype(np.int64) + pos)

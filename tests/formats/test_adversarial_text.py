@@ -389,6 +389,7 @@ def test_blocks_and_chunks_of_any_size_read_what_split_reads(seed, monkeypatch):
         monkeypatch.setattr(text, "BLOCK_BYTES", rng.choice([1, 3, 8, 1 << 20]))
         monkeypatch.setattr(fastnum, "CHUNK_ROWS", rng.choice([1, 2, 1 << 16]))
         monkeypatch.setattr(text, "SMALL_ROWS", rng.choice([0, 4096]))
+        monkeypatch.setattr(text, "_SHORT_LINE", rng.choice([0, 12, 1 << 30]))    # blank lines dropped first?
         expected = reference_table(data, ncols, sep)
         try:
             rec = text.parse_table(data, "f", ncols, sep=sep)
@@ -450,6 +451,65 @@ def test_the_fast_path_for_the_common_layout_reads_what_the_general_scan_reads(s
                 continue
             got.append((rec.lines.tolist(), [[rec.field(i, k) for k in range(rec.ncols)] for i in range(len(rec))]))
         assert got[0] == got[1], data
+
+
+BLANKS = [b"\n", b"\n", b" \n", b"\r\n", b"\t \r\n", b"\n\n\n\n"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_blank_lines_dropped_before_the_scan_read_what_the_scan_reads(seed, monkeypatch):
+    """Where most lines of a block are blank, the others are read alone (_Scan._drop_blank_lines) and mapped back:
+    the same records, lines and fields, and the same error naming the same line and text, as the scan of the whole
+    block, for tables with runs of blank lines of every kind between records close to the common layout (and its
+    faults), with or without a final newline, in blocks of a few lines."""
+    from scoring_program.errors import SubmissionError
+    from scoring_program.formats import text
+    rng = random.Random(100 + seed)
+    for _ in range(300):
+        sep = rng.choice([None, b","])
+        ncols = rng.choice([1, 2, 3, 6])
+        parts = []
+        for _ in range(rng.randint(0, 10)):
+            parts.append(b"".join(rng.choice(BLANKS) for _ in range(rng.randint(0, 6))))
+            n = ncols if rng.random() > 0.05 else rng.choice([ncols - 1, ncols + 1])
+            cells = [rng.choice(CELLS) if rng.random() < 0.3 else rng.choice(CELLS[:4]) for _ in range(n)]
+            parts.append((sep or b" ").join(cells) + rng.choice([b"\n", b"\r\n", b" \n"]))
+        parts.append(b"".join(rng.choice(BLANKS) for _ in range(rng.randint(0, 3))))
+        data = b"".join(parts)
+        if rng.random() < 0.2:
+            data = data.rstrip(b"\n")
+        keep = sorted(rng.sample(range(ncols), rng.randint(1, ncols))) if sep and rng.random() < 0.5 else None
+        monkeypatch.setattr(text, "BLOCK_BYTES", rng.choice([16, 64, 1 << 20]))
+        got = []
+        for short in (1 << 30, 0):
+            monkeypatch.setattr(text, "_SHORT_LINE", short)
+            try:
+                rec = text.parse_table(data, "f", ncols, sep=sep, keep=keep)
+            except SubmissionError as e:
+                got.append(str(e))
+                continue
+            got.append((rec.lines.tolist(), [[rec.field(i, k) for k in range(rec.ncols)] for i in range(len(rec))]))
+        assert got[0] == got[1], data
+
+
+def test_blank_lines_dropped_before_the_scan_are_read_at_their_lines():
+    """Hand-checked: a record on line 1, three blank lines of three kinds, a record on line 5 with white space
+    around its fields, a blank line, a record of three fields on line 7: the records are read at lines 1 and 5, and
+    the error names line 7 and its text."""
+    from scoring_program.errors import SubmissionError
+    from scoring_program.formats import text
+    data = b"a,1\n\n \r\n\t\n b , 2 \n\nc,3,4\n"
+    scan = text._Scan(data, 44, (2,), True, None, 0, 1)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    sub = scan._drop_blank_lines(arr, 0, text._IS_BLANK[arr], arr == 10)
+    assert sub.tobytes() == b"a,1\n b , 2 \nc,3,4\n"
+    assert scan.remap.line.tolist() == [0, 4, 6] and scan.remap.nnl == 7
+    rec = text.parse_table(data[:-6], "f.csv", 2, sep=b",")
+    assert rec.lines.tolist() == [1, 5]
+    assert [[rec.field(i, k) for k in range(2)] for i in range(2)] == [[b"a", b"1"], [b"b", b"2"]]
+    with pytest.raises(SubmissionError) as e:
+        text.parse_table(data, "f.csv", 2, sep=b",")
+    assert str(e.value) == "submission error: f.csv, line 7: expected 2 fields; found 3: 'c,3,4'"
 
 
 def test_a_rule_table_names_the_first_record_and_its_first_broken_rule():
