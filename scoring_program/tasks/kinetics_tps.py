@@ -302,6 +302,22 @@ class KineticsTps(Task):
                                    "ref/" + GT_VID_FILE, "ref/" + GT_PART_FILE)
         return Reference(ref_dir, [GT_VID_FILE, GT_PART_FILE], gt)
 
+    def reference_warnings(self, reference) -> List[str]:
+        """The organizer's notice (bundle builder) when the reference's class or state names are not in the format's
+        lower snake_case: the scorer's and validate's letter-case hints (submission_hints) judge names on it, from
+        the submission alone, so a participant who writes the reference's own names would be told the format
+        expects snake_case (the scores are not affected)."""
+        gt = reference.data
+        out = []
+        for what, names in (("class names", sorted(set(gt.classes))), ("part states", sorted(gt.verbs))):
+            flagged = [n for n in names if _NOT_SNAKE.search(n)]
+            if flagged:
+                out.append("the reference's %s are not all in lower snake_case (%d of %d, first: %r): the scorer and "
+                           "validate would tell a participant who writes them so that the format expects %r "
+                           "(scores unaffected); rename them in snake_case to keep the hint right"
+                           % (what, len(flagged), len(names), flagged[0], _snake(flagged[0])))
+        return out + super().reference_warnings(reference)
+
     def read_submission(self, submission, reference, progress) -> KineticsSubmission:
         """pred_vid_result.json and pred_part_result.json, parsed and aligned with the ground truth; a missing one
         is named with the near miss that validate gives ('pred_vid_results.json: did you mean ...?')."""
