@@ -47,6 +47,8 @@ KEY_WIDTH = 16              # Records.keys: ids longer than this and than every 
 _WS = b" \t\r\x0b\x0c"      # what bytes.split() splits on, besides LF
 _IS_BLANK = np.zeros(256, dtype=bool)   # byte -> is white space or LF (a table lookup is faster than np.isin)
 _IS_BLANK[list(_WS) + [10]] = True
+_IS_SPACE = np.zeros(256, dtype=bool)   # byte -> separates white-space fields on a line (CR only ends a CRLF line)
+_IS_SPACE[list(b" \t\x0b\x0c")] = True
 _CONTENT = re.compile(rb"[^ \t\r\x0b\x0c\n]")
 _ECHO_BYTES = 4 * ECHO_CHARS + 16   # bytes of a line read for a message (UTF-8: at most 4 bytes a character)
 
@@ -339,13 +341,28 @@ _SHORT_LINE = 12   # a block whose lines are this many bytes long on average or 
 
 
 class _Remap(NamedTuple):
-    """What is read in the lines of a block that are not blank, mapped back to the block: idx, each of their bytes'
-    offset in the block (and one past its end); line, each of their lines' 0-based line in the block; b0, the
-    block's first byte; nnl, the block's newlines."""
-    idx: np.ndarray
-    line: np.ndarray
+    """What is read in a block with some lines left out, mapped back to the block. Either idx: each kept byte's offset
+    in the block (and one past its end), with line: each kept line's 0-based line in the block (the lines that are
+    not blank, _Scan._drop_blank_lines); or drops: the bytes of the empty lines left out (LF or CRLF right after a
+    newline), and their newlines, each as the offset in the kept bytes where it was (_Scan._drop_empty_lines). b0: the block's first
+    byte; nnl: the block's newlines."""
+    idx: Optional[np.ndarray]
+    line: Optional[np.ndarray]
+    drops: Optional[tuple]
     b0: int
     nnl: int
+
+    def rows(self, start: np.ndarray) -> np.ndarray:
+        """start (rows, columns): offsets in the kept bytes of fields, a row's on one line -> in the block."""
+        if self.idx is not None:
+            return self.idx[start]
+        return start + self.drops[0].searchsorted(start[:, :1], side="right")      # none inside a line
+
+    def lines(self, j: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """The block's 0-based lines of the kept lines j, whose first bytes are at `first` in the kept bytes."""
+        if self.line is not None:
+            return self.line[j]
+        return j + self.drops[1].searchsorted(first, side="right")
 
 
 class _Scan(object):
@@ -422,7 +439,7 @@ class _Scan(object):
         are kept as they are (a file of one block is not copied); from the second block on, every block is written
         in place into arrays as long as the file has lines."""
         if self.remap is not None:      # offsets in the block's lines that are not blank: in the block
-            start = self.remap.idx[start + (b0 - self.remap.b0)]
+            start = self.remap.rows(start + (b0 - self.remap.b0))
             b0 = self.remap.b0
         start_t = start.T.astype(self.offset_type)      # per column, contiguous
         start_t += b0
@@ -471,10 +488,49 @@ class _Scan(object):
         if self.regular and self.n is None and not self.faulty():
             self._fields(np.array([self._line_count(b0, b1)]))      # the first line decides (a record, not blank)
         if self.regular and self.n is not None and not self.faulty():
-            self.regular = self._regular(arr, b0, b1)
-            if self.regular:
+            empty_lines = self.allow_blank and (arr[0] == 10 or self.data.find(b"\n\n", b0, b1) >= 0)
+            if not empty_lines and self._regular(arr, b0, b1):
                 return
+            empty = self._drop_empty_lines(arr, b0, b1)
+            if empty:
+                return
+            self.regular = empty is None    # mostly empty lines: the general scan's way, for this block only
         self._general(arr, b0)
+
+    def _drop_empty_lines(self, arr: np.ndarray, b0: int, b1: int) -> Optional[bool]:
+        """The common layouts with empty lines between the records (LF or CRLF right after a newline, or first in
+        the block), when blank lines are allowed: the records read by _regular in the block without those lines'
+        bytes (a boolean selection), their offsets and lines mapped back. True when read so; None when they are
+        most of the block's bytes (the general scan reads the other lines alone at less cost: _drop_blank_lines)."""
+        data = self.data
+        if not self.allow_blank or not (arr[0] == 10 or data.find(b"\n\n", b0, b1) >= 0 or
+                                        data.find(b"\r\n", b0, b0 + 2) == b0 or data.find(b"\n\r\n", b0, b1) >= 0):
+            return False
+        newline = arr == 10
+        empty = newline.copy()          # LF right after LF (or first)
+        empty[1:] &= newline[:-1]
+        dropped = empty
+        if data.find(b"\r", b0, b1) >= 0:             # CR LF right after LF (or first)
+            dropped = empty.copy()
+            crlf = newline.copy()
+            crlf[:2] = False
+            crlf[2:] &= (arr[1:-1] == 13) & newline[:-2]
+            crlf[1] = arr[0] == 13 and arr.size > 1 and arr[1] == 10
+            empty |= crlf
+            dropped |= crlf
+            dropped[:-1] |= crlf[1:]    # and its CR
+        if int(np.count_nonzero(dropped)) * 2 > arr.size:
+            return None
+        kept = arr[~dropped]
+        nnl = int(np.count_nonzero(newline))
+        at = _where(dropped)
+        shift = at - np.arange(at.size, dtype=at.dtype)     # where each dropped byte was, in the kept bytes
+        lines = shift if dropped is empty else shift[empty[at]]     # and each empty line's newline
+        self.remap = _Remap(None, None, (shift, lines), b0, nnl)
+        try:
+            return self._regular(kept, b0, b1)
+        finally:
+            self.remap = None
 
     def _regular(self, arr: np.ndarray, b0: int, b1: int) -> bool:
         """The common layouts, fastest: every line a record of n fields with one separator byte between them (one
@@ -491,8 +547,11 @@ class _Scan(object):
             if n == 1:
                 return False            # one field a line: a blank line would pass for a record
             is_sep = arr == self.sep
-        elif self.keep is None and not any(data.find(c, b0, b1) >= 0 for c in (b"\t", b"\x0b", b"\x0c")):
-            is_sep = arr == 32
+        elif self.keep is None:
+            if any(data.find(c, b0, b1) >= 0 for c in (b"\t", b"\x0b", b"\x0c")):
+                is_sep = _IS_SPACE[arr]     # one white-space byte between fields: tabs as spaces
+            else:
+                is_sep = arr == 32
         else:
             return False
         newline = arr == 10
@@ -512,6 +571,7 @@ class _Scan(object):
             bounds[-1] = arr.size
         before = bounds[:-1].reshape(rows, n)     # the separator before each field
         after = bounds[1:].reshape(rows, n)       # and after it
+        row_first = before[:, 0] + 1              # each row's first byte
         if not (arr[after[:, -1] if ends_nl else after[:-1, -1]] == 10).all():
             return False                # a line of another field count
         length = after - before
@@ -543,7 +603,7 @@ class _Scan(object):
             self._store(before, length, np.arange(rows), shift, longest)
             self.line_base += rows - (not ends_nl)
         else:
-            self._store(before, length, self.remap.line[:rows], shift, longest)
+            self._store(before, length, self.remap.lines(np.arange(rows), row_first), shift, longest)
             self.line_base += self.remap.nnl
         return True
 
@@ -629,7 +689,7 @@ class _Scan(object):
         idx[:total] = np.repeat(start - (np.cumsum(length) - length), length)
         idx[:total] += np.arange(total)
         idx[total] = arr.size                   # the end of the last line (a field may end there)
-        self.remap = _Remap(idx, kept.astype(self.offset_type), b0, nl.size)
+        self.remap = _Remap(idx, kept.astype(self.offset_type), None, b0, nl.size)
         return arr[idx[:total]]
 
     def _blank_lines(self, nnl: int, b0: int):

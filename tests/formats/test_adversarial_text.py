@@ -453,18 +453,21 @@ def test_the_fast_path_for_the_common_layout_reads_what_the_general_scan_reads(s
         assert got[0] == got[1], data
 
 
-BLANKS = [b"\n", b"\n", b" \n", b"\r\n", b"\t \r\n", b"\n\n\n\n"]
+BLANKS = [b"\n", b"\n", b" \n", b"\r\n", b"\t \r\n", b"\n\n\n\n", b"\r\n\r\n"]
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_blank_lines_dropped_before_the_scan_read_what_the_scan_reads(seed, monkeypatch):
-    """Where most lines of a block are blank, the others are read alone (_Scan._drop_blank_lines) and mapped back:
-    the same records, lines and fields, and the same error naming the same line and text, as the scan of the whole
-    block, for tables with runs of blank lines of every kind between records close to the common layout (and its
+def test_blank_lines_dropped_before_the_scan_read_what_the_scan_reads(seed, monkeypatch, tmp_path):
+    """Where most lines of a block are blank, the others are read alone (_Scan._drop_blank_lines), and empty lines
+    (LF or CRLF) between records of the common layout are left out of its scan (_Scan._drop_empty_lines), each
+    mapped back: the same records, lines and fields, and the same error naming the same line and text, as the scan
+    of the whole block, for tables with runs of blank lines of every kind between records close to the common layout (and its
     faults), with or without a final newline, in blocks of a few lines."""
     from scoring_program.errors import SubmissionError
     from scoring_program.formats import text
+    from scoring_program.formats.mapped import map_file
     rng = random.Random(100 + seed)
+    drop_empty = text._Scan._drop_empty_lines
     for _ in range(300):
         sep = rng.choice([None, b","])
         ncols = rng.choice([1, 2, 3, 6])
@@ -481,15 +484,22 @@ def test_blank_lines_dropped_before_the_scan_read_what_the_scan_reads(seed, monk
         keep = sorted(rng.sample(range(ncols), rng.randint(1, ncols))) if sep and rng.random() < 0.5 else None
         monkeypatch.setattr(text, "BLOCK_BYTES", rng.choice([16, 64, 1 << 20]))
         got = []
-        for short in (1 << 30, 0):
+        path = tmp_path / "f"
+        path.write_bytes(data)
+        mapped = map_file(str(path))        # as score.py reads a file (None when empty)
+        for short, empty, read in ((1 << 30, True, data), (0, False, data), (0, True, data), (12, True, mapped)):
             monkeypatch.setattr(text, "_SHORT_LINE", short)
+            monkeypatch.setattr(text._Scan, "_drop_empty_lines",
+                                drop_empty if empty else lambda self, arr, b0, b1: False)
             try:
-                rec = text.parse_table(data, "f", ncols, sep=sep, keep=keep)
+                rec = text.parse_table(data if read is None else read, "f", ncols, sep=sep, keep=keep)
             except SubmissionError as e:
                 got.append(str(e))
                 continue
             got.append((rec.lines.tolist(), [[rec.field(i, k) for k in range(rec.ncols)] for i in range(len(rec))]))
-        assert got[0] == got[1], data
+        assert got[0] == got[1] == got[2] == got[3], data
+        if mapped is not None:
+            mapped.close()
 
 
 def test_blank_lines_dropped_before_the_scan_are_read_at_their_lines():
