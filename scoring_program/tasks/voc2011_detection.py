@@ -456,7 +456,7 @@ class Voc2011Detection(Task):
         sub, gt = evaluation.submitted, evaluation.gt
         res = Result(self.title)
         nimg = int(gt.ids.size)
-        rows, aps, series, series_aps = [], [], [], []
+        rows, aps, series, series_aps, series_ranked = [], [], [], [], []
         for r in evaluation.classes:
             if r.file is None:
                 if r.npos:          # only for a class with objects in the ground truth: withheld at hidden
@@ -470,9 +470,9 @@ class Voc2011Detection(Task):
             else:
                 res.set("AP_" + r.name, r.ap)
                 aps.append(r.ap)
-                if r.recall.size:
-                    series.append(Series(r.name, r.recall, r.precision))
-                    series_aps.append(r.ap)
+                series.append(Series(r.name, r.recall, r.precision))   # none ranked: a plot that says so
+                series_aps.append(r.ap)
+                series_ranked.append(r.ndetections)
             rows.append([r.name, float("nan") if r.ap is None else r.ap, r.npos, r.ndifficult, r.ndetections,
                          r.ntp, r.nfp, r.ndetections - r.ntp - r.nfp, "missing" if r.file is None else r.file])
         res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
@@ -491,7 +491,7 @@ class Voc2011Detection(Task):
                                 % (sub.comp, sub.set_name, nimg),
                                 ["class", "AP", "objects (not difficult)", "difficult objects", "detections",
                                  "true positives", "false positives", "ignored (difficult)", "file"], rows))
-        res.plots.extend(precision_recall_plots(series, blocked_aps=series_aps))
+        res.plots.extend(precision_recall_plots(series, blocked_aps=series_aps, blocked_ranked=series_ranked))
         if sub.ignored:
             res.notes.append(Own("Files not read: %s." % ", ".join(sub.ignored[:10])))
         if sub.box_warning:

@@ -1,6 +1,7 @@
 """Issue 31, Deliver 5 (reports): one number format per page (the leaderboard's precision), titles clear of their
 axes, rescore's leaderboard within 900 px with its names left-aligned, a reason for every curve not drawn."""
 import os
+import shutil
 import re
 from collections import Counter, namedtuple
 
@@ -184,3 +185,17 @@ def test_sample_curves_not_drawn_each_carry_a_reason(slug, tmp_path):
         assert all(re.search(r": ((\d+ ranked items? in )?\d+ points?( of 10 or more ranks)?: (it|they) shades? "
                              r"\d\.\d{4}( for an AP of \d\.\d{4})?|your submission ranks nothing for it)$", e)
                    for e in entries), entries
+
+
+def test_a_detection_class_the_submission_ranks_nothing_for_has_its_curve_reason(tmp_path):
+    """voc2011-detection hands its curves over in blocks; a class whose result file is missing (AP 0) still gets
+    its plot, not drawn, saying why, among the others drawn from the perfect sample."""
+    res = tmp_path / "res"
+    shutil.copytree(os.path.join(ROOT, "starting_kit", "voc2011-detection", "submissions", "perfect"), str(res))
+    (res / "results" / "VOC2011" / "Main" / "comp3_det_test_bus.txt").unlink()
+    proc, out = run_score("voc2011-detection", os.path.join(ROOT, "reference_data", "voc2011-detection"), str(res),
+                          tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "detailed_results.html").read_text(encoding="utf-8")
+    assert ("<p class='note'>Not drawn (1 curve). A curve is drawn from the items your submission ranks for it."
+            "<br>bus: your submission ranks nothing for it</p>") in page
