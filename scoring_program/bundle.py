@@ -79,7 +79,7 @@ from . import participant
 from .bundling import ROOT, BundleError, codabench, codalab, competition_path, evalai
 from .bundling.description import Competition, bind_tasks, codabench_yaml, dump_yaml, phases_in_order, v2_columns
 from .bundling.organizer import check_track, load_config, phase_notes, sample_config
-from .bundling.pages import PhaseSet, bundle_pages, page_names, participant_pages, phase_sets
+from .bundling.pages import PhaseSet, bundle_pages, page_names, page_templates, participant_pages, phase_sets
 from .bundling.phasing import check_migrations, phase_description, track_fact_sheet, track_title
 from .bundling.reference import (check_hidden_classes, common_columns, phase_ground_truths, read_reference,
                                  reference_zips)
@@ -89,6 +89,9 @@ from .errors import failure
 from .report.result import HIDDEN
 from .tasks import registry
 from .tasks.base import class_of
+
+
+NOTES_FILE = "NOTES.txt"     # a sample build's notes, beside its bundles (printed with --verbose)
 
 
 def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optional[str] = None,
@@ -139,8 +142,13 @@ def prepare(slug: str, reference_data: Optional[str] = None, docker_image: Optio
     with open(competition_path(slug, y2["image"]), "rb") as f:
         logo = f.read()
     pages = bundle_pages(slug, material.rendered, settings.get("pages", {}))
+    both = None
+    if track:                   # EvalAI holds a phase per track in one challenge: its pages and kit name both
+        everything = participant_pages(slug, truths, of_phase, columns, None, phases)
+        both = (bundle_pages(slug, everything.rendered, settings.get("pages", {})),
+                starting_kit_zip(slug, everything.kit_readme, everything.sample_reference))
     competition = Competition(slug, y2, columns, pages, (y2["image"], logo), scoring_program_zip(slug), ref_zips,
-                              kit, truths, of_phase, track)
+                              kit, truths, of_phase, track, both)
     platforms = {"codabench": codabench, "codalab": codalab, "evalai": evalai}
     bundles = OrderedDict((flavor, platforms[flavor].bundle(competition)) for flavor in FLAVORS)
     for b in bundles.values():
@@ -179,10 +187,12 @@ def sync_yaml(slug: str) -> str:
 
 def sample_pages(slug: str) -> Dict[str, str]:
     """{template name: text} of the sample bundle (make bundles: competitions/<slug>/organizer.yaml's phases):
-    its Data and Evaluation pages and its kit README."""
+    its Data and Evaluation pages, its kit README and the static pages rendered from a template (the VOC
+    Overview)."""
     plan = prepare(slug)
     with zipfile.ZipFile(io.BytesIO(plan.codabench)) as z:
-        out = {name: z.read("pages/" + name).decode("utf-8") for name in ("data.md", "evaluation.md")}
+        out = {name: z.read("pages/" + name).decode("utf-8")
+               for name in ("data.md", "evaluation.md") + tuple(page_templates(slug))}
         with zipfile.ZipFile(io.BytesIO(z.read("starting_kit.zip"))) as kit:
             out["kit_README.md"] = kit.read("README.md").decode("utf-8")
     return out
@@ -215,6 +225,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="the scoring image the Codabench and legacy bundles name (default: the config's, else "
                          "competition.yaml's "
                          "docker_image, codalab/codalab-legacy:py37; see docker/README.md)")
+    ap.add_argument("--verbose", action="store_true",
+                    help="print every builder note (default for a build of the samples: one line per competition, "
+                         "the notes in OUT/<slug>/NOTES.txt; an organizer's build always prints them)")
     ap.add_argument("--sync-yaml", action="store_true",
                     help="rewrite competitions/<slug>/competition.yaml leaderboard columns from the score keys")
     ap.add_argument("--sync-pages", action="store_true",
@@ -260,14 +273,25 @@ def main(argv: Optional[List[str]] = None) -> int:
             plan = prepare(slug, a.reference_data, a.docker_image, a.set_name, a.config)
             for w in plan.warnings:
                 sys.stderr.write("warning: %s\n" % w)
-            for n in plan.notes:
-                print("note: %s" % n)
+            # a build of the samples (make bundles, make demo) folds its notes into one line per competition, so
+            # that what follows (make demo's verdict) is read; an organizer's build prints its own notes
+            fold = not organizer and not a.verbose
+            if not fold:
+                for n in plan.notes:
+                    print("note: %s" % n)
             paths = write(plan, out)
+            if fold:
+                notes_path = os.path.join(os.path.dirname(paths[0]), NOTES_FILE)
+                with open(notes_path, "w", encoding="utf-8") as f:
+                    f.write("".join("note: %s\n" % n for n in plan.notes))
+                print("%s: %d bundles built in %s, %d notes in %s (--verbose prints them)"
+                      % (slug, len(paths), os.path.dirname(paths[0]), len(plan.notes), notes_path))
+            else:
+                print("built " + "\n      ".join(paths))
         except BundleError as e:
             stop = failure(e, "the bundle builder")
             sys.stderr.write(stop.text())
             return stop.code
-        print("built " + "\n      ".join(paths))
         for phase, dest, truth in private_dirs(slug, out, plan.truths):
             print("private part of phase %r: %d of %d items, their labels in no zip: written to %s (keep it on "
                   "this machine; rescore --private reads it)" % (phase, len(truth.private_ids), truth.n_items, dest))

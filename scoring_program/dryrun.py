@@ -383,11 +383,21 @@ def bundle_track(slug, dist, flavor, phase=None):
         return None
 
 
-def _row(slug, scores, n=4, phase=None):
-    cells = ["%s %.4f" % (k, v) for k, v in scores[:n]]
+def _row(slug, scores, n=4, phase=None, precisions=None):
+    """A verdict row: the first n scores, each at its leaderboard column's precision (precisions: {key: decimals},
+    4 for a key it lacks)."""
+    cells = ["%s %.*f" % (k, (precisions or {}).get(k, 4), v) for k, v in scores[:n]]
     if len(scores) > n:
         cells.append("... (%d columns)" % len(scores))
     return "%-32s | %s%s" % (slug, "%-11s | " % phase if phase else "", " | ".join(cells))
+
+
+def _precisions(slug):
+    """{column key: its leaderboard precision} of the competition (competitions/<slug>/competition.yaml, the sample
+    bundles' leaderboard): the verdict writes each score as its leaderboard does (Kinetics' score: 6 decimals)."""
+    from .bundling.description import load_competition
+    return {c["key"]: int(c.get("precision", 4)) for board in load_competition(slug).get("leaderboards", [])
+            for c in board.get("columns", [])}
 
 
 def demo_submission(slug, phase, phases):
@@ -448,7 +458,7 @@ def demo(dist, flavors=("codabench", "codalab", "evalai")):
                 if first is None:
                     first = scores
                     report = report or os.path.join(out, "detailed_results.html")
-                    rows.append(_row(slug, scores, phase=phase))
+                    rows.append(_row(slug, scores, phase=phase, precisions=_precisions(slug)))
     for line in demo_notes(warned):
         print(line)
     if report:
@@ -542,7 +552,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("phase: %s (%s)" % (a.phase or names[-1], "the last phase; --phase NAME for another of: %s"
                                       % ", ".join(names) if not a.phase else "of: %s" % ", ".join(names)))
     if code == 0:
-        print(_row(a.slug, scores, n=len(scores)) + ("  [%s track leaderboard]" % track if track else ""))
+        print(_row(a.slug, scores, n=len(scores), precisions=_precisions(a.slug))
+              + ("  [%s track leaderboard]" % track if track else ""))
         print("detailed report: %s" % os.path.join(out, "detailed_results.html"))
         if a.private_report:
             print("per-item tables (organizer only): %s" % os.path.abspath(a.private_report))

@@ -35,7 +35,8 @@ TEMPLATE_NAMES = ("data.md", "evaluation.md", "kit_README.md")
 # where the sample's rendering is committed, per template
 COMMITTED = {"data.md": ("competitions", "{slug}", "pages", "data.md"),
              "evaluation.md": ("competitions", "{slug}", "pages", "evaluation.md"),
-             "kit_README.md": ("starting_kit", "{slug}", "README.md")}
+             "kit_README.md": ("starting_kit", "{slug}", "README.md"),
+             "overview.md": ("competitions", "{slug}", "pages", "overview.md")}    # the VOC Overview's template
 
 _STANDALONE = re.compile(r"(?m)^(\{\{[#^/]\w+\}\})[ \t]*\n")
 _SECTION = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
@@ -117,14 +118,20 @@ def template(slug, name):
         return f.read()
 
 
-def pages(slug, reference, columns, sample, hidden=False):
-    """{template name: rendered text} for one reference: the Data page and the kit's README. hidden: the
-    reference is a hidden phase's (not the public sample): the templates' {{^hidden}} sections, which state
-    figures computed from its labels (objects, tubes, humans), are left out."""
-    values = figures(slug, reference, columns)
-    values.update(rule_values(registry.get(slug).protocol))
-    return {name: render(template(slug, name), values, {"sample": sample, "hidden": hidden})
-            for name in TEMPLATE_NAMES}
+def pages(slug, reference, columns, sample, hidden=False, track=None, phases=None):
+    """{template name: rendered text} for one reference: the Data page, the Evaluation page, the kit's README (and
+    the static pages with a template: the VOC Overview), rendered as the bundle renders them (bundling.pages:
+    the `build:` names of the track and phases too). hidden: the reference is a hidden phase's (not the public
+    sample): the templates' {{^hidden}} sections, which state figures computed from its labels (objects, tubes,
+    humans), are left out. track: a track build's comp ('comp3'), else both tracks; phases: the PhaseSets
+    (bundling.phasing) that {{build:phases}} lists, by default competition.yaml's last phase on this reference."""
+    from .bundling.description import load_competition, phases_in_order
+    from .bundling.pages import render_pages
+    from .bundling.phasing import PhaseSet, sample_part
+    if phases is None:
+        last = phases_in_order(load_competition(slug))[-1]["name"]
+        phases = [PhaseSet(last, reference.set_name or sample_part(reference.root))]
+    return render_pages(slug, reference, columns, sample, hidden, track, phases)
 
 
 def committed_path(slug, name):

@@ -129,6 +129,8 @@ class Competition(NamedTuple):
     truths: Sequence                    # reference.GroundTruth per task: level, private part, phases
     of_phase: List[int]                 # each phase's task index, in phase order
     track: Optional[str]                # 'comp3' / 'comp4' when the build is one track's
+    both_tracks: Optional[Tuple[Dict[str, bytes], bytes]] = None    # a track build: (pages, starting kit) rendered
+                                        # for both tracks, for a platform that holds a phase per track (EvalAI)
 
     def nested(self) -> List[Tuple[str, bytes]]:
         """The nested zips of the Codabench and legacy bundles: [(entry name, bytes)]."""

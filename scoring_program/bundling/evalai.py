@@ -38,6 +38,7 @@ from ..tasks import registry
 from ..tasks.base import PRIVATE_FILE, TRACK_FILE, id_listing
 from . import ROOT, BundleError, competition_path
 from .description import Competition, PlatformBundle, as_datetime, dump_yaml, phases_in_order
+from .phasing import phase_description, sample_part
 from .reference import reference_zip
 from .zips import PACKAGE, ZipBuilder
 
@@ -102,8 +103,13 @@ def _html(md: str) -> bytes:
     return markdown_to_html(md).encode("utf-8")
 
 
+def _pages(c: Competition) -> Dict[str, bytes]:
+    """The pages EvalAI shows: in a track build, rendered for both tracks (the challenge holds a phase per track)."""
+    return c.both_tracks[0] if c.both_tracks else c.pages
+
+
 def _page(c: Competition, name: str) -> str:
-    data = c.pages.get(name + ".md")
+    data = _pages(c).get(name + ".md")
     return data.decode("utf-8") if data is not None else ""
 
 
@@ -216,7 +222,12 @@ class _Phases(object):
         if attrs:
             phase["submission_meta_attributes"] = attrs
         phase["_time_limit"] = int(p.get("execution_time_limit", DEFAULT_TIME_LIMIT))
-        phase["_description"] = "%s\n\n%s\n" % (p.get("description", name), (
+        described = p.get("description", name)
+        if track and track != c.track:     # the build's generated description names its own track's files
+            set_name = truth.read.reference.set_name or sample_part(truth.ref_dir)
+            if described == phase_description(c.slug, set_name, c.track):
+                described = phase_description(c.slug, set_name, track)
+        phase["_description"] = "%s\n\n%s\n" % (described, (
             "Scored on the %s track's result files (%s_...)." % (track, track) if track else ""))
         self.phases.append(phase)
         private = truth.private_ids is not None
@@ -304,7 +315,7 @@ def templates(c: Competition, phases: List[dict]) -> List[Tuple[str, bytes]]:
     # the Data page is a section of this one on EvalAI (the Markdown may break the words over lines)
     overview = re.sub(r"\b([Tt])he\s+[Dd]ata\s+page\b", r"\1he Data section below", overview)
     folded = overview.rstrip() + "\n\n" + _page(c, "data").rstrip() + "\n"
-    for name in [n[:-3] for n in c.pages if n.endswith(".md")]:
+    for name in [n[:-3] for n in _pages(c) if n.endswith(".md")]:
         if name not in ("overview", "data", "evaluation", "terms"):
             folded += "\n" + _page(c, name).rstrip() + "\n"
     out = [("templates/description.html", _html(folded)),
@@ -326,7 +337,7 @@ def bundle(c: Competition) -> PlatformBundle:
     for name, ann in ph.annotations:
         z.add_bytes(name, ann)
     apart = OrderedDict(ph.apart)
-    apart["%s-starting_kit.zip" % c.slug] = c.kit
+    apart["%s-starting_kit.zip" % c.slug] = c.both_tracks[1] if c.both_tracks else c.kit
     return PlatformBundle(z.close(), ph.notes + _notes(c), dict(apart))
 
 

@@ -14,11 +14,19 @@ from ..report.result import HIDDEN, ScoreKey
 from ..tasks import registry
 from ..tasks.base import Reference
 from . import competition_path
-from .phasing import PhaseSet, build_values, render
+from .phasing import PhaseSet, build_values, render, sample_part, track_protocol
 from .reference import GroundTruth
 
 
 RENDERED_PAGES = ("data.md", "evaluation.md")   # the pages/ files that participant.py renders from templates
+# a static page with a template of its name (the VOC Overview: templates/overview.md) is rendered with the build's
+# `build:` names too (a track build speaks of its track alone); pages/<name> is its rendering for both tracks
+
+
+def page_templates(slug: str) -> List[str]:
+    """The pages/ files besides RENDERED_PAGES that have a template in templates/ (rendered by render_pages)."""
+    return [n for n in page_files(slug) if n not in RENDERED_PAGES and n.endswith(".md")
+            and os.path.isfile(competition_path(slug, "templates", n))]
 
 
 def page_files(slug: str) -> List[str]:
@@ -34,7 +42,8 @@ def page_names(slug: str) -> List[str]:
 class ParticipantPages(NamedTuple):
     """The participant's material rendered for the bundled data (the last phase's: the test's)."""
     rendered: Dict[str, str]                # {file name: Markdown} of the pages rendered from templates: data.md
-                                            # with the figures of that data, evaluation.md with the task's protocol
+                                            # with the figures of that data, evaluation.md with the task's protocol,
+                                            # the static pages with a template (page_templates) for the track
     kit_readme: str                         # the starting kit's README.md
     sample_reference: Optional[Reference]   # the repository's sample, when every phase scores on it (else None: an
                                             # organizer's data never goes into the kit)
@@ -46,16 +55,19 @@ def render_pages(slug: str, reference: Reference, columns: List[ScoreKey], sampl
     rules, the sample and hidden sections) with the build's track and phases (phasing.py's `build:` names): the
     track's comp alone in a track build, each phase's set and result-file names."""
     values = participant.figures(slug, reference, columns)
-    values.update(participant.rule_values(registry.get(slug).protocol))
+    values.update(participant.rule_values(track_protocol(registry.get(slug).protocol, track)))
     extra, flags = build_values(slug, track, phases)
     values.update(extra)
     flags.update({"sample": sample, "hidden": hidden})
-    return {name: render(participant.template(slug, name), values, flags) for name in participant.TEMPLATE_NAMES}
+    names = list(participant.TEMPLATE_NAMES) + page_templates(slug)
+    return {name: render(participant.template(slug, name), values, flags) for name in names}
 
 
 def phase_sets(phases: Sequence[dict], truths: List[GroundTruth], of_phase: List[int]) -> List[PhaseSet]:
-    """Each phase (the v2 phases, in order) with the set its ground truth holds."""
-    return [PhaseSet(p["name"], truths[i].read.reference.set_name) for p, i in zip(phases, of_phase)]
+    """Each phase (the v2 phases, in order) with the set its ground truth holds (PhaseSet.set_name: without sets,
+    the sample's part it is, if any)."""
+    return [PhaseSet(p["name"], truths[i].read.reference.set_name or sample_part(truths[i].ref_dir))
+            for p, i in zip(phases, of_phase)]
 
 
 def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int], columns: List[ScoreKey],
@@ -65,7 +77,8 @@ def participant_pages(slug: str, truths: List[GroundTruth], of_phase: List[int],
     # a hidden phase's pages state no figure computed from its labels (only the sample's are public)
     hidden = truths[of_phase[-1]].level == HIDDEN and not sample
     rendered = render_pages(slug, last, columns, sample, hidden, track, phases)
-    return ParticipantPages({name: rendered[name] for name in RENDERED_PAGES}, rendered["kit_README.md"],
+    return ParticipantPages({name: rendered[name] for name in RENDERED_PAGES + tuple(page_templates(slug))},
+                            rendered["kit_README.md"],
                             last if sample else None)
 
 

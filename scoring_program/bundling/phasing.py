@@ -11,11 +11,18 @@ Templates (competitions/<slug>/templates/) use, besides participant.py's forms:
     {{build:track_option}}           ' --track comp3' in a track build: validate refuses the other comp's files
     {{build:phases}}                 a Markdown list: each phase, its set and its result-file names (phase.md)
     {{#build:track}} ... {{/build:track}}   kept in a track build only ({{^build:track}}: in a build of both)
+    {{#build:odd}} ... {{/build:odd}}       kept when the build ranks the odd comp (a build of both, or its track)
+    {{#build:even}} ... {{/build:even}}     kept when the build ranks the even comp
 
-templates/phase.md (the VOC competitions) is one line of Markdown: a phase's set and result-file names, with
-{{set_name}} that phase's set; it makes {{build:phases}} and, with its backticks dropped, the description of each
-phase whose description is not the organizer's own ("Results on " + it + "."). participant.render leaves
-`build:` names alone (its names have no ':' but 'rule:'), so these are filled here first (render).
+templates/phase.md is one line of Markdown: a phase's set and result-file names, with {{set_name}} that phase's set
+(the VOC competitions: 'val', 'test') and {{set_phrase}} its words in a competition without sets ('the validation',
+'the test': the sample's parts, else "this phase's": it knows no more of an organizer's reference); it makes
+{{build:phases}} and, with its backticks dropped, the description of each phase whose description is not the
+organizer's own ("Results on " + it + "."). participant.render leaves `build:` names alone (its names have no ':'
+but 'rule:'), so these are filled here first (render).
+
+In a track build the protocol's paragraphs (Task.protocol, shared with the report) speak of both comps; the pages
+show them with the other comp's clause left out (track_protocol).
 """
 from __future__ import annotations
 
@@ -25,15 +32,15 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .. import participant
 from ..tasks import registry
-from . import BundleError, competition_path
+from . import ROOT, BundleError, competition_path
 
 _BUILD = re.compile(r"\{\{([#^/]?)build:(\w+)\}\}")
 PHASE_TEMPLATE = "phase.md"
 
 
 class PhaseSet(NamedTuple):
-    """A phase as the participant sees it: its name and the image set it scores (None: a competition without
-    sets)."""
+    """A phase as the participant sees it: its name and the set it scores: the image set (the VOC competitions),
+    else the sample's part ('validation', 'test'; sample_part), None for an organizer's own reference."""
     name: str
     set_name: Optional[str]
 
@@ -57,7 +64,51 @@ def track_values(slug: str, track: Optional[str]) -> Tuple[Dict[str, str], Dict[
               "build_comps": track if track else "/".join("comp%d" % c for c in comps),
               "build_comp_option": " --comp=%d" % own if track and comps and own != comps[0] else "",
               "build_track_option": " --track %s" % track if track else ""}
-    return values, {"build_track": bool(track)}
+    flags = {"build_track": bool(track),
+             "build_odd": bool(comps) and (not track or own == comps[0]),
+             "build_even": bool(comps) and (not track or own == comps[1])}
+    return values, flags
+
+
+_BOTH_CLAUSES = re.compile(r"\((comp\d+): ([^;()]*); (comp\d+): ([^()]*)\)")
+_OR_OTHER = re.compile(r"\b(comp\d+)(_\S*?) \(or (comp\d+)(_\S*?)\)")
+_PAIR = re.compile(r"\b(comp\d+)/(comp\d+)\b")
+
+
+def track_text(text: str, track: Optional[str]) -> str:
+    """A protocol paragraph as a track build shows it: '(comp3: VOC training data only; comp4: any training data)'
+    keeps the track's clause, 'comp5_<set>_cls (or comp6_<set>_cls)' and 'comp7/comp8' the track's name; without a
+    track, the text unchanged."""
+    if not track:
+        return text
+
+    def clause(m):
+        return "(%s: %s)" % ((m.group(1), m.group(2)) if m.group(1) == track else (m.group(3), m.group(4)))
+
+    text = _BOTH_CLAUSES.sub(clause, text)
+    text = _OR_OTHER.sub(lambda m: track + (m.group(2) if m.group(1) == track else m.group(4)), text)
+    return _PAIR.sub(lambda m: track if track in m.groups() else m.group(0), text)
+
+
+def track_protocol(protocol: Sequence, track: Optional[str]) -> list:
+    """The protocol's rules (Task.protocol) with each text as the track build shows it (track_text)."""
+    return [r._replace(text=track_text(r.text, track)) for r in protocol]
+
+
+SET_PHRASES = {"validation": "the validation", "test": "the test"}
+OWN_PHRASE = "this phase's"
+
+
+def sample_part(ref_dir: Optional[str]) -> Optional[str]:
+    """'validation' or 'test' when ref_dir is a competition's part of the repository's sample (validation_data/<slug>,
+    reference_data/<slug>), else None (an organizer's own reference: its part is theirs to name)."""
+    if ref_dir is None:
+        return "test"
+    parent = os.path.dirname(os.path.realpath(ref_dir))
+    for part, folder in (("validation", "validation_data"), ("test", "reference_data")):
+        if parent == os.path.realpath(os.path.join(ROOT, folder)):
+            return part
+    return None
 
 
 def phase_template(slug: str) -> Optional[str]:
@@ -69,20 +120,23 @@ def phase_template(slug: str) -> Optional[str]:
         return f.read().rstrip("\n")
 
 
-def phase_markdown(slug: str, set_name: str, track: Optional[str]) -> Optional[str]:
-    """A phase's set and result-file names in Markdown (templates/phase.md), or None without the template."""
+def phase_markdown(slug: str, set_name: Optional[str], track: Optional[str]) -> Optional[str]:
+    """A phase's set and result-file names in Markdown (templates/phase.md), or None without the template (or, in
+    a competition with sets, without the phase's set). set_name: PhaseSet.set_name."""
     text = phase_template(slug)
-    if text is None or set_name is None:
+    if text is None or (set_name is None and getattr(registry.get(slug), "has_sets", False)):
         return None
     values, flags = track_values(slug, track)
-    values["set_name"] = set_name
+    values["set_name"] = set_name or ""
+    values["set_phrase"] = SET_PHRASES.get(set_name, OWN_PHRASE)
     return render(text, values, flags)
 
 
 def phase_description(slug: str, set_name: Optional[str], track: Optional[str]) -> Optional[str]:
-    """The description of a phase that scores set_name ('Results on the val set: comp3_det_val_<class>.txt (or
-    comp4_...), one file per class.'), or None when the competition has no phase.md or no sets."""
-    line = phase_markdown(slug, set_name, track) if set_name else None
+    """The description of a phase that scores set_name (PhaseSet.set_name): 'Results on the val set (one
+    comp3_det_val_<class>.txt file per class, or comp4_...).', or without sets 'Results on the validation sequences
+    (one SeqXX_prediction.csv per sequence).'; None when the competition has no phase.md."""
+    line = phase_markdown(slug, set_name, track)
     return None if line is None else "Results on %s." % line.replace("`", "")
 
 

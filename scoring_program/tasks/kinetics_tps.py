@@ -62,7 +62,7 @@ PROTOCOL = [
                      "videos."),
     Rule("score", "score = sum over t = 1..9999 of (1/10000) * acc(t/10000), accumulated in that order: a left "
                   "Riemann sum that skips t = 0 and never reaches t = 1, so a perfect submission scores 9999/10000 = "
-                  "0.9999 (less about 1e-13 of float64 rounding in the running sum), not 1. top1 = acc(0) (plain "
+                  "0.999900 (less about 1e-13 of float64 rounding in the running sum), not 1. top1 = acc(0) (plain "
                   "top-1 video accuracy); mean_PSC = mean of the video PSCs (1.0 defaults included)."),
     Rule("errors", "Where the original crashes, this scorer stops with a submission error naming the video and frame: "
                    "a test video missing from pred_vid_result.json or from pred_part_result.json, a predicted frame "

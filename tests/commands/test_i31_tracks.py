@@ -41,6 +41,24 @@ def _plan(tmp_path, track, final_keys=""):
     return bundle.prepare(SLUG, config=str(cfg))
 
 
+def _page_texts(plan, flavors=("codabench", "evalai")):
+    """{'<flavor>:<member>': text} of every .md/.html page of the Codabench and the EvalAI bundle."""
+    out = {}
+    for flavor in flavors:
+        with zipfile.ZipFile(io.BytesIO(getattr(plan, flavor))) as z:
+            for n in z.namelist():
+                if n.endswith((".md", ".html")):
+                    out["%s:%s" % (flavor, n)] = z.read(n).decode("utf-8")
+    return out
+
+
+def _naming(texts, comp):
+    """['<page>:<line>: <text>'] of the lines that name comp ('comp4', 'comp4_...'; not 'comp40')."""
+    pattern = re.compile(r"\b%s(?![0-9])" % comp)
+    return ["%s:%d: %s" % (page, i + 1, line) for page, text in texts.items()
+            for i, line in enumerate(text.splitlines()) if pattern.search(line)]
+
+
 def _members(plan):
     """(competition.yaml as a dict, {page: text}, the kit's README, the kit's zip) of the Codabench bundle."""
     with zipfile.ZipFile(io.BytesIO(plan.codabench)) as z:
@@ -53,7 +71,29 @@ def _members(plan):
 
 @pytest.mark.parametrize("track,other", [("comp3", "comp4"), ("comp4", "comp3")])
 def test_a_track_build_speaks_of_its_track_alone(tmp_path, track, other):
-    y2, pages, readme, _ = _members(_plan(tmp_path, track))
+    plan = _plan(tmp_path, track)
+    y2, pages, readme, _ = _members(plan)
+    # every page of the Codabench bundle: the Overview, the protocol's scope paragraph, the examples of messages
+    texts = _page_texts(plan, ("codabench",))
+    assert sorted(texts) == ["codabench:pages/data.md", "codabench:pages/evaluation.md", "codabench:pages/overview.md",
+                             "codabench:pages/terms.md"]
+    assert _naming(texts, other) == []
+    # the EvalAI challenge holds a phase per track (evalai.py): its pages and kit speak of both tracks, and each
+    # phase's page of its own track's files
+    evalai = _page_texts(plan, ("evalai",))
+    assert "<li><strong>%s</strong>: systems trained on" % other in evalai["evalai:templates/description.html"]
+    phases = [evalai["evalai:templates/challenge_phase_%d_description.html" % k] for k in (1, 2, 3, 4)]
+    assert [re.findall(r"comp\d_det_\w+_", t) for t in phases] == [["comp3_det_val_"], ["comp4_det_val_"],
+                                                                     ["comp3_det_test_"], ["comp4_det_test_"]]
+    kit = zipfile.ZipFile(io.BytesIO(plan.bundles["evalai"].apart["%s-starting_kit.zip" % SLUG]))
+    assert "--track" not in kit.read("README.md").decode("utf-8")
+    assert ("- **%s**: systems trained on %s.\n" % (track, "the VOC2011 training data only" if track == "comp3" else
+                                                     "any data except the test images")) in pages["overview.md"]
+    assert "named as the VOC devkit writes them: `%s_det_test_<class>.txt`. You may" % track in " ".join(
+        pages["overview.md"].split())
+    assert "PASCAL VOC2011 detection (%s: %s), scored as the official devkit's" % (
+        track, "VOC training data only" if track == "comp3" else "any training data") in " ".join(
+        pages["evaluation.md"].split())
     assert y2["title"] == "PASCAL VOC2011 Detection (%s)" % track
     # the fact sheet: the training-data question offered 'any data (comp4)'; the track answers it
     assert list(y2["fact_sheet"]) == ["method_name", "description", "code_url"]
@@ -80,7 +120,16 @@ def test_a_track_build_speaks_of_its_track_alone(tmp_path, track, other):
 
 
 def test_the_sample_build_of_both_tracks_names_both_and_every_phase(tmp_path):
-    y2, pages, readme, _ = _members(bundle.prepare(SLUG))
+    plan = bundle.prepare(SLUG)
+    y2, pages, readme, _ = _members(plan)
+    texts = _page_texts(plan)
+    assert _naming({"codabench:pages/overview.md": texts["codabench:pages/overview.md"]}, "comp4") == [
+        "codabench:pages/overview.md:8: - **comp4**: systems trained on any data except the test images.",
+        "codabench:pages/overview.md:11: (or `comp4_...`). You may tackle a subset of the classes: a missing class "
+        "scores 0."]
+    assert "<li><strong>comp4</strong>: systems trained on any data except the test images.</li>" in texts[
+        "evalai:templates/description.html"]
+    assert "comp3: VOC training data only; comp4: any training data" in texts["codabench:pages/evaluation.md"]
     assert y2["title"] == "PASCAL VOC2011 Detection (comp3/comp4)"
     assert [q for q in y2["fact_sheet"]["training_data"]["selection"]] == ["VOC2011 training data only (comp3)",
                                                                            "any data (comp4)"]
@@ -234,3 +283,28 @@ def test_every_voc_kit_of_the_even_track_runs_as_written_on_that_track(tmp_path,
     zipfile.ZipFile(io.BytesIO(kit_bytes)).extractall(str(kit))
     run_commands(commands, kit, tmp_path)
     assert os.listdir(str(kit / "sample_input" / "res"))[0].startswith("comp%d_" % even)
+
+
+@pytest.mark.parametrize("slug", ["voc2011-classification", "voc2011-segmentation", "voc2011-layout",
+                                  "voc2011-action", "voc2011-detection"])
+@pytest.mark.parametrize("which", [0, 1])
+def test_every_page_of_every_voc_track_build_names_its_track_alone(tmp_path, slug, which):
+    """The Overview (templates/overview.md), the protocol's paragraphs (phasing.track_text) and the examples of the
+    Evaluation page, for either track of each VOC competition (the Codabench and legacy bundles; EvalAI's challenge
+    holds a phase per track and names both); the build of both tracks names both."""
+    from scoring_program.tasks import registry
+    comps = ["comp%d" % c for c in registry.get(slug).comps]
+    track, other = comps[which], comps[1 - which]
+    cfg = tmp_path / "organizer.yaml"
+    cfg.write_text("track: %s\n" % track)
+    plan = bundle.prepare(slug, config=str(cfg))
+    texts = _page_texts(plan, ("codabench",))
+    assert len(texts) == 4 and _naming(texts, other) == []
+    assert all(_naming({k: texts[k]}, track) for k in ("codabench:pages/overview.md",
+                                                       "codabench:pages/evaluation.md"))
+    # EvalAI's one challenge holds a phase per track: its Overview names both
+    evalai = _page_texts(plan, ("evalai",))
+    assert _naming({"d": evalai["evalai:templates/description.html"]}, other)
+    both = _page_texts(bundle.prepare(slug))
+    assert _naming({"o": both["codabench:pages/overview.md"]}, other) and _naming(
+        {"e": both["codabench:pages/evaluation.md"]}, other)

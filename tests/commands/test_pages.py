@@ -28,9 +28,13 @@ FORBIDDEN = (
 
 def test_every_page_is_checked():
     slugs = os.listdir(os.path.join(ROOT, "competitions"))
-    phase_lines = glob.glob(os.path.join(ROOT, "competitions", "*", "templates", "phase.md"))   # the VOC five
-    assert len(phase_lines) == 5
-    assert len(PAGES) == 8 * len([s for s in slugs if os.path.isdir(os.path.join(ROOT, "competitions", s))]) + 5
+    competitions = [s for s in slugs if os.path.isdir(os.path.join(ROOT, "competitions", s))]
+    phase_lines = glob.glob(os.path.join(ROOT, "competitions", "*", "templates", "phase.md"))   # every competition
+    assert len(phase_lines) == len(competitions) == 10
+    overviews = glob.glob(os.path.join(ROOT, "competitions", "*", "templates", "overview.md"))   # the VOC five
+    assert sorted(os.path.basename(os.path.dirname(os.path.dirname(p))) for p in overviews) == sorted(
+        s for s in competitions if s.startswith("voc2011-"))
+    assert len(PAGES) == 9 * len(competitions) + 5
 
 
 @pytest.mark.parametrize("path", PAGES)
