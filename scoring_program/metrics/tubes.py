@@ -111,6 +111,19 @@ def _box_columns(box):
         return x1, y1, x2, y2, (x2 - x1 + 1.0) * (y2 - y1 + 1.0)
 
 
+def _plus1_sides(ca, cb, ia, ib) -> tuple:
+    """The +1 width and height of the overlap of the pairs (box_a[ia], box_b[ib]) of columns ca, cb (x1, y1, x2, y2
+    first): iw = min(x2) - max(x1) + 1, ih likewise, in that order of operations (positive both: the boxes meet)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        iw = np.minimum(ca[2][ia], cb[2][ib])
+        iw -= np.maximum(ca[0][ia], cb[0][ib])
+        iw += 1.0
+        ih = np.minimum(ca[3][ia], cb[3][ib])
+        ih -= np.maximum(ca[1][ia], cb[1][ib])
+        ih += 1.0
+    return iw, ih
+
+
 def _iou_rows(ca, cb, ia, ib, union_eps=0.0):
     """ACT iou2d of the pairs (box_a[ia], box_b[ib]) on precomputed columns and areas (_box_columns):
 
@@ -123,13 +136,8 @@ def _iou_rows(ca, cb, ia, ib, union_eps=0.0):
     Where they do not, the union is the raw area_a + area_b: 0 / positive = 0.0, 0 / negative = -0.0, 0 / 0 = NaN,
     numpy's results in ACT (see the module docstring). union_eps is added to the union of those pairs only
     (Gkioxari's inters ./ (union + eps), see auc_tube_iou)."""
+    iw, ih = _plus1_sides(ca, cb, ia, ib)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        iw = np.minimum(ca[2][ia], cb[2][ib])
-        iw -= np.maximum(ca[0][ia], cb[0][ib])
-        iw += 1.0
-        ih = np.minimum(ca[3][ia], cb[3][ib])
-        ih -= np.maximum(ca[1][ia], cb[1][ib])
-        ih += 1.0
         inter = iw * ih
         apart = (iw <= 0) | (ih <= 0)
         inter[apart] = 0.0
@@ -146,20 +154,6 @@ def iou2d_act(box_a, box_b):
     ca, cb = _box_columns(box_a), _box_columns(box_b)
     rows = np.arange(ca[0].size)
     return _iou_rows(ca, cb, rows, rows)
-
-
-def degenerate_tubes(box, start, length):
-    """Tubes with a box whose +1 area is <= 0 (only those can have a 0 / 0 = NaN frame IoU: the union of two
-    boxes with positive areas is positive). Such a box has x1 > x2 or y1 > y2, tested first (cheap)."""
-    box = np.asarray(box, dtype=np.float64).reshape(-1, 4)
-    start = np.asarray(start, dtype=np.int64)
-    flag = np.zeros(start.size, dtype=bool)
-    if not start.size or not np.any((box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1])):
-        return flag
-    with np.errstate(over="ignore", invalid="ignore"):
-        bad = ~((box[:, 2] - box[:, 0] + 1.0) * (box[:, 3] - box[:, 1] + 1.0) > 0)
-    cum = np.concatenate(([0], np.cumsum(bad)))
-    return cum[start + np.asarray(length, dtype=np.int64)] > cum[start]
 
 
 def pair_frames(a: Tubes, b: Tubes, pa, pb, chunk: int = 250000, union_eps: float = 0.0, columns=None) -> PairFrames:
@@ -460,20 +454,29 @@ def nms3d(group, score, first, length, start, box, overlap: float = NMS_THRESHOL
     memory is bounded whatever the group sizes, and no pair with a tube suppressed in an earlier window is built. The
     outcome is the sequential one (a tube is kept iff no earlier kept tube conflicts with it) for any window and
     budget. The cost is (tubes x kept tubes per group) pairs at most, as ACT's: formats.limits bounds the tubes of
-    a video and class in tubes.csv."""
+    a video and class in tubes.csv. Pairs that cannot conflict cost little or nothing: a group is split into
+    clusters of tubes whose hulls may overlap (_nms_clusters; tubes of different clusters never conflict, so the
+    greedy runs on each alone), and within a cluster only pairs that can conflict get their frame IoUs
+    (_conflicts, _nms_hulls)."""
     group = np.asarray(group, dtype=np.int64)
     n = group.size
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     order = np.lexsort((-np.arange(n), -np.asarray(score, dtype=np.float64), group))
-    g = group[order]
+    first = np.asarray(first, dtype=np.int64)
+    start = np.asarray(start, dtype=np.int64)
+    length = np.asarray(length, dtype=np.int64)
+    columns = _box_columns(box)
+    hull, special = _nms_hulls(columns, start, length)
+    # tubes of one group that can never conflict are apart: the greedy runs on each cluster alone, in keep order
+    cluster = _nms_clusters(group, hull, special)
+    order_in = order[np.argsort(cluster[order], kind="stable")]
+    g = cluster[order_in]
     gstart = np.searchsorted(g, g, side="left")
     rank = np.arange(n) - gstart
-    first = np.asarray(first, dtype=np.int64)[order]
-    start = np.asarray(start, dtype=np.int64)[order]
-    length = np.asarray(length, dtype=np.int64)[order]
-    degenerate = degenerate_tubes(box, start, length)
-    tubes = _NmsTubes(first, first + length - 1, start, _box_columns(box), degenerate if degenerate.any() else None)
+    first, start, length = first[order_in], start[order_in], length[order_in]
+    tubes = _NmsTubes(first, first + length - 1, start, columns, tuple(c[order_in] for c in hull),
+                      None if special is None else special[order_in], columns[4][start])
     state = np.zeros(n, dtype=np.int8)          # 0 undecided, 1 kept, 2 suppressed
     kept = np.zeros(0, dtype=np.int64)          # positions kept so far, ascending (groups are contiguous)
     by_rank = np.argsort(rank, kind="stable")   # positions by rank, then position
@@ -482,17 +485,93 @@ def nms3d(group, score, first, length, start, box, overlap: float = NMS_THRESHOL
         members = np.sort(by_rank[rank_end[w]:rank_end[w + 1]])
         _nms_window(tubes, state, kept, gstart, members, w * window, overlap, budget)
         kept = np.flatnonzero(state == 1)
-    return order[state == 1]
+    keep = np.zeros(n, dtype=bool)
+    keep[order_in[state == 1]] = True
+    return order[keep[order]]
+
+
+def _nms_clusters(group: np.ndarray, hull: tuple, special: Optional[np.ndarray]) -> np.ndarray:
+    """A cluster id per tube (int64, equal only within a group) such that two tubes that can conflict share it: two
+    tubes whose hulls overlap (_nms_hulls) are in one cluster, and a special tube is in its group's only cluster. A
+    sweep per axis: tubes by group and hull x1, a new cluster where x1 > the running max of fl(x2 + 1) of the cluster
+    so far; then the same on y inside each x cluster. Sorting the submission's tubes: O(T log T), no pairs.
+
+    Why a cut is safe: round to nearest leaves no float strictly between fl(b + 1) and b + 1, so a > fl(b + 1) means
+    a >= b + 1, b - a <= -1 and the pair's +1 width fl(fl(min x2 - max x1) + 1) <= fl(fl(b - a) + 1) <= 0 (rounding
+    is monotone): no tube after the cut overlaps one before it."""
+    n = group.size
+    ids = np.asarray(group, dtype=np.int64)
+    for low, high in ((hull[0], hull[2]), (hull[1], hull[3])):
+        if special is not None:
+            low, high = np.where(special, -np.inf, low), np.where(special, np.inf, high)
+        o = np.lexsort((low, ids))
+        lo = low[o]
+        with np.errstate(over="ignore"):
+            reach = high[o] + 1.0
+        sid = ids[o]
+        new_id = np.ones(n, dtype=bool)
+        new_id[1:] = sid[1:] != sid[:-1]
+        dense = np.cumsum(new_id) - 1
+        values = np.sort(np.concatenate((lo, reach)))      # order-preserving integer ranks of the floats
+        span = 2 * n + 1
+        lo_key = dense * span + np.searchsorted(values, lo, side="left")
+        reach_key = np.maximum.accumulate(dense * span + np.searchsorted(values, reach, side="left"))
+        cut = new_id.copy()
+        cut[1:] |= lo_key[1:] > reach_key[:-1]
+        ids = np.empty(n, dtype=np.int64)
+        ids[o] = np.cumsum(cut) - 1
+    return ids
 
 
 class _NmsTubes(NamedTuple):
     """nms3d's tubes in its group-major keep order (T,): first and last frame, start (the row of the first box), the
-    _box_columns of every box row, degenerate (bool: a box of +1 area <= 0; None when no tube has one)."""
+    _box_columns of every box row; hull: (x1, y1, x2, y2) of each tube's hull (min x1, min y1, max x2, max y2 over
+    its boxes, inverted ones as they are); special (bool: a box whose +1 area is not in (0, inf), the only boxes
+    whose IoU can be NaN, see _nms_hulls; None when no tube has one); hull_area: the +1 area of each tube's first box
+(its hull's when the tube has one frame, the only use). Columns apart: a pair's values are one gather
+    each (faster than rows of a (T, k) array)."""
     first: np.ndarray
     last: np.ndarray
     start: np.ndarray
     columns: tuple
-    degenerate: Optional[np.ndarray]
+    hull: tuple
+    special: Optional[np.ndarray]
+    hull_area: np.ndarray
+
+
+def _nms_hulls(columns: tuple, start: np.ndarray, length: np.ndarray) -> tuple:
+    """(hull, special) of _NmsTubes: per tube the hull of its boxes and whether a box has a +1 area outside (0, inf).
+
+    Why they decide which pairs can conflict (_conflicts), with frame IoUs computed as _iou_rows does:
+    - boxes that overlap in a frame (iw > 0 and ih > 0) have hulls that overlap: min(hull x2) >= min(x2) and
+      max(hull x1) <= max(x1), and rounded subtraction is monotone, so the hulls' iw >= the frame's iw > 0;
+    - a frame where the boxes do not overlap has IoU 0 / (area_a + area_b): 0.0 or -0.0 unless the union is 0 or
+      NaN, which needs an area <= 0 or NaN (inf + -inf included);
+    - boxes that overlap have iw, ih <= their own +1 widths and heights, so a finite area bounds inter: the IoU is
+      in (0, 1], never NaN, unless an area is inf (inter = inf, union inf - inf = NaN: boxes of +-1e308).
+    So a pair of tubes neither of which is special, whose hulls do not overlap, has frame IoUs of +-0.0 only: its
+    ST-IoU is 0 (<= any overlap); and with overlapping hulls its ST-IoU is at most its temporal IoU."""
+    x1, y1, x2, y2, area = columns
+    n = start.size
+    if n and int(length.min()) == 1 and int(length.max()) == 1:
+        hull = tuple(c[start] for c in (x1, y1, x2, y2))
+        with np.errstate(invalid="ignore"):
+            bad = ~((area[start] > 0) & (area[start] < np.inf))
+        return hull, (bad if bad.any() else None)
+    # np.minimum.reduceat over [start, start + length) of each tube: indices interleaved, even slots kept (a tube
+    # has at least one box: start < start + length; the odd slots' reductions are discarded)
+    edges = np.empty(2 * n, dtype=np.int64)
+    edges[0::2] = start
+    edges[1::2] = start + np.maximum(length, 1)
+    hull = []
+    for c, ufunc in ((x1, np.minimum), (y1, np.minimum), (x2, np.maximum), (y2, np.maximum)):
+        hull.append(ufunc.reduceat(np.append(c, 0.0), edges)[0::2] if n else c[:0])
+    with np.errstate(invalid="ignore"):
+        row_bad = ~((area > 0) & (area < np.inf))
+    if not row_bad.any():
+        return tuple(hull), None
+    cum = np.concatenate(([0], np.cumsum(row_bad)))
+    return tuple(hull), cum[start + length] > cum[start]
 
 
 def _nms_window(tubes: _NmsTubes, state: np.ndarray, kept: np.ndarray, gstart: np.ndarray, members: np.ndarray,
@@ -560,25 +639,39 @@ def _candidates(kept, first_kept, nkept, members, bounds, count):
 
 def _conflicts(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, overlap: float) -> np.ndarray:
     """ST-IoU(earlier, later) > overlap or NaN (ACT keeps `ious <= overlap` only), as pair_frames(...).st_iou()
-    computes it. ST-IoU <= T-IoU: pairs whose temporal IoU is <= overlap cannot conflict, unless their ST-IoU is
-    NaN, which needs a frame where one of the two boxes has a +1 area <= 0."""
+    computes it. Only the pairs that can conflict get their frame IoUs (_nms_hulls says why): pairs that share a
+    frame and either involve a special tube (a NaN IoU may be there) or have overlapping hulls and a temporal IoU
+    above overlap (ST-IoU <= T-IoU when no frame IoU is NaN)."""
     fa, fb = tubes.first[earlier], tubes.first[later]
     la, lb = tubes.last[earlier], tubes.last[later]
     tmin = np.maximum(fa, fb)
     tint = np.minimum(la, lb) - tmin + 1
     tuni = np.maximum(la, lb) - np.minimum(fa, fb) + 1
     maybe = tint > overlap * tuni
-    degenerate = tubes.degenerate
-    if degenerate is not None:
-        maybe |= (tint > 0) & (degenerate[earlier] | degenerate[later])
-    if not maybe.all():
-        idx = np.flatnonzero(maybe)
-        conflict = np.zeros(earlier.size, dtype=bool)
-        if idx.size:
-            conflict[idx] = _conflicts_of(tubes, earlier[idx], later[idx], fa[idx], fb[idx], tmin[idx], tint[idx],
-                                          tuni[idx], overlap)
-        return conflict
-    return _conflicts_of(tubes, earlier, later, fa, fb, tmin, tint, tuni, overlap)
+    iw, ih = _plus1_sides(tubes.hull, tubes.hull, earlier, later)     # the hulls', as _iou_rows has them
+    maybe &= iw > 0
+    maybe &= ih > 0
+    one = maybe & (tuni == 1)       # both tubes are the same one frame: their hulls are their boxes
+    special = tubes.special
+    if special is not None:
+        odd = (tint > 0) & (special[earlier] | special[later])
+        one &= ~odd
+        maybe |= odd
+    conflict = np.zeros(earlier.size, dtype=bool)
+    idx = np.flatnonzero(one)
+    if idx.size:                    # _iou_rows on boxes that overlap, its operations in its order; x 1.0 / 1
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            inter = iw[idx] * ih[idx]
+            union = tubes.hull_area[earlier[idx]] + tubes.hull_area[later[idx]]
+            union -= inter
+            inter /= union
+        conflict[idx] = ~(inter <= overlap)
+        maybe &= ~one
+    idx = np.flatnonzero(maybe)
+    if idx.size:
+        conflict[idx] = _conflicts_of(tubes, earlier[idx], later[idx], fa[idx], fb[idx], tmin[idx], tint[idx],
+                                      tuni[idx], overlap)
+    return conflict
 
 
 def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: np.ndarray, fb: np.ndarray,
@@ -591,9 +684,36 @@ def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: 
         with np.errstate(invalid="ignore"):
             iou *= 1.0 / tuni
             return ~(iou <= overlap)
-    iou_sum = frame_iou_sums(tubes.columns, tubes.columns, rows_e, rows_l, tint)
-    with np.errstate(invalid="ignore"):
-        return ~(PairFrames(tint, tuni, iou_sum).st_iou() <= overlap)
+    # several common frames: a pair whose boxes meet in none of them (and neither of which is special) has frame IoUs
+    # of +-0.0 only, ST-IoU 0 (_nms_hulls); the others get their frame IoUs
+    meet = _frames_meet(tubes.columns, rows_e, rows_l, tint)
+    if tubes.special is not None:
+        meet |= tubes.special[earlier] | tubes.special[later]
+    conflict = np.zeros(earlier.size, dtype=bool)
+    idx = np.flatnonzero(meet)
+    if idx.size:
+        iou_sum = frame_iou_sums(tubes.columns, tubes.columns, rows_e[idx], rows_l[idx], tint[idx])
+        with np.errstate(invalid="ignore"):
+            conflict[idx] = ~(PairFrames(tint[idx], tuni[idx], iou_sum).st_iou() <= overlap)
+    return conflict
+
+
+def _frames_meet(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray, chunk: int = 250000) -> np.ndarray:
+    """Per pair k: whether the boxes of rows ra0[k] + i and rb0[k] + i overlap (_iou_rows' iw > 0 and ih > 0) for some
+    i < L[k]; `chunk` frames at a time (frame_iou_sums' blocks)."""
+    out = np.zeros(L.size, dtype=bool)
+    cum = np.cumsum(L)
+    i, n = 0, L.size
+    while i < n:
+        base = cum[i - 1] if i else 0
+        j = min(max(int(np.searchsorted(cum, base + chunk, side="right")), i + 1), n)
+        seg, off = expand(L[i:j])
+        ra = ra0[i:j][seg] + off
+        rb = rb0[i:j][seg] + off
+        iw, ih = _plus1_sides(columns, columns, ra, rb)
+        out[i + seg[(iw > 0) & (ih > 0)]] = True
+        i = j
+    return out
 
 
 def _resolve(state, members, earlier, later):
