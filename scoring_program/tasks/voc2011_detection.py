@@ -470,9 +470,10 @@ class Voc2011Detection(Task):
             else:
                 res.set("AP_" + r.name, r.ap)
                 aps.append(r.ap)
-                series.append(Series(r.name, r.recall, r.precision))   # none ranked: a plot that says so
-                series_aps.append(r.ap)
-                series_ranked.append(r.ndetections)
+                if evaluation.tide is not None:     # the curves are the full level's analyses
+                    series.append(Series(r.name, r.recall, r.precision))   # none ranked: a plot that says so
+                    series_aps.append(r.ap)
+                    series_ranked.append(r.ndetections)
             rows.append([r.name, float("nan") if r.ap is None else r.ap, r.npos, r.ndifficult, r.ndetections,
                          r.ntp, r.nfp, r.ndetections - r.ntp - r.nfp, "missing" if r.file is None else r.file])
         res.scores["mAP"] = float(np.mean(aps)) if aps else 0.0
