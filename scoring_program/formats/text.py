@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import SubmissionError, quote_some, shorten
 from .fastnum import NUMPY_REFUSES, Numbers, by_length, gather_fields, parse_numbers
+from ..metrics.segments import offsets
 from .hints import id_hint
 from .mapped import map_file, release_pages
 from .limits import ECHO_CHARS, MAX_FIELD_CHARS, MAX_NUMBER_CHARS, field_too_long, number_too_long
@@ -344,8 +345,8 @@ class _Remap(NamedTuple):
     """What is read in a block with some lines left out, mapped back to the block. Either idx: each kept byte's offset
     in the block (and one past its end), with line: each kept line's 0-based line in the block (the lines that are
     not blank, _Scan._drop_blank_lines); or drops: the bytes of the empty lines left out (LF or CRLF right after a
-    newline), and their newlines, each as the offset in the kept bytes where it was (_Scan._drop_empty_lines). b0: the block's first
-    byte; nnl: the block's newlines."""
+    newline), and their newlines, each as the offset in the kept bytes where it was (_Scan._drop_empty_lines). b0:
+    the block's first byte; nnl: the block's newlines."""
     idx: Optional[np.ndarray]
     line: Optional[np.ndarray]
     drops: Optional[tuple]
@@ -686,8 +687,8 @@ class _Scan(object):
         length = end - start
         total = int(length.sum())
         idx = np.empty(total + 1, dtype=np.int64)
-        idx[:total] = np.repeat(start - (np.cumsum(length) - length), length)
-        idx[:total] += np.arange(total)
+        idx[:total] = offsets(length)           # each kept byte: its line's start + its place in the line
+        idx[:total] += np.repeat(start, length)
         idx[total] = arr.size                   # the end of the last line (a field may end there)
         self.remap = _Remap(idx, kept.astype(self.offset_type), None, b0, nl.size)
         return arr[idx[:total]]

@@ -135,7 +135,8 @@ def test_the_sample_build_of_both_tracks_names_both_and_every_phase(tmp_path):
                                                                            "any data (comp4)"]
     assert ("    comp3_det_test_aeroplane.txt      (comp4_... if you train on outside data; never both in one zip)\n"
             in readme)
-    assert "- **Development**: the `val` set (one `comp3_det_val_<class>.txt` file per class, or `comp4_...`)\n" in readme
+    assert ("- **Development**: the `val` set (one `comp3_det_val_<class>.txt` file per class, or `comp4_...`)\n"
+            in readme)
     assert "--track" not in readme
     assert "- **Final**: the `test` set (one `comp3_det_test_<class>.txt` file per class, or `comp4_...`)" in pages[
         "data.md"]

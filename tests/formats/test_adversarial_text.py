@@ -419,6 +419,14 @@ def test_blocks_and_chunks_of_any_size_read_what_split_reads(seed, monkeypatch):
 CELLS = [b"a", b"1", b"0.5", b"-3", b" 7", b"8 ", b" x ", b"", b"x\x00", b"\x00y", b"ab" * 70, b"c" * 257, b"\t2"]
 
 
+def near_common_row(rng, ncols, sep):
+    """A line close to the common layout: ncols cells (now and then one more or one fewer) of CELLS joined by sep (a
+    space when None)."""
+    n = ncols if rng.random() > 0.05 else rng.choice([ncols - 1, ncols + 1])
+    cells = [rng.choice(CELLS) if rng.random() < 0.3 else rng.choice(CELLS[:4]) for _ in range(n)]
+    return (sep or b" ").join(cells)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_fast_path_for_the_common_layout_reads_what_the_general_scan_reads(seed, monkeypatch):
     """Tables close to the common layout (one separator byte between fields) with the faults it must hand to the
@@ -434,9 +442,8 @@ def test_the_fast_path_for_the_common_layout_reads_what_the_general_scan_reads(s
         ncols = rng.choice([1, 2, 3, 6])
         rows = []
         for _ in range(rng.randint(0, 12)):
-            n = ncols if rng.random() > 0.05 else rng.choice([ncols - 1, ncols + 1])
-            cells = [rng.choice(CELLS) if rng.random() < 0.3 else rng.choice(CELLS[:4]) for _ in range(n)]
-            rows.append((sep or b" ").join(cells) if rng.random() > 0.03 else b"")
+            row = near_common_row(rng, ncols, sep)
+            rows.append(row if rng.random() > 0.03 else b"")
         end = rng.choice([b"\n", b"\r\n", b" \n"])
         data = end.join(rows) + (end if rng.random() < 0.8 else b"")
         keep = sorted(rng.sample(range(ncols), rng.randint(1, ncols))) if sep and rng.random() < 0.5 else None
@@ -461,8 +468,8 @@ def test_blank_lines_dropped_before_the_scan_read_what_the_scan_reads(seed, monk
     """Where most lines of a block are blank, the others are read alone (_Scan._drop_blank_lines), and empty lines
     (LF or CRLF) between records of the common layout are left out of its scan (_Scan._drop_empty_lines), each
     mapped back: the same records, lines and fields, and the same error naming the same line and text, as the scan
-    of the whole block, for tables with runs of blank lines of every kind between records close to the common layout (and its
-    faults), with or without a final newline, in blocks of a few lines."""
+    of the whole block, for tables with runs of blank lines of every kind between records close to the common
+    layout (and its faults), with or without a final newline, in blocks of a few lines."""
     from scoring_program.errors import SubmissionError
     from scoring_program.formats import text
     from scoring_program.formats.mapped import map_file
@@ -474,9 +481,7 @@ def test_blank_lines_dropped_before_the_scan_read_what_the_scan_reads(seed, monk
         parts = []
         for _ in range(rng.randint(0, 10)):
             parts.append(b"".join(rng.choice(BLANKS) for _ in range(rng.randint(0, 6))))
-            n = ncols if rng.random() > 0.05 else rng.choice([ncols - 1, ncols + 1])
-            cells = [rng.choice(CELLS) if rng.random() < 0.3 else rng.choice(CELLS[:4]) for _ in range(n)]
-            parts.append((sep or b" ").join(cells) + rng.choice([b"\n", b"\r\n", b" \n"]))
+            parts.append(near_common_row(rng, ncols, sep) + rng.choice([b"\n", b"\r\n", b" \n"]))
         parts.append(b"".join(rng.choice(BLANKS) for _ in range(rng.randint(0, 3))))
         data = b"".join(parts)
         if rng.random() < 0.2:
