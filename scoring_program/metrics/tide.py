@@ -142,20 +142,40 @@ def classify_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt
     return TideErrors(kind, target, missed_objects(target, gt_matched))
 
 
+def _no_errors_yet(det_class, det_fp, gt_class, gt_matched) -> tuple:
+    """The arguments as arrays, and (kind, target) before any pair is seen: every false positive a background
+    error (no ground truth at >= bg_threshold), no target."""
+    det_class = _classes(det_class)
+    det_fp = np.asarray(det_fp, dtype=bool)
+    gt_class = np.asarray(gt_class, dtype=np.int64)
+    kind = np.full(det_class.size, NO_ERROR, dtype=np.int8)
+    kind[det_fp] = BKG
+    target = np.full(det_class.size, -1, dtype=np.int32 if gt_class.size < 2 ** 31 else np.int64)
+    return det_class, det_fp, gt_class, np.asarray(gt_matched, dtype=bool), kind, target
+
+
+def _set_types(kind, target, dets, best_same, aim_same, best_other, aim_other, best_dupe, pos_threshold,
+               bg_threshold) -> None:
+    """kind and target of the false positives dets, each with a pair at >= bg_threshold (not background): from
+    their best IoU with a ground truth of their class (aim_same: that ground truth), of another class (aim_other)
+    and of their class already matched, in TIDE's order."""
+    loc = best_same < pos_threshold                           # and >= bg_threshold when of its class
+    loc &= best_same >= bg_threshold
+    cls = ~loc & (best_other >= pos_threshold)
+    dupe = ~loc & ~cls & (best_dupe >= pos_threshold)
+    kind[dets] = np.select([loc, cls, dupe], [LOC, CLS, DUPE], BOTH)
+    target[dets[loc]] = aim_same[loc]
+    target[dets[cls]] = aim_other[cls]
+
+
 def false_positive_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_class, gt_matched,
                           pos_threshold=POS_THRESHOLD, bg_threshold=BG_THRESHOLD) -> tuple:
     """classify_errors' (kind, target) of each detection (TideErrors' fields). A detection's type and target
     depend only on its own pairs and on whether the ground truths of ITS class are matched (duplicate), so a
     metric that matches class by class may call this once per class, on that class's detections and pairs, once
     that class is matched: the same values as one call over every class."""
-    det_class = _classes(det_class)
-    det_fp = np.asarray(det_fp, dtype=bool)
-    gt_class = np.asarray(gt_class, dtype=np.int64)
-    gt_matched = np.asarray(gt_matched, dtype=bool)
+    det_class, det_fp, gt_class, gt_matched, kind, target = _no_errors_yet(det_class, det_fp, gt_class, gt_matched)
     pair_det = np.asarray(pair_det, dtype=np.int64)
-    kind = np.full(det_class.size, NO_ERROR, dtype=np.int8)
-    kind[det_fp] = BKG                                             # no ground truth at >= bg_threshold: background
-    target = np.full(det_class.size, -1, dtype=np.int32 if gt_class.size < 2 ** 31 else np.int64)
     iou = np.asarray(pair_iou, dtype=np.float64)
     pg = np.asarray(pair_gt, dtype=np.int64)
     with np.errstate(invalid="ignore"):
@@ -170,13 +190,107 @@ def false_positive_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_cla
         best_same, arg_same = _segment_max_first(np.where(same, iou, -1.0), starts)
         best_other, arg_other = _segment_max_first(np.where(same, -1.0, iou), starts)
         best_dupe = np.maximum.reduceat(np.where(same & gt_matched[pg], iou, -1.0), starts)
-        loc = best_same < pos_threshold                           # and >= bg_threshold when of its class
-        loc &= best_same >= bg_threshold
-        cls = ~loc & (best_other >= pos_threshold)
-        dupe = ~loc & ~cls & (best_dupe >= pos_threshold)
-        kind[dets] = np.select([loc, cls, dupe], [LOC, CLS, DUPE], BOTH)    # an IoU >= bg_threshold: not background
-        target[dets[loc]] = pg[arg_same[loc]]
-        target[dets[cls]] = pg[arg_other[cls]]
+        _set_types(kind, target, dets, best_same, pg[arg_same], best_other, pg[arg_other], best_dupe,
+                   pos_threshold, bg_threshold)
+    return kind, target
+
+
+def false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, gt_group, gt_columns, gt_class,
+                                gt_matched, pos_threshold=POS_THRESHOLD, bg_threshold=BG_THRESHOLD,
+                                chunk: int = 1 << 16) -> tuple:
+    """false_positive_errors' (kind, target) with the IoU of metrics.overlap.iou_columns_plus1 (VOC's +1 pixel
+    convention), computed without pair arrays: the same values, bit for bit, as overlapping_pairs and
+    false_positive_errors on that IoU.
+
+    det_class, det_fp: per detection, in the metric's rank order; rows: per detection, its row in det_group (its
+    group: image, frame) and det_boxes ((N, 4) xmin ymin xmax ymax); gt_group, gt_class, gt_matched: per ground
+    truth; gt_columns: its four box columns (contiguous float64 arrays).
+
+    The false positives are taken `chunk` at a time, sorted by the number of ground truths in their group; pass k
+    computes the IoU of each one whose group holds more than k ground truths with the k-th of them (index order),
+    so a chunk costs (its false positives x the ground truths of their groups) IoUs, as many as the pairs, without
+    building them. A false positive's pairs all fall in its chunk, so its best IoUs are final once the chunk is
+    done: memory is O(chunk), whatever the groups hold. Why the values are the same: each IoU is computed with
+    iou_columns_plus1's operations in its order (the x overlap first: a pair whose x ranges do not meet, NaN
+    included, has IoU 0 there too); the passes visit a false positive's ground truths in index order, the order of
+    its pairs, and a running maximum updated only by a strictly greater IoU keeps the first of equal ones, as
+    _segment_max_first does; a NaN IoU fails `>= bg_threshold` in both."""
+    det_class, det_fp, gt_class, gt_matched, kind, target = _no_errors_yet(det_class, det_fp, gt_class, gt_matched)
+    gt_group = np.asarray(gt_group, dtype=np.int64)
+    fp = np.flatnonzero(det_fp)
+    if not fp.size or not gt_group.size:
+        return kind, target
+    fp_rows = np.asarray(rows)[fp]
+    group = np.asarray(det_group)[fp_rows].astype(np.int64)
+    ngroups = int(max(group.max(), gt_group.max())) + 1
+    # the ground truths group-major, index order inside a group (none to sort when they come so, as VOC's do)
+    gt_order = None if np.all(gt_group[1:] >= gt_group[:-1]) else np.argsort(gt_group, kind="stable")
+    per_group = np.bincount(gt_group, minlength=ngroups)
+    first = segment_starts(per_group)
+    gx1, gy1, gx2, gy2 = gt_columns
+    with np.errstate(all="ignore"):             # +-1e308 boxes overflow, as iou_columns_plus1 lets them
+        garea = (gx2 - gx1 + 1.0) * (gy2 - gy1 + 1.0)
+        for lo in range(0, fp.size, chunk):
+            hi = min(fp.size, lo + chunk)
+            count = per_group.take(group[lo:hi])
+            by = np.argsort(-count, kind="stable")
+            neg = -count.take(by)                       # ascending: the false positives of the fullest groups first
+            if not neg[0]:
+                continue
+            box = np.asarray(det_boxes)[fp_rows[lo:hi].take(by)]
+            dx1, dy1, dx2, dy2 = [np.ascontiguousarray(box[:, k], dtype=np.float64) for k in range(4)]
+            del box
+            darea = (dx2 - dx1 + 1.0) * (dy2 - dy1 + 1.0)
+            start = first.take(group[lo:hi].take(by))
+            dets = fp[lo:hi].take(by)
+            own = det_class.take(dets)
+            size = hi - lo
+            best_same = np.full(size, -1.0)
+            best_other = np.full(size, -1.0)
+            best_dupe = np.full(size, -1.0)
+            arg_same = np.full(size, -1, dtype=np.int64)
+            arg_other = np.full(size, -1, dtype=np.int64)
+            for k in range(int(-neg[0])):
+                m = int(np.searchsorted(neg, -k, side="left"))      # those whose group holds more than k
+                g = start[:m] + k
+                if gt_order is not None:
+                    g = gt_order.take(g)
+                iw = np.minimum(dx2[:m], gx2.take(g))
+                iw -= np.maximum(dx1[:m], gx1.take(g))
+                iw += 1.0
+                near = np.flatnonzero(iw > 0)
+                if near.size == m:                      # every pair meets in x: slices, no gathers
+                    d = None
+                    ih = np.minimum(dy2[:m], gy2.take(g))
+                    ih -= np.maximum(dy1[:m], gy1.take(g))
+                    area = darea[:m]
+                else:
+                    d, g, iw = near, g.take(near), iw.take(near)
+                    ih = np.minimum(dy2.take(d), gy2.take(g))
+                    ih -= np.maximum(dy1.take(d), gy1.take(g))
+                    area = darea.take(d)
+                ih += 1.0
+                inter = iw * ih
+                union = area + garea.take(g) - inter
+                ok = ih > 0
+                iou = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
+                kept = np.flatnonzero(iou >= bg_threshold)
+                if not kept.size:
+                    continue
+                d = kept if d is None else d.take(kept)
+                g, iou = g.take(kept), iou.take(kept)
+                same = gt_class.take(g) == own.take(d)
+                for sel, best, arg in ((same, best_same, arg_same), (~same, best_other, arg_other)):
+                    ds, vs = d[sel], iou[sel]
+                    up = vs > best.take(ds)
+                    best[ds[up]] = vs[up]
+                    arg[ds[up]] = g[sel][up]
+                dupe = same & gt_matched.take(g)
+                dd = d[dupe]
+                best_dupe[dd] = np.maximum(best_dupe.take(dd), iou[dupe])
+            hit = np.flatnonzero((best_same >= 0) | (best_other >= 0))     # a pair at >= bg_threshold
+            _set_types(kind, target, dets.take(hit), best_same.take(hit), arg_same.take(hit), best_other.take(hit),
+                       arg_other.take(hit), best_dupe.take(hit), pos_threshold, bg_threshold)
     return kind, target
 
 

@@ -15,10 +15,9 @@ from ..formats.voc_xml import read_annotation, read_id_list
 from ..metrics.ap import ap_voc2010, pr_curve
 from ..metrics.bootstrap import Decomposition
 from ..metrics.detection import voc_ap_of_flags, voc_det_map_on_weighted_images, voc_det_match, voc_flags
-from ..metrics.overlap import iou_columns_plus1
 from ..metrics.ranking import kept_index
-from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, false_positive_errors, missed_objects,
-                            overlapping_pairs, tide_delta_ap)
+from ..metrics.tide import (ERROR_TYPES, TideErrors, TideResult, false_positive_errors_plus1, missed_objects,
+                            tide_delta_ap)
 from ..report.result import (LOST, Bars, Own, Result, ScoreKey, Series, Table, precision_recall_plots,
                              rank_blocks)
 from .base import Reference, Rule, Task, class_figures, no_progress, plural, return_freed_memory, write_withheld_copy
@@ -111,15 +110,6 @@ class RankedDetections(NamedTuple):
     fp: np.ndarray
 
 
-class SamePairs(NamedTuple):
-    """One class's (false positive, counted object) pairs of the same image at IoU >= 0.1
-    (metrics.tide.overlapping_pairs, detection-major): det (p,) index into the class's ranked detections, gt (p,)
-    index into the counted objects, iou (p,)."""
-    det: np.ndarray
-    gt: np.ndarray
-    iou: np.ndarray
-
-
 class Evaluation(NamedTuple):
     """classes: ClassRecord per VOC class; ranked: RankedDetections; gt_matched: per object, matched by a true
     positive; tide: TideResult over the counted (not difficult) objects; tide_errors: TideErrors. Without the
@@ -149,44 +139,19 @@ class CountedBoxes(NamedTuple):
 
 
 def counted_boxes(gt) -> CountedBoxes:
-    """CountedBoxes of DetectionTruth gt, made once for every class's false_positive_pairs."""
+    """CountedBoxes of DetectionTruth gt, made once for every class's class_errors."""
     counted = counted_objects(gt)
     return CountedBoxes(counted, gt.img[counted], gt.cls[counted], [gt.boxes[counted, k] for k in range(4)])
-
-
-def false_positive_pairs(objects: CountedBoxes, det, match) -> SamePairs:
-    """SamePairs of one class's false positives (det: the class's Detections, match: its DetMatch) and the counted
-    objects (counted_boxes), det indexing the class's ranked detections: one class at a time, so that no copy of
-    every detection's box is held."""
-    fp = np.flatnonzero(match.fp)
-    rows = match.order[fp]
-    det_columns = [det.boxes[rows, k] for k in range(4)]
-    gt_columns = objects.columns
-
-    def iou_of(pair_det, pair_gt):
-        # the pairs whose x ranges meet (iw > 0) first: the others have IoU 0 (iou_columns_plus1's `disjoint`,
-        # NaN included), and their y columns are never gathered
-        iw = np.minimum(det_columns[2].take(pair_det), gt_columns[2].take(pair_gt))
-        iw -= np.maximum(det_columns[0].take(pair_det), gt_columns[0].take(pair_gt))
-        iw += 1.0
-        near = np.flatnonzero(iw > 0)
-        pair_det, pair_gt = pair_det.take(near), pair_gt.take(near)
-        iou = np.zeros(iw.size)
-        iou[near] = iou_columns_plus1(*[c.take(pair_det) for c in det_columns] +
-                                      [c.take(pair_gt) for c in gt_columns])
-        return iou
-
-    pair_fp, pair_gt, iou = overlapping_pairs(det.image[rows], objects.img, iou_of)
-    return SamePairs(fp[pair_fp], pair_gt, iou)
 
 
 def class_errors(objects: CountedBoxes, det, match, cls, gt_matched) -> tuple:
     """metrics.tide.false_positive_errors of one class's ranked detections (det: its Detections, match: its DetMatch,
     cls: their class array), once the class is matched (gt_matched: per object of DetectionTruth): (kind, target),
-    target indexing the counted objects. The pairs live only while their class is classified."""
-    pairs = false_positive_pairs(objects, det, match)
-    return false_positive_errors(cls, match.fp, pairs.det, pairs.gt, pairs.iou, objects.cls,
-                                 gt_matched[objects.index])
+    target indexing the counted objects. Each false positive meets the counted objects of its image through
+    false_positive_errors_plus1 (the devkit's +1 IoU, no pair arrays: its memory stays bounded whatever an image
+    holds)."""
+    return false_positive_errors_plus1(cls, match.fp, match.order, det.image, det.boxes, objects.img, objects.columns,
+                                       objects.cls, gt_matched[objects.index])
 
 
 def tide_analysis(gt, ranked, gt_matched, kind, target):
