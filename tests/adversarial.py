@@ -84,6 +84,20 @@ def measured(slug, ref_dir, res_dir, tmp_path, name="run", args=(), timeout=600)
                err_path.read_text(errors="replace"), out, float(cpu))
 
 
+def best_of(slug, ref_dir, submissions, tmp_path, rounds=2, args=()):
+    """{name: the run of least CPU time among `rounds`} for each submission folder of submissions (name -> folder),
+    the runs interleaved round by round (a neighbour's burst on a shared machine hits one run, not a whole side);
+    each run must exit 0."""
+    runs = {}
+    for k in range(rounds):
+        for name, res in submissions.items():
+            run = measured(slug, ref_dir, res, tmp_path, name="%s%d" % (name, k), args=args)
+            assert run.returncode == 0, run
+            best = runs.get(name)
+            runs[name] = run if best is None or run.cpu < best.cpu else best
+    return runs
+
+
 def rss_bound(input_bytes):
     return RSS_BASE + RSS_PER_INPUT_BYTE * input_bytes
 

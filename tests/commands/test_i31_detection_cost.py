@@ -10,12 +10,12 @@ submission spread over every image and class, and two crafted ones of the same s
 (image, class) groups with the most objects (20 people, 10 cars), and aimed at the 20 people with boxes as wide as
 the image (every pair meets: the most work a pair can cost). Each is run twice, interleaved with the honest one;
 the best times are compared (the machine is shared)."""
-import os
 
 import numpy as np
 import pytest
 
-from adversarial import MIB, assert_bounded, folder_bytes, measured
+import adversarial
+from adversarial import MIB, assert_bounded, folder_bytes
 from bench.synth.voc2011_detection import CLASSES, make_objects, write_reference
 
 SLUG = "voc2011-detection"
@@ -103,13 +103,8 @@ def inputs(tmp_path_factory):
 
 def best_of(root, attack, tmp_path, rounds=2, args=()):
     """(honest run, attack run), each the one of least CPU time of `rounds` runs, interleaved."""
-    runs = {}
-    for k in range(rounds):
-        for name in ("honest", attack):
-            run = measured(SLUG, root / "ref", root / name, tmp_path, name="%s%d" % (name, k), args=args)
-            assert run.returncode == 0, run
-            best = runs.get(name)
-            runs[name] = run if best is None or run.cpu < best.cpu else best
+    runs = adversarial.best_of(SLUG, root / "ref", {"honest": root / "honest", attack: root / attack}, tmp_path,
+                               rounds, args)
     return runs["honest"], runs[attack]
 
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adversarial import MIB, assert_bounded, folder_bytes, measured, one_line
+from adversarial import MIB, assert_bounded, best_of, folder_bytes, one_line
 from bench.synth import action_tubes as synth
 from scoring_program.formats.limits import MAX_TUBES_PER_VIDEO_CLASS as CAP
 from scoring_program.metrics import tubes as M
-from tubecases import REF, SLUG, TUBE_HEADER, TUBES, VIDEO, honest_tubes, padded, score, submission
+from tubecases import SLUG, TUBE_HEADER, TUBES, VIDEO, honest_tubes, padded, score, submission
 
 
 def one_frame_tubes(size, videos, labels, per_group):
@@ -107,19 +107,18 @@ def test_groups_of_cap_tubes_that_all_survive_cost_about_an_honest_csv(tmp_path,
     (metrics.tubes._nms_clusters), and of the pairs built only those whose hulls overlap with a temporal IoU above
     0.3 get their frame IoUs (_nms_hulls). The attacker's next moves: hulls that overlap with boxes that never do
     (every pair built, its two frames compared), nested boxes and crossing bars (every pair's IoU computed, the
-    same frame: from the hulls). Memory within the bound, CPU time within 1.5x the honest file's plus
-    assert_bounded's 2 s slack (issue 31)."""
+    same frame: from the hulls). Memory within the bound, CPU time (the best of two interleaved runs each) within
+    1.5x the honest file's plus assert_bounded's 2 s slack (issue 31; the next moves are not within 1.5x alone,
+    about 1.4-2.7x on the three stacks: the issue's closing note says why)."""
     ref, videos, labels, honest = many_videos
     if boxes is None:
         attack = one_frame_tubes(len(honest), videos, labels, per_group=CAP)
     else:
         attack = crafted_tubes(len(honest), videos, labels, boxes)
     res = submission(tmp_path, "attack-res", {TUBES: attack})
-    run = measured(SLUG, ref, res, tmp_path, name="attack")
-    base = measured(SLUG, ref, submission(tmp_path, "honest-res", {TUBES: honest}), tmp_path, name="honest")
-    assert base.returncode == 0, base
-    assert run.returncode == 0, run
-    assert_bounded(run, base, folder_bytes(res) + folder_bytes(ref), time_ratio=1.5)
+    runs = best_of(SLUG, ref, {"honest": submission(tmp_path, "honest-res", {TUBES: honest}), "attack": res},
+                   tmp_path, rounds=2)
+    assert_bounded(runs["attack"], runs["honest"], folder_bytes(res) + folder_bytes(ref), time_ratio=1.5)
 
 
 # ---------------------------------------------------------------------------------------------- the cap
