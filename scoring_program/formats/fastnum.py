@@ -27,7 +27,7 @@ MAX_DIGITS = 15
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _POW10 = np.array([10.0 ** k for k in range(MAX_DIGITS + 1)], dtype=np.float64)
 PLAIN_MAX = MAX_DIGITS + 2      # the longest plain decimal parse_decimal reads: sign, 15 digits, point
-CHUNK_ROWS = 1 << 18            # fields per chunk (gather_fields, parse_numbers): bounded temporaries
+CHUNK_ROWS = 1 << 16            # fields per chunk (gather_fields, parse_numbers): temporaries that stay in cache
 SMALL_BYTES = 1 << 16           # gather_fields of at most this many bytes: one fancy index
 
 

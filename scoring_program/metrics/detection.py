@@ -30,6 +30,10 @@ from .segments import segment_starts
 # detections matched at a time: every array of the matching but its inputs and outputs is this long (a few hundred
 # KiB: cache-resident), whatever the number of ground-truth objects each detection faces
 CHUNK = 1 << 15
+# detections of one group (image) from which that group's objects are faced one at a time as scalars (no gathers,
+# no bookkeeping of who faces which object): a submission that piles its detections on a few images costs about
+# what an honest one of its size costs
+HEAVY = 1 << 11
 
 
 def _area_plus1(x1, y1, x2, y2):
@@ -38,7 +42,8 @@ def _area_plus1(x1, y1, x2, y2):
     return (x2 - x1 + 1.0) * (y2 - y1 + 1.0)
 
 
-def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int, chunk: int = CHUNK) -> tuple:
+def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int, chunk: int = CHUNK,
+                    heavy: int = HEAVY) -> tuple:
     """For each detection, the GT index of its first-maximum +1-pixel overlap within its group, and that overlap.
 
     det_group[i], gt_group[j]: integer group (image) of each item, 0 <= g < ngroups. Within a group, GT
@@ -50,7 +55,9 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int, chun
     and ih > 0) and its overlap is strictly larger than the best so far (`if ov>ovmax`: the first maximum wins, a
     NaN is never taken). The overlap is metrics.overlap.iou_columns_plus1's, operation for operation (the same
     bits). Memory is bounded by `chunk` detections at a time (never detections x objects: no pair arrays), and a
-    (detection, object) pair costs a fixed few in-place vector passes on cache-sized arrays.
+    (detection, object) pair costs a fixed few in-place vector passes on cache-sized arrays. The detections of a
+    group that holds at least `heavy` of them face its objects apart (_heavy_candidates): the same operations with
+    each object's coordinates as scalars.
     """
     det_group = np.asarray(det_group)
     if det_group.dtype.kind not in "iu":        # int32 image indices are kept as they are (no int64 copy)
@@ -67,8 +74,14 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int, chun
     gt_boxes = np.asarray(gt_boxes, dtype=np.float64).reshape(-1, 4)
     gx1, gy1, gx2, gy2 = [np.ascontiguousarray(gt_boxes[gt_order, k]) for k in range(4)]
     det_boxes = np.asarray(det_boxes, dtype=np.float64).reshape(-1, 4)
+    per_group = np.bincount(det_group, minlength=ngroups)
+    is_heavy = (per_group >= max(heavy, 1)) & (counts > 0)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):     # coordinates near 1e308: inf, NaN
         garea = _area_plus1(gx1, gy1, gx2, gy2)
+        if is_heavy.any():
+            _heavy_candidates(det_group, det_boxes, is_heavy, per_group, starts, counts,
+                              (gx1, gy1, gx2, gy2, garea), chunk, cand, ovmax)
+            counts = np.where(is_heavy, 0, counts)           # their detections are done
         for lo in range(0, nd, chunk):
             group = det_group[lo:lo + chunk]
             left = counts[group]                             # GT objects still to face, per detection
@@ -111,6 +124,44 @@ def best_candidates(det_group, det_boxes, gt_group, gt_boxes, ngroups: int, chun
     found = cand >= 0
     cand[found] = gt_order[cand[found]]
     return cand, ovmax
+
+
+def _heavy_candidates(det_group, det_boxes, is_heavy, per_group, starts, counts, gt_columns, chunk, cand, ovmax):
+    """best_candidates for the detections of the groups where is_heavy, into cand (group-major object positions)
+    and ovmax: per group, `chunk` of its detections at a time face its objects in XML order, each object's
+    coordinates and area as scalars; the operations of best_candidates' loop, in its order, on the same values
+    (garea + darea is darea + garea: IEEE addition commutes), so the same bits."""
+    gx1, gy1, gx2, gy2, garea = gt_columns
+    dets = np.flatnonzero(is_heavy[det_group])
+    dets = dets[np.argsort(det_group[dets], kind="stable")]         # group by group, index order inside
+    groups = np.flatnonzero(is_heavy)
+    bounds = np.concatenate(([0], np.cumsum(per_group[groups]))).tolist()
+    for g, a, b in zip(groups.tolist(), bounds[:-1], bounds[1:]):
+        objects = range(int(starts[g]), int(starts[g] + counts[g]))
+        for lo in range(a, b, chunk):
+            rows = dets[lo:min(b, lo + chunk)]
+            dx1, dy1, dx2, dy2 = [det_boxes[rows, k] for k in range(4)]
+            darea = _area_plus1(dx1, dy1, dx2, dy2)
+            best = np.full(rows.size, -np.inf)
+            arg = np.full(rows.size, -1, dtype=np.int64)
+            for j in objects:
+                iw = np.minimum(dx2, gx2[j])
+                iw -= np.maximum(dx1, gx1[j])
+                iw += 1.0
+                ih = np.minimum(dy2, gy2[j])
+                ih -= np.maximum(dy1, gy1[j])
+                ih += 1.0
+                take = iw > 0
+                take &= ih > 0
+                iw *= ih
+                ua = darea + garea[j]
+                ua -= iw
+                iw /= ua
+                take &= iw > best
+                np.copyto(best, iw, where=take)
+                arg[take] = j
+            ovmax[rows] = best
+            cand[rows] = arg
 
 
 class DetMatch(NamedTuple):

@@ -195,9 +195,12 @@ def false_positive_errors(det_class, det_fp, pair_det, pair_gt, pair_iou, gt_cla
     return kind, target
 
 
+HEAVY = 1 << 11     # false positives of one group from which its ground truths are faced as scalars (_face)
+
+
 def false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, gt_group, gt_columns, gt_class,
                                 gt_matched, pos_threshold=POS_THRESHOLD, bg_threshold=BG_THRESHOLD,
-                                chunk: int = 1 << 16) -> tuple:
+                                chunk: int = 1 << 16, heavy: int = HEAVY) -> tuple:
     """false_positive_errors' (kind, target) with the IoU of metrics.overlap.iou_columns_plus1 (VOC's +1 pixel
     convention), computed without pair arrays: the same values, bit for bit, as overlapping_pairs and
     false_positive_errors on that IoU.
@@ -214,7 +217,9 @@ def false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, g
     iou_columns_plus1's operations in its order (the x overlap first: a pair whose x ranges do not meet, NaN
     included, has IoU 0 there too); the passes visit a false positive's ground truths in index order, the order of
     its pairs, and a running maximum updated only by a strictly greater IoU keeps the first of equal ones, as
-    _segment_max_first does; a NaN IoU fails `>= bg_threshold` in both."""
+    _segment_max_first does; a NaN IoU fails `>= bg_threshold` in both. The false positives of a group that holds
+    at least `heavy` of them face its ground truths apart, a ground truth's coordinates as scalars (the same
+    operations on the same values: the same bits)."""
     det_class, det_fp, gt_class, gt_matched, kind, target = _no_errors_yet(det_class, det_fp, gt_class, gt_matched)
     gt_group = np.asarray(gt_group, dtype=np.int64)
     fp = np.flatnonzero(det_fp)
@@ -228,8 +233,15 @@ def false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, g
     per_group = np.bincount(gt_group, minlength=ngroups)
     first = segment_starts(per_group)
     gx1, gy1, gx2, gy2 = gt_columns
+    fp_per_group = np.bincount(group, minlength=ngroups)
+    is_heavy = (fp_per_group >= max(heavy, 1)) & (per_group > 0)
     with np.errstate(all="ignore"):             # +-1e308 boxes overflow, as iou_columns_plus1 lets them
         garea = (gx2 - gx1 + 1.0) * (gy2 - gy1 + 1.0)
+        gts = (gx1, gy1, gx2, gy2, garea)
+        if is_heavy.any():
+            _heavy_errors(fp, fp_rows, group, is_heavy, fp_per_group, first, per_group, gt_order, det_class,
+                          det_boxes, gts, gt_class, gt_matched, pos_threshold, bg_threshold, chunk, kind, target)
+            per_group = np.where(is_heavy, 0, per_group)      # their false positives are done
         for lo in range(0, fp.size, chunk):
             hi = min(fp.size, lo + chunk)
             count = per_group.take(group[lo:hi])
@@ -250,48 +262,102 @@ def false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, g
             best_dupe = np.full(size, -1.0)
             arg_same = np.full(size, -1, dtype=np.int64)
             arg_other = np.full(size, -1, dtype=np.int64)
+            bests = (best_same, arg_same, best_other, arg_other, best_dupe)
             for k in range(int(-neg[0])):
                 m = int(np.searchsorted(neg, -k, side="left"))      # those whose group holds more than k
                 g = start[:m] + k
                 if gt_order is not None:
                     g = gt_order.take(g)
-                iw = np.minimum(dx2[:m], gx2.take(g))
-                iw -= np.maximum(dx1[:m], gx1.take(g))
-                iw += 1.0
-                near = np.flatnonzero(iw > 0)
-                if near.size == m:                      # every pair meets in x: slices, no gathers
-                    d = None
-                    ih = np.minimum(dy2[:m], gy2.take(g))
-                    ih -= np.maximum(dy1[:m], gy1.take(g))
-                    area = darea[:m]
-                else:
-                    d, g, iw = near, g.take(near), iw.take(near)
-                    ih = np.minimum(dy2.take(d), gy2.take(g))
-                    ih -= np.maximum(dy1.take(d), gy1.take(g))
-                    area = darea.take(d)
-                ih += 1.0
-                inter = iw * ih
-                union = area + garea.take(g) - inter
-                ok = ih > 0
-                iou = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
-                kept = np.flatnonzero(iou >= bg_threshold)
-                if not kept.size:
-                    continue
-                d = kept if d is None else d.take(kept)
-                g, iou = g.take(kept), iou.take(kept)
-                same = gt_class.take(g) == own.take(d)
-                for sel, best, arg in ((same, best_same, arg_same), (~same, best_other, arg_other)):
-                    ds, vs = d[sel], iou[sel]
-                    up = vs > best.take(ds)
-                    best[ds[up]] = vs[up]
-                    arg[ds[up]] = g[sel][up]
-                dupe = same & gt_matched.take(g)
-                dd = d[dupe]
-                best_dupe[dd] = np.maximum(best_dupe.take(dd), iou[dupe])
+                _face(m, (dx1, dy1, dx2, dy2, darea), own, g, (gx1, gy1, gx2, gy2, garea), gt_class, gt_matched,
+                      bg_threshold, bests)
             hit = np.flatnonzero((best_same >= 0) | (best_other >= 0))     # a pair at >= bg_threshold
             _set_types(kind, target, dets.take(hit), best_same.take(hit), arg_same.take(hit), best_other.take(hit),
                        arg_other.take(hit), best_dupe.take(hit), pos_threshold, bg_threshold)
     return kind, target
+
+
+def _heavy_errors(fp, fp_rows, group, is_heavy, fp_per_group, first, per_group, gt_order, det_class, det_boxes,
+                  gts, gt_class, gt_matched, pos_threshold, bg_threshold, chunk, kind, target):
+    """false_positive_errors_plus1 for the false positives of the groups where is_heavy, into kind and target: per
+    group, `chunk` of them at a time face its ground truths in index order, one at a time (_face with a scalar)."""
+    at = np.flatnonzero(is_heavy[group])
+    at = at[np.argsort(group[at], kind="stable")]                   # group by group, rank order inside
+    groups = np.flatnonzero(is_heavy)
+    bounds = np.concatenate(([0], np.cumsum(fp_per_group[groups]))).tolist()
+    for g, a, b in zip(groups.tolist(), bounds[:-1], bounds[1:]):
+        objects = np.arange(first[g], first[g] + per_group[g])
+        if gt_order is not None:
+            objects = gt_order.take(objects)
+        for lo in range(a, b, chunk):
+            sel = at[lo:min(b, lo + chunk)]
+            box = np.asarray(det_boxes)[fp_rows.take(sel)]
+            dx1, dy1, dx2, dy2 = [np.ascontiguousarray(box[:, k], dtype=np.float64) for k in range(4)]
+            del box
+            darea = (dx2 - dx1 + 1.0) * (dy2 - dy1 + 1.0)
+            dets = fp.take(sel)
+            own = det_class.take(dets)
+            size = sel.size
+            bests = (np.full(size, -1.0), np.full(size, -1, dtype=np.int64), np.full(size, -1.0),
+                     np.full(size, -1, dtype=np.int64), np.full(size, -1.0))
+            for j in objects.tolist():
+                _face(size, (dx1, dy1, dx2, dy2, darea), own, j, gts, gt_class, gt_matched, bg_threshold, bests)
+            best_same, arg_same, best_other, arg_other, best_dupe = bests
+            hit = np.flatnonzero((best_same >= 0) | (best_other >= 0))
+            _set_types(kind, target, dets.take(hit), best_same.take(hit), arg_same.take(hit), best_other.take(hit),
+                       arg_other.take(hit), best_dupe.take(hit), pos_threshold, bg_threshold)
+
+
+def _face(m, det, own, g, gts, gt_class, gt_matched, bg_threshold, bests):
+    """One pass of false_positive_errors_plus1: the first m false positives (det: their x1, y1, x2, y2 and +1 area
+    columns; own: their classes) each face one ground truth, g (an index array of m, or one index for all: its
+    values as scalars, the same operations), iou_columns_plus1's operations in its order; the running best
+    same-class, other-class and duplicate IoUs >= bg_threshold and their targets (bests) are updated in place,
+    a strictly greater IoU only."""
+    dx1, dy1, dx2, dy2, darea = det
+    gx1, gy1, gx2, gy2, garea = gts
+    best_same, arg_same, best_other, arg_other, best_dupe = bests
+    scalar = np.ndim(g) == 0
+    pick = (lambda c, i: c[g]) if scalar else (lambda c, i: c.take(i))
+    iw = np.minimum(dx2[:m], pick(gx2, g))
+    iw -= np.maximum(dx1[:m], pick(gx1, g))
+    iw += 1.0
+    near = np.flatnonzero(iw > 0)
+    if near.size == m:                      # every pair meets in x: slices, no gathers
+        d = None
+        ih = np.minimum(dy2[:m], pick(gy2, g))
+        ih -= np.maximum(dy1[:m], pick(gy1, g))
+        area = darea[:m]
+    else:
+        d, iw = near, iw.take(near)
+        if not scalar:
+            g = g.take(near)
+        ih = np.minimum(dy2.take(d), pick(gy2, g))
+        ih -= np.maximum(dy1.take(d), pick(gy1, g))
+        area = darea.take(d)
+    ih += 1.0
+    inter = iw * ih
+    union = area + pick(garea, g) - inter
+    ok = ih > 0
+    iou = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
+    kept = np.flatnonzero(iou >= bg_threshold)
+    if not kept.size:
+        return
+    d = kept if d is None else d.take(kept)
+    iou = iou.take(kept)
+    if scalar:
+        same = own.take(d) == gt_class[g]
+        dupe = same & gt_matched[g]
+    else:
+        g = g.take(kept)
+        same = gt_class.take(g) == own.take(d)
+        dupe = same & gt_matched.take(g)
+    for sel, best, arg in ((same, best_same, arg_same), (~same, best_other, arg_other)):
+        ds, vs = d[sel], iou[sel]
+        up = vs > best.take(ds)
+        best[ds[up]] = vs[up]
+        arg[ds[up]] = g if scalar else g[sel][up]
+    dd = d[dupe]
+    best_dupe[dd] = np.maximum(best_dupe.take(dd), iou[dupe])
 
 
 def missed_objects(target, gt_matched) -> np.ndarray:

@@ -231,9 +231,11 @@ def devkit_candidates(det_group, det_boxes, gt_group, gt_boxes):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("chunk", [1, 2, 7, 1 << 15])
-def test_best_candidates_in_chunks_are_the_devkit_loops(seed, chunk):
+@pytest.mark.parametrize("heavy", [1, 9, 1 << 11])
+def test_best_candidates_in_chunks_are_the_devkit_loops(seed, chunk, heavy):
     """Ties (integer boxes on a small grid: equal overlaps, the first in XML order wins), boxes that touch, boxes of
-    negative size, groups without objects and detections at chunk edges: the same candidate and the same bits."""
+    negative size, groups without objects and detections at chunk edges: the same candidate and the same bits,
+    whichever groups face their objects as scalars (heavy 1: every group, 9: some, 2048: none)."""
     from scoring_program.metrics.detection import best_candidates
     rng = np.random.RandomState(seed)
     ngroups = 4
@@ -243,7 +245,8 @@ def test_best_candidates_in_chunks_are_the_devkit_loops(seed, chunk):
     det_boxes = np.concatenate([corner, corner + rng.randint(-3, 9, (40, 2))], axis=1).astype(float)
     corner = rng.randint(0, 12, (12, 2))
     gt_boxes = np.concatenate([corner, corner + rng.randint(0, 9, (12, 2))], axis=1).astype(float)
-    cand, ovmax = best_candidates(det_group.astype(np.int32), det_boxes, gt_group, gt_boxes, ngroups, chunk=chunk)
+    cand, ovmax = best_candidates(det_group.astype(np.int32), det_boxes, gt_group, gt_boxes, ngroups, chunk=chunk,
+                                  heavy=heavy)
     want_cand, want_ov = devkit_candidates(det_group, det_boxes, gt_group, gt_boxes)
     assert cand.tolist() == want_cand.tolist()
     assert ovmax.tobytes() == want_ov.tobytes()
@@ -258,7 +261,7 @@ def test_best_candidates_by_hand_first_maximum_and_huge_coordinates():
     from scoring_program.metrics.detection import best_candidates
     gt = np.array([[0, 0, 9, 9], [0, 0, 9, 9], [0, 0, 4, 9]], dtype=float)
     det = np.array([[0, 0, 9, 9], [0, 0, 4, 9], [20, 20, 30, 30], [0, 0, 1e308, 1e308], [0, 0, 9, 9]], dtype=float)
-    for chunk in (1, 2, 1 << 15):
-        cand, ovmax = best_candidates([0, 0, 0, 0, 1], det, [0, 0, 0], gt, 2, chunk=chunk)
+    for chunk, heavy in ((1, 1), (2, 1), (1 << 15, 1), (1, 1 << 11), (1 << 15, 1 << 11)):
+        cand, ovmax = best_candidates([0, 0, 0, 0, 1], det, [0, 0, 0], gt, 2, chunk=chunk, heavy=heavy)
         assert cand.tolist() == [0, 2, -1, 0, -1]
         assert ovmax.tolist() == [1.0, 1.0, -np.inf, 0.0, -np.inf]

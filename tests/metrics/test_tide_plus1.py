@@ -22,10 +22,11 @@ def by_pairs(det_class, det_fp, rows, det_group, det_boxes, gt_group, gt_boxes, 
     return false_positive_errors(det_class, det_fp, fp[pd], pg, iou, gt_class, gt_matched)
 
 
-def plus1(det_class, det_fp, rows, det_group, det_boxes, gt_group, gt_boxes, gt_class, gt_matched, chunk=1 << 16):
+def plus1(det_class, det_fp, rows, det_group, det_boxes, gt_group, gt_boxes, gt_class, gt_matched, chunk=1 << 16,
+          heavy=1 << 11):
     return false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, gt_group,
                                        [np.ascontiguousarray(gt_boxes[:, k]) for k in range(4)], gt_class,
-                                       gt_matched, chunk=chunk)
+                                       gt_matched, chunk=chunk, heavy=heavy)
 
 
 def test_a_case_worked_out_by_hand():
@@ -52,8 +53,8 @@ def test_a_case_worked_out_by_hand():
     det_group = np.array([r[1] for r in ranked])[rows]
     det_boxes = np.array([r[2] for r in ranked], dtype=float)[rows]
     args = (det_class, det_fp, rows, det_group, det_boxes, gt_group, gt_boxes, gt_class, gt_matched)
-    for chunk in (1, 4, 1 << 16):
-        kind, target = plus1(*args, chunk=chunk)
+    for chunk, heavy in ((1, 1 << 11), (4, 1 << 11), (1 << 16, 1 << 11), (1, 1), (4, 1), (1 << 16, 1), (4, 3)):
+        kind, target = plus1(*args, chunk=chunk, heavy=heavy)      # heavy 1, 3: image 0 faced as scalars
         assert kind.tolist() == [CLS, LOC, DUPE, BKG, BKG, LOC, CLS, NO_ERROR, BOTH]
         assert target.tolist() == [1, 0, -1, -1, -1, 0, 0, -1, -1]
     assert [v.tolist() for v in by_pairs(*args)] == [kind.tolist(), target.tolist()]
@@ -99,13 +100,16 @@ def random_case(rng, ndet, ngt, ngroups, nclasses, odd, sorted_gt):
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), ndet=st.integers(0, 120), ngt=st.integers(0, 30),
        ngroups=st.integers(1, 6), nclasses=st.integers(1, 3), odd=st.sampled_from([0.0, 0.05, 0.3]),
-       sorted_gt=st.booleans(), chunk=st.sampled_from([1, 2, 3, 7, 1 << 16]))
-def test_the_same_values_as_the_pairs(seed, ndet, ngt, ngroups, nclasses, odd, sorted_gt, chunk):
+       sorted_gt=st.booleans(), chunk=st.sampled_from([1, 2, 3, 7, 1 << 16]),
+       heavy=st.sampled_from([1, 5, 30, 1 << 11]))
+def test_the_same_values_as_the_pairs(seed, ndet, ngt, ngroups, nclasses, odd, sorted_gt, chunk, heavy):
+    """Any chunk; heavy: the groups of at least that many false positives face their ground truths as scalars
+    (1: all, 2048: none)."""
     args = random_case(np.random.RandomState(seed), ndet, ngt, ngroups, nclasses, odd, sorted_gt)
     with np.errstate(all="ignore"):
         expected = by_pairs(*args)
     with np.errstate(all="raise"):                          # no warning escapes either
-        kind, target = plus1(*args, chunk=chunk)
+        kind, target = plus1(*args, chunk=chunk, heavy=heavy)
     assert kind.dtype == expected[0].dtype and target.dtype == expected[1].dtype
     assert kind.tolist() == expected[0].tolist()
     assert target.tolist() == expected[1].tolist()
@@ -115,7 +119,7 @@ def test_the_same_values_as_the_pairs(seed, ndet, ngt, ngroups, nclasses, odd, s
 def test_random_cases_are_not_trivial(seed):
     """The generator above makes every error type, so the test above compares something."""
     args = random_case(np.random.RandomState(seed), 400, 30, 4, 2, 0.05, False)
-    kind, target = plus1(*args, chunk=5)
+    kind, target = plus1(*args, chunk=5, heavy=60)
     assert set(kind.tolist()) == {NO_ERROR, LOC, CLS, BOTH, DUPE, BKG}
     assert (target >= 0).sum() > 20
     with np.errstate(all="ignore"):
