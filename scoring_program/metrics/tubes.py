@@ -437,6 +437,7 @@ def frame_tide(det_class, det_key, det_box, gt_class, gt_key, gt_box, match, ncl
 NMS_WINDOW = 64                 # ranks of a group decided together (nms3d)
 PAIR_BUDGET = 1 << 18           # tube pairs handled together (nms3d, video_ap): a fixed memory budget
 NMS_CHUNK = 1 << 13             # tube pairs compared at once (small arrays stay in the processor's cache)
+NMS_FRAMES = 250000             # common frames of those pairs compared at once (_frame_sums)
 
 
 def nms3d(group, score, first, length, start, box, overlap: float = NMS_THRESHOLD, window: int = NMS_WINDOW,
@@ -685,35 +686,49 @@ def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: 
             iou *= 1.0 / tuni
             return ~(iou <= overlap)
     # several common frames: a pair whose boxes meet in none of them (and neither of which is special) has frame IoUs
-    # of +-0.0 only, ST-IoU 0 (_nms_hulls); the others get their frame IoUs
-    meet = _frames_meet(tubes.columns, rows_e, rows_l, tint)
-    if tubes.special is not None:
-        meet |= tubes.special[earlier] | tubes.special[later]
+    # of +-0.0 only, ST-IoU 0 (_nms_hulls); the others get their frame IoUs, from the same sides (_frame_sums)
     conflict = np.zeros(earlier.size, dtype=bool)
-    idx = np.flatnonzero(meet)
-    if idx.size:
-        iou_sum = frame_iou_sums(tubes.columns, tubes.columns, rows_e[idx], rows_l[idx], tint[idx])
+    special = tubes.special
+    odd = None if special is None else special[earlier] | special[later]
+    for i, sel, iou_sum in _frame_sums(tubes.columns, rows_e, rows_l, tint, odd):
         with np.errstate(invalid="ignore"):
-            conflict[idx] = ~(PairFrames(tint[idx], tuni[idx], iou_sum).st_iou() <= overlap)
+            conflict[i + sel] = ~(PairFrames(tint[i + sel], tuni[i + sel], iou_sum).st_iou() <= overlap)
     return conflict
 
 
-def _frames_meet(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray, chunk: int = 250000) -> np.ndarray:
-    """Per pair k: whether the boxes of rows ra0[k] + i and rb0[k] + i overlap (_iou_rows' iw > 0 and ih > 0) for some
-    i < L[k]; `chunk` frames at a time (frame_iou_sums' blocks)."""
-    out = np.zeros(L.size, dtype=bool)
+def _frame_sums(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray, odd: Optional[np.ndarray]):
+    """frame_iou_sums of the pairs whose boxes meet in a common frame (or that are odd), NMS_FRAMES frames at a time:
+    yields (i, sel, sums): the pairs i + sel of this block and their sums. Per pair k the frames are rows ra0[k] + f
+    and rb0[k] + f, f < L[k]. The sides of every frame are computed once: they say which pairs meet, and give the
+    IoUs of those pairs' frames with _iou_rows' operations in its order (the same bits), summed by _segment_sums."""
+    area = columns[4]
     cum = np.cumsum(L)
     i, n = 0, L.size
     while i < n:
         base = cum[i - 1] if i else 0
-        j = min(max(int(np.searchsorted(cum, base + chunk, side="right")), i + 1), n)
-        seg, off = expand(L[i:j])
+        j = min(max(int(np.searchsorted(cum, base + NMS_FRAMES, side="right")), i + 1), n)
+        cnt = L[i:j]
+        seg, off = expand(cnt)
         ra = ra0[i:j][seg] + off
         rb = rb0[i:j][seg] + off
         iw, ih = _plus1_sides(columns, columns, ra, rb)
-        out[i + seg[(iw > 0) & (ih > 0)]] = True
+        met = iw > 0
+        met &= ih > 0
+        pair = np.zeros(j - i, dtype=bool)
+        pair[seg[met]] = True
+        if odd is not None:
+            pair |= odd[i:j]
+        sel = np.flatnonzero(pair)
+        if sel.size:
+            k = np.flatnonzero(pair[seg])               # every frame of those pairs, pair by pair
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                inter = iw[k] * ih[k]
+                inter[~met[k]] = 0.0
+                ua = area[ra[k]] + area[rb[k]]
+                ua -= inter
+                inter /= ua
+            yield i, sel, _segment_sums(inter, cnt[sel])
         i = j
-    return out
 
 
 def _resolve(state, members, earlier, later):
