@@ -117,7 +117,7 @@ def test_groups_of_cap_tubes_that_all_survive_cost_about_an_honest_csv(tmp_path,
     same frame: from the hulls), and a box shared in one frame of four (every pair's frames computed). Memory
     within the bound; CPU time (the best of two interleaved runs each): side by side within 1.5x the honest
     file's (plus assert_bounded's 2 s slack); the next moves within 3.5x, a guard against regressions, not the
-    issue's bound: they cost 2.1-3.5x on the three stacks (issue 31's closing note: with 300 tubes per video and
+    issue's bound: they cost 1.8-3.9x on the three stacks (issue 31's closing note: with 300 tubes per video and
     class, an exact nms3dt faces up to 150 pairs per tube, each a few frame IoUs, against about 7 in an honest
     file; no filter found tells shared_first_frame's 0.25 from a conflict without the pair's frame IoUs)."""
     ref, videos, labels, honest = many_videos
