@@ -24,7 +24,7 @@ import numpy as np
 
 from .ap import ap_voc2010, pr_curve
 from .ranking import stable_descending_order
-from .segments import segment_starts
+from .segments import members_of, segment_starts
 
 
 # detections matched at a time: every array of the matching but its inputs and outputs is this long (a few hundred
@@ -132,36 +132,29 @@ def _heavy_candidates(det_group, det_boxes, is_heavy, per_group, starts, counts,
     coordinates and area as scalars; the operations of best_candidates' loop, in its order, on the same values
     (garea + darea is darea + garea: IEEE addition commutes), so the same bits."""
     gx1, gy1, gx2, gy2, garea = gt_columns
-    dets = np.flatnonzero(is_heavy[det_group])
-    dets = dets[np.argsort(det_group[dets], kind="stable")]         # group by group, index order inside
-    groups = np.flatnonzero(is_heavy)
-    bounds = np.concatenate(([0], np.cumsum(per_group[groups]))).tolist()
-    for g, a, b in zip(groups.tolist(), bounds[:-1], bounds[1:]):
-        objects = range(int(starts[g]), int(starts[g] + counts[g]))
-        for lo in range(a, b, chunk):
-            rows = dets[lo:min(b, lo + chunk)]
-            dx1, dy1, dx2, dy2 = [det_boxes[rows, k] for k in range(4)]
-            darea = _area_plus1(dx1, dy1, dx2, dy2)
-            best = np.full(rows.size, -np.inf)
-            arg = np.full(rows.size, -1, dtype=np.int64)
-            for j in objects:
-                iw = np.minimum(dx2, gx2[j])
-                iw -= np.maximum(dx1, gx1[j])
-                iw += 1.0
-                ih = np.minimum(dy2, gy2[j])
-                ih -= np.maximum(dy1, gy1[j])
-                ih += 1.0
-                take = iw > 0
-                take &= ih > 0
-                iw *= ih
-                ua = darea + garea[j]
-                ua -= iw
-                iw /= ua
-                take &= iw > best
-                np.copyto(best, iw, where=take)
-                arg[take] = j
-            ovmax[rows] = best
-            cand[rows] = arg
+    for g, rows in members_of(det_group, is_heavy, per_group, chunk):
+        dx1, dy1, dx2, dy2 = [det_boxes[rows, k] for k in range(4)]
+        darea = _area_plus1(dx1, dy1, dx2, dy2)
+        best = np.full(rows.size, -np.inf)
+        arg = np.full(rows.size, -1, dtype=np.int64)
+        for j in range(int(starts[g]), int(starts[g] + counts[g])):
+            iw = np.minimum(dx2, gx2[j])
+            iw -= np.maximum(dx1, gx1[j])
+            iw += 1.0
+            ih = np.minimum(dy2, gy2[j])
+            ih -= np.maximum(dy1, gy1[j])
+            ih += 1.0
+            take = iw > 0
+            take &= ih > 0
+            iw *= ih
+            ua = darea + garea[j]
+            ua -= iw
+            iw /= ua
+            take &= iw > best
+            np.copyto(best, iw, where=take)
+            arg[take] = j
+        ovmax[rows] = best
+        cand[rows] = arg
 
 
 class DetMatch(NamedTuple):

@@ -29,3 +29,16 @@ def offsets(counts) -> np.ndarray:
 def expand(counts):
     """(segment_of(counts), offsets(counts)): the segment of every element and its position inside it."""
     return segment_of(counts), offsets(counts)
+
+
+def members_of(group, chosen, counts, chunk: int):
+    """The elements whose group is chosen, group by group (index order inside), at most `chunk` at a time: yields
+    (g, the indices of those elements of group g). group: the group of every element; chosen: bool per group;
+    counts: the elements of each group (np.bincount(group))."""
+    at = np.flatnonzero(chosen[group])
+    at = at[np.argsort(group[at], kind="stable")]
+    groups = np.flatnonzero(chosen)
+    bounds = np.concatenate(([0], np.cumsum(counts[groups]))).tolist()
+    for g, a, b in zip(groups.tolist(), bounds[:-1], bounds[1:]):
+        for lo in range(a, b, chunk):
+            yield g, at[lo:min(b, lo + chunk)]

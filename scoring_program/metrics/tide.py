@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .segments import segment_of, segment_starts
+from .segments import members_of, segment_of, segment_starts
 
 LOC, CLS, BOTH, DUPE, BKG, MISSED = range(6)
 ERROR_TYPES = ("localization", "class", "both", "duplicate", "background", "missed")
@@ -249,30 +249,18 @@ def false_positive_errors_plus1(det_class, det_fp, rows, det_group, det_boxes, g
             neg = -count.take(by)                       # ascending: the false positives of the fullest groups first
             if not neg[0]:
                 continue
-            box = np.asarray(det_boxes)[fp_rows[lo:hi].take(by)]
-            dx1, dy1, dx2, dy2 = [np.ascontiguousarray(box[:, k], dtype=np.float64) for k in range(4)]
-            del box
-            darea = (dx2 - dx1 + 1.0) * (dy2 - dy1 + 1.0)
+            det = _fp_columns(det_boxes, fp_rows[lo:hi].take(by))
             start = first.take(group[lo:hi].take(by))
             dets = fp[lo:hi].take(by)
             own = det_class.take(dets)
-            size = hi - lo
-            best_same = np.full(size, -1.0)
-            best_other = np.full(size, -1.0)
-            best_dupe = np.full(size, -1.0)
-            arg_same = np.full(size, -1, dtype=np.int64)
-            arg_other = np.full(size, -1, dtype=np.int64)
-            bests = (best_same, arg_same, best_other, arg_other, best_dupe)
+            bests = _no_bests(hi - lo)
             for k in range(int(-neg[0])):
                 m = int(np.searchsorted(neg, -k, side="left"))      # those whose group holds more than k
                 g = start[:m] + k
                 if gt_order is not None:
                     g = gt_order.take(g)
-                _face(m, (dx1, dy1, dx2, dy2, darea), own, g, (gx1, gy1, gx2, gy2, garea), gt_class, gt_matched,
-                      bg_threshold, bests)
-            hit = np.flatnonzero((best_same >= 0) | (best_other >= 0))     # a pair at >= bg_threshold
-            _set_types(kind, target, dets.take(hit), best_same.take(hit), arg_same.take(hit), best_other.take(hit),
-                       arg_other.take(hit), best_dupe.take(hit), pos_threshold, bg_threshold)
+                _face(m, det, own, g, gts, gt_class, gt_matched, bg_threshold, bests)
+            _set_hits(kind, target, dets, bests, pos_threshold, bg_threshold)
     return kind, target
 
 
@@ -280,31 +268,39 @@ def _heavy_errors(fp, fp_rows, group, is_heavy, fp_per_group, first, per_group, 
                   gts, gt_class, gt_matched, pos_threshold, bg_threshold, chunk, kind, target):
     """false_positive_errors_plus1 for the false positives of the groups where is_heavy, into kind and target: per
     group, `chunk` of them at a time face its ground truths in index order, one at a time (_face with a scalar)."""
-    at = np.flatnonzero(is_heavy[group])
-    at = at[np.argsort(group[at], kind="stable")]                   # group by group, rank order inside
-    groups = np.flatnonzero(is_heavy)
-    bounds = np.concatenate(([0], np.cumsum(fp_per_group[groups]))).tolist()
-    for g, a, b in zip(groups.tolist(), bounds[:-1], bounds[1:]):
+    for g, sel in members_of(group, is_heavy, fp_per_group, chunk):     # rank order inside a group
         objects = np.arange(first[g], first[g] + per_group[g])
         if gt_order is not None:
             objects = gt_order.take(objects)
-        for lo in range(a, b, chunk):
-            sel = at[lo:min(b, lo + chunk)]
-            box = np.asarray(det_boxes)[fp_rows.take(sel)]
-            dx1, dy1, dx2, dy2 = [np.ascontiguousarray(box[:, k], dtype=np.float64) for k in range(4)]
-            del box
-            darea = (dx2 - dx1 + 1.0) * (dy2 - dy1 + 1.0)
-            dets = fp.take(sel)
-            own = det_class.take(dets)
-            size = sel.size
-            bests = (np.full(size, -1.0), np.full(size, -1, dtype=np.int64), np.full(size, -1.0),
-                     np.full(size, -1, dtype=np.int64), np.full(size, -1.0))
-            for j in objects.tolist():
-                _face(size, (dx1, dy1, dx2, dy2, darea), own, j, gts, gt_class, gt_matched, bg_threshold, bests)
-            best_same, arg_same, best_other, arg_other, best_dupe = bests
-            hit = np.flatnonzero((best_same >= 0) | (best_other >= 0))
-            _set_types(kind, target, dets.take(hit), best_same.take(hit), arg_same.take(hit), best_other.take(hit),
-                       arg_other.take(hit), best_dupe.take(hit), pos_threshold, bg_threshold)
+        det = _fp_columns(det_boxes, fp_rows.take(sel))
+        dets = fp.take(sel)
+        own = det_class.take(dets)
+        bests = _no_bests(sel.size)
+        for j in objects.tolist():
+            _face(sel.size, det, own, j, gts, gt_class, gt_matched, bg_threshold, bests)
+        _set_hits(kind, target, dets, bests, pos_threshold, bg_threshold)
+
+
+def _fp_columns(det_boxes, rows) -> tuple:
+    """x1, y1, x2, y2 (contiguous float64) and the +1 area of the boxes at `rows` of det_boxes ((N, 4))."""
+    box = np.asarray(det_boxes)[rows]
+    dx1, dy1, dx2, dy2 = [np.ascontiguousarray(box[:, k], dtype=np.float64) for k in range(4)]
+    return dx1, dy1, dx2, dy2, (dx2 - dx1 + 1.0) * (dy2 - dy1 + 1.0)
+
+
+def _no_bests(size: int) -> tuple:
+    """_face's running bests of `size` false positives, none yet: (best_same, arg_same, best_other, arg_other,
+    best_dupe)."""
+    return (np.full(size, -1.0), np.full(size, -1, dtype=np.int64), np.full(size, -1.0),
+            np.full(size, -1, dtype=np.int64), np.full(size, -1.0))
+
+
+def _set_hits(kind, target, dets, bests, pos_threshold, bg_threshold):
+    """_set_types for the false positives `dets` (in the order of bests) that met a ground truth at >= bg_threshold."""
+    best_same, arg_same, best_other, arg_other, best_dupe = bests
+    hit = np.flatnonzero((best_same >= 0) | (best_other >= 0))
+    _set_types(kind, target, dets.take(hit), best_same.take(hit), arg_same.take(hit), best_other.take(hit),
+               arg_other.take(hit), best_dupe.take(hit), pos_threshold, bg_threshold)
 
 
 def _face(m, det, own, g, gts, gt_class, gt_matched, bg_threshold, bests):
@@ -317,26 +313,29 @@ def _face(m, det, own, g, gts, gt_class, gt_matched, bg_threshold, bests):
     gx1, gy1, gx2, gy2, garea = gts
     best_same, arg_same, best_other, arg_other, best_dupe = bests
     scalar = np.ndim(g) == 0
-    pick = (lambda c, i: c[g]) if scalar else (lambda c, i: c.take(i))
-    iw = np.minimum(dx2[:m], pick(gx2, g))
-    iw -= np.maximum(dx1[:m], pick(gx1, g))
+
+    def pick(column):                       # the ground truths' values: one scalar, or a gather of g as it is now
+        return column[g] if scalar else column.take(g)
+
+    iw = np.minimum(dx2[:m], pick(gx2))
+    iw -= np.maximum(dx1[:m], pick(gx1))
     iw += 1.0
     near = np.flatnonzero(iw > 0)
     if near.size == m:                      # every pair meets in x: slices, no gathers
         d = None
-        ih = np.minimum(dy2[:m], pick(gy2, g))
-        ih -= np.maximum(dy1[:m], pick(gy1, g))
+        ih = np.minimum(dy2[:m], pick(gy2))
+        ih -= np.maximum(dy1[:m], pick(gy1))
         area = darea[:m]
     else:
         d, iw = near, iw.take(near)
         if not scalar:
             g = g.take(near)
-        ih = np.minimum(dy2.take(d), pick(gy2, g))
-        ih -= np.maximum(dy1.take(d), pick(gy1, g))
+        ih = np.minimum(dy2.take(d), pick(gy2))
+        ih -= np.maximum(dy1.take(d), pick(gy1))
         area = darea.take(d)
     ih += 1.0
     inter = iw * ih
-    union = area + pick(garea, g) - inter
+    union = area + pick(garea) - inter
     ok = ih > 0
     iou = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
     kept = np.flatnonzero(iou >= bg_threshold)

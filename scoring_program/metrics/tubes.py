@@ -187,27 +187,29 @@ def frame_iou_sums(ca: tuple, cb: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np
     summed as ACT's np.mean sums them (_segment_sums); ca, cb: _box_columns of the two box arrays. Frames are
     compared `chunk` at a time."""
     iou_sum = np.zeros(L.size, dtype=np.float64)
-    cum = np.cumsum(L)
-    i = 0
-    n = L.size
-    while i < n:
-        base = cum[i - 1] if i else 0
-        j = int(np.searchsorted(cum, base + chunk, side="right"))
-        j = min(max(j, i + 1), n)
+    for i, j in _frame_blocks(L, chunk):
         idx = np.arange(i, j)
         cnt = L[idx]
         if cnt.min() == 1 and cnt.max() == 1:       # one common frame each: the sum is its IoU, as np.sum of
             one = _iou_rows(ca, cb, ra0[idx], rb0[idx], union_eps)     # one value gives it (-0.0 + 0.0 = 0.0, as
             iou_sum[idx] = np.add(one, 0.0, out=one)                    # the sum starts from 0.0)
-            i = j
             continue
-        else:
-            seg, off = expand(cnt)
-            rows_a, rows_b = ra0[idx[seg]] + off, rb0[idx[seg]] + off
+        seg, off = expand(cnt)
+        rows_a, rows_b = ra0[idx[seg]] + off, rb0[idx[seg]] + off
         if rows_a.size:
             iou_sum[idx] = _segment_sums(_iou_rows(ca, cb, rows_a, rows_b, union_eps), cnt)
-        i = j
     return iou_sum
+
+
+def _frame_blocks(L: np.ndarray, chunk: int):
+    """Consecutive pairs [i, j) whose frames (L: per pair) add up to about `chunk` (at least one pair a block)."""
+    cum = np.cumsum(L)
+    i, n = 0, L.size
+    while i < n:
+        base = cum[i - 1] if i else 0
+        j = min(max(int(np.searchsorted(cum, base + chunk, side="right")), i + 1), n)
+        yield i, j
+        i = j
 
 
 # ----------------------------------------------------------------------------------------------- greedy matching
@@ -690,23 +692,19 @@ def _conflicts_of(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, fa: 
     conflict = np.zeros(earlier.size, dtype=bool)
     special = tubes.special
     odd = None if special is None else special[earlier] | special[later]
-    for i, sel, iou_sum in _frame_sums(tubes.columns, rows_e, rows_l, tint, odd):
+    for idx, iou_sum in _frame_sums(tubes.columns, rows_e, rows_l, tint, odd):
         with np.errstate(invalid="ignore"):
-            conflict[i + sel] = ~(PairFrames(tint[i + sel], tuni[i + sel], iou_sum).st_iou() <= overlap)
+            conflict[idx] = ~(PairFrames(tint[idx], tuni[idx], iou_sum).st_iou() <= overlap)
     return conflict
 
 
 def _frame_sums(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray, odd: Optional[np.ndarray]):
     """frame_iou_sums of the pairs whose boxes meet in a common frame (or that are odd), NMS_FRAMES frames at a time:
-    yields (i, sel, sums): the pairs i + sel of this block and their sums. Per pair k the frames are rows ra0[k] + f
+    yields (idx, sums): the pairs of this block that need them and their sums. Per pair k the frames are rows ra0[k] + f
     and rb0[k] + f, f < L[k]. The sides of every frame are computed once: they say which pairs meet, and give the
     IoUs of those pairs' frames with _iou_rows' operations in its order (the same bits), summed by _segment_sums."""
     area = columns[4]
-    cum = np.cumsum(L)
-    i, n = 0, L.size
-    while i < n:
-        base = cum[i - 1] if i else 0
-        j = min(max(int(np.searchsorted(cum, base + NMS_FRAMES, side="right")), i + 1), n)
+    for i, j in _frame_blocks(L, NMS_FRAMES):
         cnt = L[i:j]
         seg, off = expand(cnt)
         ra = ra0[i:j][seg] + off
@@ -727,8 +725,7 @@ def _frame_sums(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray,
                 ua = area[ra[k]] + area[rb[k]]
                 ua -= inter
                 inter /= ua
-            yield i, sel, _segment_sums(inter, cnt[sel])
-        i = j
+            yield i + sel, _segment_sums(inter, cnt[sel])
 
 
 def _resolve(state, members, earlier, later):
