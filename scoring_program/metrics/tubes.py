@@ -72,6 +72,8 @@ def _segment_sums(values: np.ndarray, counts) -> np.ndarray:
     np.add.reduceat does not use numpy's pairwise summation, np.sum(axis=1) on a C-contiguous (k, L) block
     does; so segments are summed in blocks of equal length (a loop over distinct lengths, not over segments)."""
     counts = np.asarray(counts, dtype=np.int64)
+    if counts.size and counts[0] > 0 and counts.min() == counts.max():    # one length: the rows are the values
+        return values.reshape(counts.size, int(counts[0])).sum(axis=1)
     out = np.zeros(counts.size)
     starts = segment_starts(counts)
     filled = counts[counts > 0]
@@ -663,9 +665,12 @@ def _conflicts(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, overlap
     conflict = np.zeros(earlier.size, dtype=bool)
     idx = np.flatnonzero(one)
     if idx.size:                    # _iou_rows on boxes that overlap, its operations in its order; x 1.0 / 1
+        e, l = earlier, later
+        if idx.size < earlier.size:
+            iw, ih, e, l = iw[idx], ih[idx], e[idx], l[idx]
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            inter = iw[idx] * ih[idx]
-            union = tubes.hull_area[earlier[idx]] + tubes.hull_area[later[idx]]
+            inter = iw * ih
+            union = tubes.hull_area[e] + tubes.hull_area[l]
             union -= inter
             inter /= union
         conflict[idx] = ~(inter <= overlap)
@@ -717,15 +722,18 @@ def _frame_sums(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray,
         if odd is not None:
             pair |= odd[i:j]
         sel = np.flatnonzero(pair)
-        if sel.size:
+        if not sel.size:
+            continue
+        if sel.size < j - i:
             k = np.flatnonzero(pair[seg])               # every frame of those pairs, pair by pair
-            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                inter = iw[k] * ih[k]
-                inter[~met[k]] = 0.0
-                ua = area[ra[k]] + area[rb[k]]
-                ua -= inter
-                inter /= ua
-            yield i + sel, _segment_sums(inter, cnt[sel])
+            iw, ih, met, ra, rb = iw[k], ih[k], met[k], ra[k], rb[k]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            inter = iw * ih
+            inter[~met] = 0.0
+            ua = area[ra] + area[rb]
+            ua -= inter
+            inter /= ua
+        yield i + sel, _segment_sums(inter, cnt[sel])
 
 
 def _resolve(state, members, earlier, later):
