@@ -139,16 +139,23 @@ def _iou_rows(ca, cb, ia, ib, union_eps=0.0):
     numpy's results in ACT (see the module docstring). union_eps is added to the union of those pairs only
     (Gkioxari's inters ./ (union + eps), see auc_tube_iou)."""
     iw, ih = _plus1_sides(ca, cb, ia, ib)
+    return _iou_of_sides(iw, ih, ca[4][ia], cb[4][ib], (iw <= 0) | (ih <= 0), union_eps)
+
+
+def _iou_of_sides(iw, ih, area_a, area_b, apart=None, union_eps=0.0):
+    """_iou_rows from the pairs' +1 sides (_plus1_sides) and +1 areas, in its order of operations: inter = iw * ih,
+    0 where `apart` (None: no pair is), divided by area_a + area_b - inter (+ union_eps where apart). iw is
+    overwritten."""
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        inter = iw * ih
-        apart = (iw <= 0) | (ih <= 0)
-        inter[apart] = 0.0
-        ua = ca[4][ia] + cb[4][ib]
-        ua -= inter
+        iw *= ih
+        if apart is not None:
+            iw[apart] = 0.0
+        area_a = area_a + area_b
+        area_a -= iw
         if union_eps:
-            ua[apart] += union_eps
-        inter /= ua
-    return inter
+            area_a[apart] += union_eps
+        iw /= area_a
+    return iw
 
 
 def iou2d_act(box_a, box_b):
@@ -668,12 +675,8 @@ def _conflicts(tubes: _NmsTubes, earlier: np.ndarray, later: np.ndarray, overlap
         e, l = earlier, later
         if idx.size < earlier.size:
             iw, ih, e, l = iw[idx], ih[idx], e[idx], l[idx]
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            inter = iw * ih
-            union = tubes.hull_area[e] + tubes.hull_area[l]
-            union -= inter
-            inter /= union
-        conflict[idx] = ~(inter <= overlap)
+        iou = _iou_of_sides(iw, ih, tubes.hull_area[e], tubes.hull_area[l])
+        conflict[idx] = ~(iou <= overlap)
         maybe &= ~one
     idx = np.flatnonzero(maybe)
     if idx.size:
@@ -727,13 +730,7 @@ def _frame_sums(columns: tuple, ra0: np.ndarray, rb0: np.ndarray, L: np.ndarray,
         if sel.size < j - i:
             k = np.flatnonzero(pair[seg])               # every frame of those pairs, pair by pair
             iw, ih, met, ra, rb = iw[k], ih[k], met[k], ra[k], rb[k]
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            inter = iw * ih
-            inter[~met] = 0.0
-            ua = area[ra] + area[rb]
-            ua -= inter
-            inter /= ua
-        yield i + sel, _segment_sums(inter, cnt[sel])
+        yield i + sel, _segment_sums(_iou_of_sides(iw, ih, area[ra], area[rb], ~met), cnt[sel])
 
 
 def _resolve(state, members, earlier, later):
